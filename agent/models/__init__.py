@@ -1,0 +1,1 @@
+"""Model adapters behind one interface: OpenAI-compatible HTTP, local transformers, rules, scripted."""

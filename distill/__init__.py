@@ -1,0 +1,1 @@
+"""Distillation of teacher trajectories into a LoRA student (needs the `distill` extra)."""

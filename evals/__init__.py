@@ -1,0 +1,1 @@
+"""QA sets, metrics, the batch runner and reports."""

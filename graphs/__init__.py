@@ -1,0 +1,1 @@
+"""Knowledge-graph snapshots: importers, storage, BM25 index and synthetic benchmark graphs."""

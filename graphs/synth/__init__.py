@@ -1,0 +1,1 @@
+"""Synthetic benchmark graphs with exact gold answers (products, academic, biomed)."""

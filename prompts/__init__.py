@@ -1,0 +1,1 @@
+"""Prompt files (Jinja templates) read by agent/ and distill/."""

@@ -1,0 +1,1 @@
+"""The agent's tools over a graph snapshot: search, neighbors, select, finish."""
