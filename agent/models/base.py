@@ -1,0 +1,46 @@
+"""The one model interface every backend implements: OpenAI-format messages in, one assistant message out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+Message = dict[str, Any]
+"""An OpenAI chat message dict (role, content, tool_calls, tool_call_id, ...)."""
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One assistant turn.
+
+    Attributes:
+        message: OpenAI assistant message: {"role": "assistant", "content": str | None,
+            "tool_calls": [{"id", "type": "function", "function": {"name", "arguments": str}}]}.
+            `arguments` is the JSON text exactly as the model wrote it (it may be malformed).
+        usage: Token usage when the backend reports it ({"prompt_tokens", "completion_tokens"}).
+    """
+
+    message: Message
+    usage: dict[str, int] | None = None
+
+
+class ModelError(Exception):
+    """The model could not produce a turn (endpoint down after retries, bad credentials, ...)."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model that can call tools."""
+
+    name: str
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        """Return the next assistant message for `messages`, offering `tools`."""
+        ...

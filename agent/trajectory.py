@@ -1,0 +1,80 @@
+"""Trajectory records: the versioned contract between agent/, evals/ and distill/ (one JSON per line)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+TRAJECTORY_VERSION = 1
+
+StopReason = Literal["finish", "max_steps", "error", "cancelled"]
+
+
+class StepRecord(BaseModel):
+    """One step of an agent: a model turn or one tool execution."""
+
+    index: int
+    kind: Literal["model", "tool"]
+    tool_name: str | None = None
+    wall_s: float
+    usage: dict[str, int] | None = None
+    error_kind: str | None = None
+    error: str | None = None
+
+
+class Trajectory(BaseModel):
+    """Everything one agent did for one question, in OpenAI chat format."""
+
+    version: int = TRAJECTORY_VERSION
+    question_id: str | None = None
+    question: str
+    agent_index: int = 0
+    model: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    steps: list[StepRecord] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list)
+    stop_reason: StopReason = "finish"
+    error: str | None = None
+    wall_s: float = 0.0
+
+    @property
+    def tool_errors(self) -> list[StepRecord]:
+        """Steps whose tool call was rejected (bad arguments, unknown ids, ...)."""
+        return [step for step in self.steps if step.kind == "tool" and step.error_kind]
+
+    def tool_call_counts(self) -> dict[str, int]:
+        """How many times each tool was called."""
+        counts: dict[str, int] = {}
+        for step in self.steps:
+            if step.kind == "tool" and step.tool_name:
+                counts[step.tool_name] = counts.get(step.tool_name, 0) + 1
+        return counts
+
+
+class QuestionResult(BaseModel):
+    """The n agents' trajectories for one question and their fused answer list."""
+
+    version: int = TRAJECTORY_VERSION
+    question_id: str | None = None
+    question: str
+    model: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    trajectories: list[Trajectory] = Field(default_factory=list)
+    fused: list[str] = Field(default_factory=list)
+    votes: dict[str, int] = Field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        """True when every agent stopped on an error (a failed question, retried on resume)."""
+        return bool(self.trajectories) and all(
+            t.stop_reason == "error" for t in self.trajectories
+        )
+
+    @property
+    def errors(self) -> list[str]:
+        """Agent-level errors (model failures), one per failed agent."""
+        return [t.error for t in self.trajectories if t.error]
