@@ -1,4 +1,4 @@
-"""Trajectory records: the versioned contract between agent/, evals/ and distill/ (one JSON per line)."""
+"""Trajectory records: the versioned contract between agent/, evals/ and distill/ (JSON lines)."""
 
 from __future__ import annotations
 

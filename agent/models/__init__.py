@@ -1,1 +1,1 @@
-"""Model adapters behind one interface: OpenAI-compatible HTTP, local transformers, rules, scripted."""
+"""Model adapters behind one interface: OpenAI HTTP, local transformers, rules, scripted."""

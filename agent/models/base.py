@@ -1,4 +1,4 @@
-"""The one model interface every backend implements: OpenAI-format messages in, one assistant message out."""
+"""The one model interface every backend implements: OpenAI messages in, one assistant turn out."""
 
 from __future__ import annotations
 
