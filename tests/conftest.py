@@ -12,13 +12,12 @@ _real_connect = socket.socket.connect
 
 
 def _is_loopback(address: object) -> bool:
-    if isinstance(address, tuple) and address:
-        host = address[0]
-    elif isinstance(address, (str, bytes)):
+    if isinstance(address, (str, bytes)):
         return True  # AF_UNIX path
-    else:
+    if not (isinstance(address, tuple) and address):
         return False
-    if host in ("localhost",):
+    host = address[0]
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -29,7 +28,8 @@ def _is_loopback(address: object) -> bool:
 def _guarded_connect(self: socket.socket, address: object) -> None:
     if not _is_loopback(address):
         raise RuntimeError(
-            f"network access blocked in tests (tried {address!r}); start a local server on 127.0.0.1"
+            f"network access blocked in tests (tried {address!r}); "
+            "start a local server on 127.0.0.1 instead"
         )
     _real_connect(self, address)  # type: ignore[arg-type]
 
@@ -43,5 +43,3 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     yield
-
-
