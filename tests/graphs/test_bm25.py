@@ -1,0 +1,212 @@
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tantivy
+
+from graphs.bm25 import BM25Index, build_index
+from graphs.errors import GraphError, SnapshotError
+from graphs.postings import fieldnorm_ids, fieldnorm_table
+
+WORDS = [f"w{i}" for i in range(40)] + ["graph", "ΣΟΦΟΣ", "über", "protein", "x" * 45]
+QUERIES = ["w1 w2", "graph w3 w3 w3", "σοφοσ", "w5", "über w39 w0", "Protein, GRAPH!", "w7 w7"]
+
+
+def _corpus(num_nodes: int, seed: int = 0) -> tuple[list[str], list[str], np.ndarray]:
+    rng = random.Random(seed)
+    names = [" ".join(rng.choices(WORDS, k=rng.randint(0, 4))) for _ in range(num_nodes)]
+    # lengths beyond 40 tokens exercise the quantised (lossy) fieldnorms
+    texts = [" ".join(rng.choices(WORDS, k=rng.randint(0, 120))) for _ in range(num_nodes)]
+    return names, texts, np.arange(num_nodes, dtype=np.int16) % 3
+
+
+@pytest.fixture(scope="module", params=[None, 53], ids=["merged", "multi-segment"])
+def index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BM25Index:
+    names, texts, codes = _corpus(400)
+    path = tmp_path_factory.mktemp("bm25") / "index"
+    build_index(path, names, texts, codes, meta={"content_hash": "abc"}, segment_docs=request.param)
+    return BM25Index.open(path)
+
+
+def test_index_opens_with_its_meta(index: BM25Index) -> None:
+    assert index.num_docs == 400
+    assert index.meta == {"content_hash": "abc"}
+
+
+def test_segment_docs_really_makes_segments(tmp_path: Path) -> None:
+    names, texts, codes = _corpus(120)
+    build_index(tmp_path / "index", names, texts, codes, segment_docs=53)
+    searcher = tantivy.Index.open(str(tmp_path / "index" / "tantivy")).searcher()
+    assert searcher.num_docs == 120
+    assert searcher.num_segments > 1
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("node_types", [None, [1], [0, 2]])
+def test_search_and_score_nodes_agree_on_every_hit(
+    index: BM25Index, query: str, node_types: list[int] | None
+) -> None:
+    ids, scores = index.search(query, 1000, node_types=node_types)
+    assert ids.dtype == np.int64 and scores.dtype == np.float32
+    all_scores = index.score_nodes(query, np.arange(index.num_docs))
+    matching = np.flatnonzero(all_scores > 0)
+    if node_types:
+        matching = matching[np.isin(matching % 3, node_types)]
+        assert set((ids % 3).tolist()) <= set(node_types)
+    assert sorted(ids.tolist()) == matching.tolist()  # every match found, nothing else
+    np.testing.assert_allclose(index.score_nodes(query, ids), scores, rtol=1e-4)
+    assert np.all(np.diff(scores) <= 0)
+
+
+def test_type_filter_does_not_shift_scores(index: BM25Index) -> None:
+    ids, scores = index.search("w1 graph", 1000)
+    filtered_ids, filtered_scores = index.search("w1 graph", 1000, node_types=[2])
+    by_id = dict(zip(ids.tolist(), scores.tolist(), strict=True))
+    assert filtered_ids.size > 0
+    for node, score in zip(filtered_ids.tolist(), filtered_scores.tolist(), strict=True):
+        assert score == pytest.approx(by_id[node], rel=1e-6)
+
+
+def test_name_is_boosted_twice(tmp_path: Path) -> None:
+    path = tmp_path / "index"
+    build_index(path, ["alpha", "beta"], ["beta", "alpha"], np.zeros(2, np.int16))
+    index = BM25Index.open(path)
+    ids, scores = index.search("alpha", 5)
+    assert ids.tolist() == [0, 1]
+    assert scores[0] == pytest.approx(2 * scores[1], rel=1e-6)
+
+
+def test_repeated_query_tokens_count_once(index: BM25Index) -> None:
+    once = index.search("w3 graph", 50)
+    repeated = index.search("w3 W3 graph w3 GRAPH", 50)
+    np.testing.assert_array_equal(once[0], repeated[0])
+    np.testing.assert_array_equal(once[1], repeated[1])
+
+
+def test_ties_are_broken_by_lower_id_deterministically(tmp_path: Path) -> None:
+    path = tmp_path / "index"
+    build_index(path, ["same"] * 60, ["thing"] * 60, np.zeros(60, np.int16), segment_docs=7)
+    index = BM25Index.open(path)
+    for k in (1, 5, 17, 60):
+        ids, scores = index.search("same", k)
+        assert ids.tolist() == list(range(k))
+        assert np.unique(scores).size == 1
+
+
+def test_k_bounds(index: BM25Index) -> None:
+    assert index.search("w1", 0)[0].size == 0
+    ids, _ = index.search("w1", 10**6)
+    assert ids.size == np.count_nonzero(index.score_nodes("w1", np.arange(index.num_docs)))
+    with pytest.raises(GraphError, match="k must be"):
+        index.search("w1", -1)
+
+
+MALFORMED = [
+    '"',
+    "a:b",
+    "(",
+    ")",
+    "AND",
+    "NOT x",
+    "w1 OR w2",
+    "",
+    "   ",
+    "🙂",
+    "ü",
+    "*",
+    "\\",
+    "name:w1",
+    "[w1 TO w2]",
+    "w1^3",
+    "~",
+    "\x00",
+    "w1 " * 5000,
+    "é" * 10000,
+    "x" * 100,
+]
+
+
+@pytest.mark.parametrize("query", MALFORMED, ids=range(len(MALFORMED)))
+def test_any_text_is_a_valid_query(index: BM25Index, query: str) -> None:
+    ids, scores = index.search(query, 5, node_types=[0])
+    assert ids.size == scores.size <= 5
+    assert index.score_nodes(query, np.array([0, 1, 2])).shape == (3,)
+    assert index.matched_terms(query) == [t for t in index.matched_terms(query) if t]
+
+
+def test_empty_and_punctuation_queries_give_empty_results(index: BM25Index) -> None:
+    for query in ("", "  ", "!!! ???", "🙂"):
+        assert index.search(query, 5)[0].size == 0
+        assert not index.score_nodes(query, np.arange(10)).any()
+
+
+def test_long_tokens_are_dropped_like_tantivy(index: BM25Index) -> None:
+    assert index.tokenize("ok " + "x" * 45 + " fine") == ["ok", "fine"]
+    assert index.search("x" * 45, 5)[0].size == 0
+
+
+def test_tokenizer_matches_what_tantivy_indexed(tmp_path: Path) -> None:
+    text = "İstanbul ΣΟΦΟΣ straße a_b C++ 3.14 日本語 क़िताब e-mail"
+    path = tmp_path / "index"
+    build_index(path, [""], [text], np.zeros(1, np.int16))
+    index = BM25Index.open(path)
+    tokens = index.tokenize(text)
+    assert "σοφοσ" in tokens and "a" in tokens and "b" in tokens
+    raw = tantivy.Index.open(str(path / "tantivy"))
+    searcher = raw.searcher()
+    for token in tokens:
+        query = tantivy.Query.term_query(raw.schema, "text", token)
+        assert searcher.search(query, 1).hits, token
+    assert index.matched_terms(text) == list(dict.fromkeys(tokens))
+
+
+def test_score_nodes_keeps_input_order_and_repeats(index: BM25Index) -> None:
+    nodes = np.array([5, 3, 5, 399, 0])
+    scores = index.score_nodes("w1 w2 graph", nodes)
+    singles = [index.score_nodes("w1 w2 graph", np.array([n]))[0] for n in nodes.tolist()]
+    assert scores.tolist() == singles
+    with pytest.raises(GraphError, match="node ids must lie"):
+        index.score_nodes("w1", np.array([400]))
+
+
+def test_matched_terms_lists_only_indexed_tokens(index: BM25Index) -> None:
+    assert index.matched_terms("W1 nonexistentword w1 graph") == ["w1", "graph"]
+
+
+def test_fieldnorm_quantisation_follows_tantivy() -> None:
+    table = fieldnorm_table()
+    assert table[:41].tolist() == list(range(41))
+    assert table[41:45].tolist() == [42, 44, 46, 48]
+    assert table[-1] == 2_013_265_944
+    assert fieldnorm_ids(np.array([0, 40, 41, 42, 43, 10**10])).tolist() == [0, 40, 40, 41, 41, 255]
+
+
+def test_build_rejects_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(GraphError, match="one name, text and type code per node"):
+        build_index(tmp_path / "a", ["x"], [], np.zeros(1, np.int16))
+    with pytest.raises(GraphError, match="non-negative"):
+        build_index(tmp_path / "b", ["x"], ["y"], np.array([-1]))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "junk").write_text("x")
+    with pytest.raises(GraphError, match="not empty"):
+        build_index(tmp_path / "c", ["x"], ["y"], np.zeros(1, np.int16))
+
+
+def test_empty_corpus(tmp_path: Path) -> None:
+    build_index(tmp_path / "index", [], [], np.zeros(0, np.int16))
+    index = BM25Index.open(tmp_path / "index")
+    assert index.search("anything", 5)[0].size == 0
+    assert index.score_nodes("anything", np.zeros(0, np.int64)).size == 0
+
+
+def test_open_refuses_missing_or_foreign_index(tmp_path: Path) -> None:
+    with pytest.raises(SnapshotError, match="cannot read BM25 index metadata"):
+        BM25Index.open(tmp_path)
+    build_index(tmp_path / "index", ["a"], ["b"], np.zeros(1, np.int16))
+    meta_path = tmp_path / "index" / "meta.json"
+    info = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**info, "format_version": 99}))
+    with pytest.raises(SnapshotError, match="format version 99"):
+        BM25Index.open(tmp_path / "index")
