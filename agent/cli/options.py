@@ -1,0 +1,84 @@
+"""Flags shared by the commands that run agents, and their mapping onto AgentConfig."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+from agent.config import AgentConfig
+from tools.config import ToolConfig
+
+MODEL_ENV = "ARK_MODEL"
+
+
+class Ablation(str, Enum):
+    """The paper's tool ablations (Table 2)."""
+
+    no_neighbors = "no-neighbors"
+    no_query_ranking = "no-query-ranking"
+    no_type_filters = "no-type-filters"
+
+
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-m",
+        "--model",
+        help="rules | hf:PATH | openai:NAME or a served model name (env ARK_MODEL; default rules).",
+    ),
+]
+AgentsOpt = Annotated[int, typer.Option("--agents", min=1, help="Parallel agents (paper: 3).")]
+StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Turns per agent (paper: 20).")]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", min=0.0, help="Sampling temperature (0.7).")
+]
+AblateOpt = Annotated[
+    list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
+]
+SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
+
+
+def agent_config(
+    *,
+    model: str | None,
+    agents: int,
+    max_steps: int,
+    base_url: str | None = None,
+    temperature: float | None = None,
+    ablate: list[Ablation] | None = None,
+    base: AgentConfig | None = None,
+) -> AgentConfig:
+    """Map command-line flags onto an AgentConfig (the only thing the CLI configures)."""
+    config = base or AgentConfig()
+    ablations = set(ablate or [])
+    tools = replace(
+        config.tools if base else ToolConfig(),
+        enable_neighbors=Ablation.no_neighbors not in ablations,
+        neighbor_query_ranking=Ablation.no_query_ranking not in ablations,
+        type_filters=Ablation.no_type_filters not in ablations,
+    )
+    return replace(
+        config,
+        model=model or os.environ.get(MODEL_ENV) or config.model,
+        n_agents=agents,
+        max_steps=max_steps,
+        base_url=base_url or config.base_url,
+        temperature=config.temperature if temperature is None else temperature,
+        tools=tools,
+    )
+
+
+def fail(message: str, console: Console | None = None) -> NoReturn:
+    """Print one clear error line and exit with code 2."""
+    (console or Console(stderr=True)).print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code=2)
