@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -17,7 +17,7 @@ from tools.config import ToolConfig
 MODEL_ENV = "ARK_MODEL"
 
 
-class Ablation(str, Enum):
+class Ablation(StrEnum):
     """The paper's tool ablations (Table 2)."""
 
     no_neighbors = "no-neighbors"
