@@ -1,0 +1,23 @@
+"""Typed errors raised by distill/ on bad input (each message says how to fix it)."""
+
+from __future__ import annotations
+
+
+class DistillError(Exception):
+    """Base of everything distill/ raises on bad input or a bad setup."""
+
+
+class ChatTemplateError(DistillError):
+    """A chat template cannot be used for assistant-only training."""
+
+
+class RunDirError(DistillError):
+    """A run directory is missing, empty or holds unreadable records."""
+
+
+class SFTDataError(DistillError):
+    """An SFT dataset directory is missing or malformed."""
+
+
+class TrainConfigError(DistillError):
+    """A training configuration (YAML or flags) is invalid."""
