@@ -1,0 +1,200 @@
+"""Retrieval metrics (hit@1, hit@5, recall@20, MRR) under the ARK and STaRK protocols.
+
+Two protocols are computed for every question, because papers report both:
+
+* **ARK** scores the fused answer list exactly as the agent returned it. Every node counts,
+  whatever its type. ``recall@20 = |gold ∩ top-20| / |gold|``; MRR is ``1 / rank`` of the
+  first gold node, and 0 when no gold node was selected at all.
+* **STaRK** mirrors the STaRK evaluator: only nodes of the snapshot's candidate types can be
+  answers, so non-candidate nodes are dropped from the ranking *before* ranks are counted,
+  and gold nodes that are not candidates are dropped from the denominator of recall. An
+  empty prediction (or one with no candidate left) is a miss on every metric, never a crash.
+  The STaRK evaluator ranks every unselected candidate below the selected ones in an
+  arbitrary tie order; we count such a gold node as not retrieved (MRR 0), which is the
+  deterministic reading of that tie.
+
+Both protocols rank a list as given: ties in the agent's votes are already broken by the
+fusion rule upstream, and a node repeated in the list counts only at its first position.
+A question with no gold node (after candidate filtering under STaRK) scores 0 everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
+
+METRIC_NAMES: tuple[str, ...] = ("hit@1", "hit@5", "recall@20", "mrr")
+PROTOCOLS: tuple[str, ...] = ("ark", "stark")
+OVERALL = "all"
+"""Key of the overall group in per-family aggregates."""
+NO_FAMILY = "unlabelled"
+"""Family name used for questions that carry none."""
+
+Scores = dict[str, float]
+ProtocolScores = dict[str, dict[str, float]]
+CandidateTest = Callable[[str], bool]
+
+
+def _dedupe(ranked: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    unique: list[str] = []
+    for node_id in ranked:
+        if node_id not in seen:
+            seen.add(node_id)
+            unique.append(node_id)
+    return unique
+
+
+def _score(ranked: list[str], gold: set[str]) -> Scores:
+    if not gold:
+        return dict.fromkeys(METRIC_NAMES, 0.0)
+    first = next((rank for rank, node in enumerate(ranked, start=1) if node in gold), None)
+    return {
+        "hit@1": float(first == 1),
+        "hit@5": float(first is not None and first <= 5),
+        "recall@20": len(gold.intersection(ranked[:20])) / len(gold),
+        "mrr": 0.0 if first is None else 1.0 / first,
+    }
+
+
+def ark_metrics(ranked: Sequence[str], gold: Iterable[str]) -> Scores:
+    """Score a ranked list under the ARK protocol (the list as is, every node counts).
+
+    Args:
+        ranked: External node ids, best first (the fused answer list).
+        gold: External ids of the correct answers.
+
+    Returns:
+        ``{"hit@1", "hit@5", "recall@20", "mrr"}`` as floats in [0, 1].
+    """
+    return _score(_dedupe(ranked), set(gold))
+
+
+def stark_metrics(
+    ranked: Sequence[str], gold: Iterable[str], is_candidate: CandidateTest
+) -> Scores:
+    """Score a ranked list under the STaRK evaluator's protocol (candidate types only).
+
+    Args:
+        ranked: External node ids, best first.
+        gold: External ids of the correct answers.
+        is_candidate: True for ids whose node type can be an answer.
+
+    Returns:
+        ``{"hit@1", "hit@5", "recall@20", "mrr"}`` as floats in [0, 1].
+    """
+    candidates = [node for node in _dedupe(ranked) if is_candidate(node)]
+    return _score(candidates, {node for node in gold if is_candidate(node)})
+
+
+def score_question(
+    ranked: Sequence[str], gold: Sequence[str], is_candidate: CandidateTest
+) -> ProtocolScores:
+    """Both protocols for one question: ``{"ark": {...}, "stark": {...}}``."""
+    return {"ark": ark_metrics(ranked, gold), "stark": stark_metrics(ranked, gold, is_candidate)}
+
+
+@dataclass(frozen=True)
+class CandidateFilter:
+    """Decides which external ids are candidates (answers allowed under the STaRK protocol).
+
+    Attributes:
+        node_types: External id -> node type name, for every node that may appear.
+        candidate_types: Allowed type names; empty means every type is a candidate.
+    """
+
+    node_types: Mapping[str, str] | Callable[[str], str | None]
+    candidate_types: frozenset[str] = frozenset()
+
+    def __call__(self, node_id: str) -> bool:
+        """True when `node_id` is a candidate; unknown ids never are."""
+        if callable(self.node_types):
+            type_name = self.node_types(node_id)
+        else:
+            type_name = self.node_types.get(node_id)
+        if type_name is None:
+            return False
+        return not self.candidate_types or type_name in self.candidate_types
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Snapshot) -> CandidateFilter:
+        """Candidates as the snapshot's manifest declares them (``candidate_types``)."""
+        from graphs.errors import UnknownNodeError
+
+        def type_of(node_id: str) -> str | None:
+            try:
+                return snapshot.type_name(snapshot.internal_id(node_id))
+            except UnknownNodeError:
+                return None
+
+        return cls(type_of, frozenset(snapshot.manifest.candidate_types))
+
+
+@dataclass
+class Aggregate:
+    """Mean metrics over a group of questions, with the failed questions counted beside them.
+
+    Attributes:
+        questions: Successfully answered questions the means are taken over.
+        failures: Questions whose model calls kept failing (not in the means).
+        sums: Protocol -> metric -> sum over the successful questions.
+    """
+
+    questions: int = 0
+    failures: int = 0
+    sums: dict[str, dict[str, float]] = field(
+        default_factory=lambda: {p: dict.fromkeys(METRIC_NAMES, 0.0) for p in PROTOCOLS}
+    )
+
+    def add(self, metrics: Mapping[str, Mapping[str, float]]) -> None:
+        """Add one successful question's scores."""
+        self.questions += 1
+        for protocol in PROTOCOLS:
+            for name in METRIC_NAMES:
+                self.sums[protocol][name] += metrics.get(protocol, {}).get(name, 0.0)
+
+    def means(self) -> ProtocolScores:
+        """Means over successful questions (0 when there are none)."""
+        count = max(self.questions, 1)
+        return {p: {m: v / count for m, v in ms.items()} for p, ms in self.sums.items()}
+
+    def means_failures_as_misses(self) -> ProtocolScores:
+        """Means if every failed question had scored 0 (the pessimistic reading)."""
+        count = max(self.questions + self.failures, 1)
+        return {p: {m: v / count for m, v in ms.items()} for p, ms in self.sums.items()}
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form used by ``--json`` summaries."""
+        return {
+            "questions": self.questions,
+            "failures": self.failures,
+            "metrics": self.means(),
+            "metrics_failures_as_misses": self.means_failures_as_misses(),
+        }
+
+
+def aggregate(
+    scored: Iterable[tuple[str | None, Mapping[str, Mapping[str, float]]]],
+    failed_families: Iterable[str | None] = (),
+) -> dict[str, Aggregate]:
+    """Aggregate per-question scores overall (key ``"all"``) and per question family.
+
+    Args:
+        scored: (family, {"ark": {...}, "stark": {...}}) for every successful question.
+        failed_families: The family of every failed question.
+
+    Returns:
+        Group name -> Aggregate; ``"all"`` first, then families in sorted order.
+    """
+    groups: dict[str, Aggregate] = {OVERALL: Aggregate()}
+    for family, metrics in scored:
+        groups[OVERALL].add(metrics)
+        groups.setdefault(family or NO_FAMILY, Aggregate()).add(metrics)
+    for family in failed_families:
+        groups[OVERALL].failures += 1
+        groups.setdefault(family or NO_FAMILY, Aggregate()).failures += 1
+    return {OVERALL: groups.pop(OVERALL), **dict(sorted(groups.items()))}

@@ -1,0 +1,143 @@
+"""Both metric protocols against hand-computed cases, and aggregation with failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.metrics import (
+    OVERALL,
+    CandidateFilter,
+    aggregate,
+    ark_metrics,
+    score_question,
+    stark_metrics,
+)
+
+# p* are products (the candidate type), b* brands, c* categories.
+TYPES = {f"p{i}": "product" for i in range(40)} | {"b1": "brand", "b2": "brand", "c1": "category"}
+IS_CANDIDATE = CandidateFilter(TYPES, frozenset({"product"}))
+
+
+def test_several_gold_answers() -> None:
+    ranked = ["p1", "p2", "p3", "p4", "p5", "p6"]
+    gold = ["p2", "p5", "p30"]
+    assert ark_metrics(ranked, gold) == {
+        "hit@1": 0.0,
+        "hit@5": 1.0,
+        "recall@20": pytest.approx(2 / 3),
+        "mrr": 0.5,
+    }
+    assert stark_metrics(ranked, gold, IS_CANDIDATE) == ark_metrics(ranked, gold)
+
+
+def test_first_position_hit() -> None:
+    assert ark_metrics(["p7", "p1"], ["p7"]) == {
+        "hit@1": 1.0,
+        "hit@5": 1.0,
+        "recall@20": 1.0,
+        "mrr": 1.0,
+    }
+
+
+@pytest.mark.parametrize(("position", "hit5"), [(5, 1.0), (6, 0.0)])
+def test_hit_at_5_boundary(position: int, hit5: float) -> None:
+    ranked = [f"p{i}" for i in range(10, 10 + position - 1)] + ["p1"]
+    scores = ark_metrics(ranked, ["p1"])
+    assert scores["hit@5"] == hit5
+    assert scores["mrr"] == pytest.approx(1 / position)
+
+
+def test_recall_counts_only_top_20_but_mrr_sees_deeper() -> None:
+    ranked = [f"p{i}" for i in range(20)] + ["p39"]
+    scores = ark_metrics(ranked, ["p39", "p0"])
+    assert scores["recall@20"] == 0.5
+    assert scores["mrr"] == 1.0
+    deep = ark_metrics(ranked, ["p39"])
+    assert deep["recall@20"] == 0.0
+    assert deep["mrr"] == pytest.approx(1 / 21)
+
+
+@pytest.mark.parametrize("ranked", [[], ["b1", "c1"]])
+def test_empty_prediction_is_a_miss_under_stark(ranked: list[str]) -> None:
+    zeros = {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
+    assert stark_metrics(ranked, ["p1", "p2"], IS_CANDIDATE) == zeros
+    assert ark_metrics(ranked, ["p1", "p2"]) == zeros
+
+
+def test_no_gold_selected_gives_mrr_zero() -> None:
+    assert ark_metrics(["p1", "p2"], ["p3"])["mrr"] == 0.0
+
+
+def test_non_candidates_are_dropped_before_ranking_under_stark() -> None:
+    ranked = ["b1", "c1", "p4", "p9"]
+    ark = ark_metrics(ranked, ["p4"])
+    stark = stark_metrics(ranked, ["p4"], IS_CANDIDATE)
+    assert (ark["hit@1"], ark["mrr"]) == (0.0, pytest.approx(1 / 3))
+    assert (stark["hit@1"], stark["mrr"]) == (1.0, 1.0)
+
+
+def test_stark_recall_denominator_counts_candidate_gold_only() -> None:
+    # Gold holds a brand (not a candidate): ARK counts it, STaRK drops it.
+    ranked = ["p1", "p2"]
+    gold = ["p1", "b2"]
+    assert ark_metrics(ranked, gold)["recall@20"] == 0.5
+    assert stark_metrics(ranked, gold, IS_CANDIDATE)["recall@20"] == 1.0
+
+
+def test_non_candidate_beyond_top_20_enters_stark_top_20() -> None:
+    # 19 brands-like non-candidates push p1 to rank 21 under ARK; STaRK drops them.
+    filler = [f"x{i}" for i in range(20)]
+    types = TYPES | dict.fromkeys(filler, "brand")
+    is_candidate = CandidateFilter(types, frozenset({"product"}))
+    ranked = [*filler, "p1"]
+    assert ark_metrics(ranked, ["p1"])["recall@20"] == 0.0
+    assert stark_metrics(ranked, ["p1"], is_candidate)["recall@20"] == 1.0
+
+
+def test_ties_and_repeats_rank_by_first_position() -> None:
+    # The list is ranked as given (vote ties are broken upstream); a repeat counts once.
+    ranked = ["p1", "p1", "p1", "p1", "p1", "p2"]
+    scores = ark_metrics(ranked, ["p2"])
+    assert scores["hit@5"] == 1.0
+    assert scores["mrr"] == 0.5
+    assert ark_metrics(["p3", "p2", "p3"], ["p2", "p3"]) == {
+        "hit@1": 1.0,
+        "hit@5": 1.0,
+        "recall@20": 1.0,
+        "mrr": 1.0,
+    }
+
+
+def test_question_without_candidate_gold_scores_zero() -> None:
+    assert stark_metrics(["b1"], ["b1"], IS_CANDIDATE)["hit@1"] == 0.0
+    assert ark_metrics(["b1"], ["b1"])["hit@1"] == 1.0
+    assert ark_metrics(["p1"], [])["recall@20"] == 0.0
+
+
+def test_empty_candidate_types_means_all_types() -> None:
+    every = CandidateFilter(TYPES)
+    assert every("b1") and every("p1")
+    assert not every("unknown")
+    assert stark_metrics(["b1"], ["b1"], every)["hit@1"] == 1.0
+
+
+def test_callable_type_lookup() -> None:
+    is_candidate = CandidateFilter(
+        lambda node: "product" if node.startswith("p") else None, frozenset({"product"})
+    )
+    assert is_candidate("p1") and not is_candidate("b1")
+
+
+def test_aggregate_overall_per_family_and_failures() -> None:
+    hit = score_question(["p1"], ["p1"], IS_CANDIDATE)
+    miss = score_question(["p2"], ["p1"], IS_CANDIDATE)
+    groups = aggregate([("text", hit), ("text", miss), ("one_hop", hit)], ["one_hop", None])
+    assert list(groups) == [OVERALL, "one_hop", "text", "unlabelled"]
+    overall = groups[OVERALL]
+    assert (overall.questions, overall.failures) == (3, 2)
+    assert overall.means()["ark"]["hit@1"] == pytest.approx(2 / 3)
+    assert overall.means_failures_as_misses()["stark"]["hit@1"] == pytest.approx(2 / 5)
+    assert groups["text"].means()["ark"]["mrr"] == 0.5
+    assert (groups["one_hop"].questions, groups["one_hop"].failures) == (1, 1)
+    assert groups["unlabelled"].means()["ark"]["hit@1"] == 0.0
+    assert groups["unlabelled"].to_dict()["failures"] == 1

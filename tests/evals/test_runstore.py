@@ -1,0 +1,124 @@
+"""The run directory: durable appends, torn last lines, resume and config checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.trajectory import QuestionResult
+from evals.runstore import (
+    CONFIG_FILE,
+    FAILURES_FILE,
+    RESULTS_FILE,
+    FailureRecord,
+    RunRecord,
+    RunStore,
+    RunStoreError,
+    read_config,
+    read_failures,
+    read_results,
+)
+
+CONFIG = {"agent": {"model": "rules", "n_agents": 3}, "snapshot": "/s", "qa": "/q", "split": "test"}
+
+
+def record(question_id: str) -> RunRecord:
+    result = QuestionResult(question_id=question_id, question="q?", model="rules", fused=["a", "b"])
+    metrics = {"ark": {"hit@1": 1.0}, "stark": {"hit@1": 1.0}}
+    return RunRecord(
+        question_id=question_id, query="q?", gold=["a"], result=result, metrics=metrics
+    )
+
+
+def test_appends_are_readable_in_order(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with RunStore.open(run, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+        store.append_result(record("q2"))
+        store.append_failure(FailureRecord(question_id="q3", error_type="ModelError", error="down"))
+    assert [r.question_id for r in read_results(run)] == ["q1", "q2"]
+    assert read_results(run)[0].result.fused == ["a", "b"]
+    assert read_failures(run)[0].error == "down"
+    stored = read_config(run)
+    assert stored["agent"] == CONFIG["agent"] and "created_at" in stored
+    assert (run / RESULTS_FILE).read_bytes().count(b"\n") == 2
+
+
+def test_refuses_non_empty_dir_without_resume(tmp_path: Path) -> None:
+    (tmp_path / "other.txt").write_text("x")
+    with pytest.raises(RunStoreError, match="--resume"):
+        RunStore.open(tmp_path, CONFIG, resume=False)
+
+
+def test_resume_with_other_config_names_the_fields(tmp_path: Path) -> None:
+    RunStore.open(tmp_path, CONFIG, resume=False).close()
+    changed = {**CONFIG, "agent": {"model": "rules", "n_agents": 5}, "split": "val"}
+    with pytest.raises(RunStoreError, match=r"agent\.n_agents: 3 -> 5.*split: 'test' -> 'val'"):
+        RunStore.open(tmp_path, changed, resume=True)
+    # limit/concurrency are not identity fields: a resume may change them.
+    RunStore.open(tmp_path, {**CONFIG, "limit": 5}, resume=True).close()
+
+
+def test_resume_into_foreign_dir_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(RunStoreError, match="not a run directory"):
+        RunStore.open(tmp_path, CONFIG, resume=True)
+
+
+@pytest.mark.parametrize("tail", [b'{"question_id": "q3", "que', b"garbage\n", b"{}\n"])
+def test_torn_last_line_is_ignored_then_truncated(tmp_path: Path, tail: bytes) -> None:
+    with RunStore.open(tmp_path, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+    with (tmp_path / RESULTS_FILE).open("ab") as handle:
+        handle.write(tail)
+    assert [r.question_id for r in read_results(tmp_path)] == ["q1"]
+    with RunStore.open(tmp_path, CONFIG, resume=True) as store:
+        assert store.finished_ids() == {"q1"}
+        store.append_result(record("q2"))
+    assert [r.question_id for r in read_results(tmp_path)] == ["q1", "q2"]
+    assert tail not in (tmp_path / RESULTS_FILE).read_bytes()
+
+
+def test_corrupt_middle_line_is_an_error(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+    text = (tmp_path / RESULTS_FILE).read_text()
+    (tmp_path / RESULTS_FILE).write_text("not json\n" + text)
+    with pytest.raises(RunStoreError, match=r"results.jsonl:1 "):
+        read_results(tmp_path)
+
+
+def test_duplicate_ids_keep_the_later_record(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+        store.append_result(record("q2"))
+        later = record("q1")
+        later.result.fused = ["z"]
+        store.append_result(later)
+    results = read_results(tmp_path)
+    assert [r.question_id for r in results] == ["q2", "q1"]
+    assert results[1].result.fused == ["z"]
+
+
+def test_read_results_of_non_run_dir(tmp_path: Path) -> None:
+    with pytest.raises(RunStoreError, match="ark eval"):
+        read_results(tmp_path)
+
+
+def test_config_json_corrupt(tmp_path: Path) -> None:
+    (tmp_path / CONFIG_FILE).write_text("[1, 2]")
+    with pytest.raises(RunStoreError, match="JSON object"):
+        read_config(tmp_path)
+    (tmp_path / CONFIG_FILE).write_text("{")
+    with pytest.raises(RunStoreError, match="not valid JSON"):
+        read_config(tmp_path)
+
+
+def test_failures_file_untouched_by_results(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path, CONFIG, resume=False) as store:
+        store.append_failure(FailureRecord(question_id="q1", error_type="E", error="x"))
+        store.append_failure(FailureRecord(question_id="q1", error_type="E", error="y"))
+    lines = (tmp_path / FAILURES_FILE).read_text().splitlines()
+    assert [json.loads(line)["error"] for line in lines] == ["x", "y"]
