@@ -1,0 +1,37 @@
+"""Wiring an ArkAgent from a snapshot and a config: toolset, model and system prompt."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.ark import ArkAgent
+from agent.models.registry import load_model
+from agent.models.rules import RulePolicy
+from agent.prompt import render_system_prompt
+from tools.toolset import Toolset
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from agent.models.base import Model
+    from graphs.snapshot import Snapshot
+
+
+def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None = None) -> ArkAgent:
+    """Build the agent for one snapshot.
+
+    Args:
+        snapshot: The opened graph snapshot.
+        config: The run configuration; `config.model` picks the backend unless `model` is given.
+        model: An already built model (tests pass scripted models here).
+
+    Returns:
+        A ready ArkAgent.
+    """
+    toolset = Toolset(snapshot, config.tools)
+    if model is None:
+        model = load_model(
+            config,
+            rules_factory=lambda: RulePolicy(snapshot, toolset, max_steps=config.max_steps),
+        )
+    prompt = render_system_prompt(snapshot, toolset.schemas(), max_steps=config.max_steps)
+    return ArkAgent(toolset, model, config, system_prompt=prompt)

@@ -1,0 +1,58 @@
+"""Rendering the agent's system prompt from prompts/ with the snapshot's schema injected."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, StrictUndefined
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
+
+SYSTEM_PROMPT_FILE = "agent_system.md.j2"
+
+
+def load_prompt_template(name: str) -> str:
+    """Read a prompt file shipped in the `prompts` package.
+
+    Args:
+        name: File name inside prompts/.
+
+    Returns:
+        The template text.
+    """
+    return files("prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+def render_system_prompt(
+    snapshot: Snapshot,
+    tools: list[dict[str, Any]],
+    *,
+    max_steps: int,
+    template_name: str = SYSTEM_PROMPT_FILE,
+) -> str:
+    """Render the system prompt for one snapshot and toolset.
+
+    Args:
+        snapshot: The graph; its node types, relation signatures and candidate types are shown.
+        tools: The OpenAI tool schemas offered to the model (their descriptions are listed).
+        max_steps: The step budget the model is told about.
+        template_name: A template in prompts/ (rendered with StrictUndefined).
+
+    Returns:
+        The system message text.
+    """
+    manifest = snapshot.manifest
+    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    template = env.from_string(load_prompt_template(template_name))
+    return template.render(
+        graph_name=manifest.name,
+        num_nodes=f"{manifest.num_nodes:,}",
+        num_edges=f"{manifest.num_edges:,}",
+        node_types=list(manifest.node_types.items()),
+        signatures=manifest.signatures,
+        candidate_types=manifest.candidate_types,
+        tools=[tool["function"] for tool in tools],
+        max_steps=max_steps,
+    ).strip()
