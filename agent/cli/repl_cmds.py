@@ -1,9 +1,51 @@
-"""Commands of the `ark` CLI (repl)."""
+"""`ark repl`: the interactive session over a snapshot."""
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from rich.console import Console
+
+from agent.cli.options import (
+    AgentsOpt,
+    BaseUrlOpt,
+    ModelOpt,
+    SnapshotArg,
+    StepsOpt,
+    agent_config,
+    fail,
+)
+from agent.cli.repl import Repl, ReplSession
+from agent.cli.repl_io import LineReader, PromptToolkitReader, StreamReader, history_path
+from agent.factory import make_agent
+from agent.models.base import ModelError
+from graphs.errors import GraphError
+from graphs.snapshot import Snapshot
+
+
+def repl(
+    snapshot: SnapshotArg,
+    model: ModelOpt = None,
+    agents: AgentsOpt = 3,
+    max_steps: StepsOpt = 20,
+    base_url: BaseUrlOpt = None,
+) -> None:
+    """Ask questions interactively over SNAPSHOT (history is kept across sessions)."""
+    console = Console()
+    try:
+        graph = Snapshot.open(snapshot)
+        config = agent_config(model=model, agents=agents, max_steps=max_steps, base_url=base_url)
+        session = ReplSession(snapshot=graph, config=config, agent_factory=make_agent)
+        session.current_agent()
+    except (GraphError, ModelError, ValueError) as exc:
+        fail(str(exc))
+    reader: LineReader = (
+        PromptToolkitReader(history_path()) if sys.stdin.isatty() else StreamReader(sys.stdin)
+    )
+    Repl(session, reader, console).run()
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `ark` application."""
+    """Add `ark repl`."""
+    app.command("repl")(repl)

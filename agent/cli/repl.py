@@ -1,0 +1,117 @@
+"""The interactive session: ask questions, run tools by hand, inspect and save trajectories."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.console import Console
+
+from agent.ark import ArkAgent
+from agent.cli.render import TracePrinter, answer_table, result_summary
+from agent.cli.repl_commands import COMMANDS, CommandError, ReplCommands
+from agent.cli.repl_io import LineReader
+from agent.config import AgentConfig
+from agent.models.base import ModelError
+from agent.trajectory import QuestionResult
+from graphs.errors import GraphError
+from graphs.snapshot import Snapshot
+
+logger = logging.getLogger(__name__)
+
+PROMPT = "ark> "
+AgentFactory = Callable[[Snapshot, AgentConfig], ArkAgent]
+
+
+@dataclass
+class ReplSession:
+    """What a session knows: the graph, the current config and the last answer."""
+
+    snapshot: Snapshot
+    config: AgentConfig
+    agent_factory: AgentFactory
+    agent: ArkAgent | None = None
+    last: QuestionResult | None = None
+    history: list[QuestionResult] = field(default_factory=list)
+
+    def current_agent(self) -> ArkAgent:
+        """The agent for the current config (built lazily, rebuilt after :set)."""
+        if self.agent is None:
+            self.agent = self.agent_factory(self.snapshot, self.config)
+        return self.agent
+
+
+class Repl:
+    """Read questions and `:commands` until `:quit` or Ctrl-D.
+
+    Args:
+        session: Graph, config and agent factory.
+        reader: Where lines come from (prompt_toolkit on a TTY, a stream in tests).
+        console: Where everything is printed.
+    """
+
+    def __init__(self, session: ReplSession, reader: LineReader, console: Console) -> None:
+        self.session = session
+        self.reader = reader
+        self.console = console
+        self.commands = ReplCommands(session, console)
+
+    def run(self) -> None:
+        """The read-eval-print loop; never dies on a bad line."""
+        self.console.print(
+            f"ARK on [bold]{self.session.snapshot.manifest.name}[/] "
+            f"({self.session.snapshot.num_nodes:,} nodes). Ask a question, or :help.",
+            highlight=False,
+        )
+        while True:
+            try:
+                line = self.reader.read(PROMPT).strip()
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                self.console.print("bye")
+                return
+            if not line:
+                continue
+            if line.startswith(":"):
+                if not self._command(line):
+                    return
+            else:
+                self._question(line)
+
+    def _command(self, line: str) -> bool:
+        name, _, rest = line[1:].partition(" ")
+        if name in ("quit", "exit", "q"):
+            self.console.print("bye")
+            return False
+        handler = COMMANDS.get(name)
+        if handler is None:
+            known = " ".join(f":{c}" for c in sorted(COMMANDS))
+            self.console.print(f"[red]unknown command :{name}[/] (known: {known} :quit)")
+            return True
+        try:
+            handler(self.commands, rest.strip())
+        except (CommandError, GraphError, OSError, ValueError) as exc:
+            self.console.print(f"[red]error:[/] {exc}", highlight=False)
+        return True
+
+    def _question(self, question: str) -> None:
+        try:
+            agent = self.session.current_agent()
+            trace = TracePrinter(self.console, observation_lines=3)
+            result = asyncio.run(agent.ask(question, on_event=trace))
+        except KeyboardInterrupt:
+            self.console.print("[yellow]cancelled[/]")
+            return
+        except (ModelError, GraphError, OSError, ValueError) as exc:
+            self.console.print(f"[red]error:[/] {exc}", highlight=False)
+            return
+        self.session.last = result
+        if result.failed:
+            errors = "; ".join(dict.fromkeys(result.errors))
+            self.console.print(f"[red]error:[/] every agent failed: {errors}", highlight=False)
+            return
+        self.console.print(answer_table(result, self.session.snapshot))
+        self.console.print(result_summary(result), style="dim")

@@ -1,0 +1,217 @@
+"""The REPL's `:commands`: inspect nodes, run tools by hand, show and save trajectories."""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from evals.runstore import RunRecord
+from tools.toolset import Toolset
+
+if TYPE_CHECKING:
+    from agent.cli.repl import ReplSession
+
+HELP = """\
+Type a question to run the agents, or a command:
+  :node ID                 a node's text and its neighbourhood by relation
+  :search QUERY            global search, exactly as the model sees it
+  :neighbors ID [QUERY] [type=T] [edge=R] [k=N]
+                           neighbourhood exploration, exactly as the model sees it
+  :trace                   the last question's full trajectories
+  :save FILE               append the last result to FILE (JSONL, as `ark eval` writes)
+  :set agents=N steps=T model=M k=K nk=K
+                           change settings (k: search k, nk: neighbors k)
+  :schema                  node and edge types with counts
+  :help                    this text
+  :quit                    leave (Ctrl-D too; Ctrl-C cancels a running question)"""
+
+
+class CommandError(Exception):
+    """A REPL command was used wrongly; the message says the right form."""
+
+
+class ReplCommands:
+    """Handlers of the REPL's commands, each taking the text after the command name."""
+
+    def __init__(self, session: ReplSession, console: Console) -> None:
+        self.session = session
+        self.console = console
+
+    @property
+    def toolset(self) -> Toolset:
+        """The tools as the agents see them (current config)."""
+        return self.session.current_agent().toolset
+
+    def help(self, rest: str) -> None:
+        """Show the commands."""
+        self.console.print(HELP, highlight=False, markup=False)
+
+    def node(self, rest: str) -> None:
+        """Show a node's text and a summary of its neighbourhood by relation."""
+        if not rest:
+            raise CommandError("usage: :node ID")
+        snapshot = self.session.snapshot
+        node = snapshot.internal_id(rest)
+        self.console.print(
+            f"[bold][{rest}] {snapshot.name(node)}[/] ({snapshot.type_name(node)})", highlight=False
+        )
+        self.console.print(snapshot.text(node), highlight=False, markup=False)
+        hood = snapshot.neighbors(node)
+        counts: Counter[tuple[str, int, str]] = Counter(
+            (snapshot.relation_names[r], int(d), snapshot.type_name(int(n)))
+            for n, r, d in zip(hood.nodes, hood.relations, hood.directions, strict=True)
+        )
+        table = Table(title=f"{len(hood.nodes):,} neighbours")
+        for column in ("relation", "neighbour type", "count"):
+            table.add_column(column)
+        for (relation, direction, node_type), count in sorted(counts.items()):
+            arrow = f"-[{relation}]->" if direction > 0 else f"<-[{relation}]-"
+            table.add_row(arrow, node_type, f"{count:,}")
+        self.console.print(table)
+
+    def search(self, rest: str) -> None:
+        """Run global search by hand."""
+        if not rest:
+            raise CommandError("usage: :search QUERY")
+        self._show(self.toolset.call("search", {"query": rest}))
+
+    def neighbors(self, rest: str) -> None:
+        """Run neighbourhood exploration by hand."""
+        words = shlex.split(rest)
+        if not words:
+            raise CommandError("usage: :neighbors ID [QUERY] [type=T] [edge=R] [k=N]")
+        arguments: dict[str, Any] = {"node_id": words[0]}
+        query: list[str] = []
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if sep and key == "type":
+                arguments.setdefault("node_types", []).append(value)
+            elif sep and key == "edge":
+                arguments.setdefault("edge_types", []).append(value)
+            elif sep and key == "k":
+                arguments["k"] = _int(value, "k")
+            else:
+                query.append(word)
+        if query:
+            arguments["query"] = " ".join(query)
+        self._show(self.toolset.call("neighbors", arguments))
+
+    def trace(self, rest: str) -> None:
+        """Print the last question's trajectories, message by message."""
+        last = self._last()
+        for trajectory in last.trajectories:
+            self.console.rule(f"agent {trajectory.agent_index + 1}: {trajectory.stop_reason}")
+            for message in trajectory.messages[1:]:
+                self._message(message)
+
+    def save(self, rest: str) -> None:
+        """Append the last result to a JSONL file in the `ark eval` record format."""
+        if not rest:
+            raise CommandError("usage: :save FILE")
+        last = self._last()
+        record = RunRecord(
+            question_id=last.question_id or f"repl-{len(self.session.history)}",
+            query=last.question,
+            gold=[],
+            result=last,
+            metrics={},
+        )
+        path = Path(rest).expanduser()
+        with path.open("a", encoding="utf-8") as out:
+            out.write(record.model_dump_json() + "\n")
+        self.console.print(f"saved {len(last.trajectories)} trajectories to {path}")
+
+    def set(self, rest: str) -> None:
+        """Change settings: agents=N steps=T model=M k=K nk=K."""
+        config = self.session.config
+        for item in rest.split():
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise CommandError(f"expected key=value, got {item!r} (see :help)")
+            if key == "agents":
+                config = replace(config, n_agents=_int(value, key))
+            elif key == "steps":
+                config = replace(config, max_steps=_int(value, key))
+            elif key == "model":
+                config = replace(config, model=value)
+            elif key == "k":
+                config = replace(config, tools=replace(config.tools, search_k=_int(value, key)))
+            elif key == "nk":
+                config = replace(config, tools=replace(config.tools, neighbors_k=_int(value, key)))
+            else:
+                raise CommandError(f"unknown setting {key!r}; use agents, steps, model, k or nk")
+        self.session.config = config
+        self.session.agent = None
+        self.session.current_agent()
+        tools = config.tools
+        self.console.print(
+            f"model={config.model} agents={config.n_agents} steps={config.max_steps} "
+            f"k={tools.search_k} nk={tools.neighbors_k}",
+            highlight=False,
+        )
+
+    def schema(self, rest: str) -> None:
+        """Show node types and relations with their counts."""
+        manifest = self.session.snapshot.manifest
+        types = Table(title="node types")
+        types.add_column("type")
+        types.add_column("count", justify="right")
+        for name, count in manifest.node_types.items():
+            types.add_row(name, f"{count:,}")
+        relations = Table(title="relations")
+        for column in ("relation", "source", "target", "count"):
+            relations.add_column(column)
+        for sig in manifest.signatures:
+            relations.add_row(sig.relation, sig.source_type, sig.target_type, f"{sig.count:,}")
+        self.console.print(types)
+        self.console.print(relations)
+
+    def _last(self) -> Any:
+        if self.session.last is None:
+            raise CommandError("no question asked yet in this session")
+        return self.session.last
+
+    def _show(self, observation: Any) -> None:
+        style = "red" if observation.error else None
+        self.console.print(observation.text, style=style, highlight=False, markup=False)
+
+    def _message(self, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        if message.get("content"):
+            self.console.print(f"[bold]{role}:[/] ", end="")
+            self.console.print(str(message["content"]), highlight=False, markup=False)
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            self.console.print(
+                f"  [bold]call[/] {function.get('name')} {function.get('arguments')}",
+                highlight=False,
+            )
+
+
+def _int(value: str, key: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise CommandError(f"{key} must be a whole number, got {value!r}") from None
+    if number < 1:
+        raise CommandError(f"{key} must be at least 1, got {number}")
+    return number
+
+
+COMMANDS: dict[str, Callable[[ReplCommands, str], None]] = {
+    "help": ReplCommands.help,
+    "node": ReplCommands.node,
+    "search": ReplCommands.search,
+    "neighbors": ReplCommands.neighbors,
+    "trace": ReplCommands.trace,
+    "save": ReplCommands.save,
+    "set": ReplCommands.set,
+    "schema": ReplCommands.schema,
+}
