@@ -94,6 +94,13 @@ def _check_inputs(
             f"BM25 index needs one name, text and type code per node; got {len(names)} names, "
             f"{len(texts)} texts and {len(codes)} type codes"
         )
+    for label, values in (("name", names), ("text", texts)):
+        bad = next((i for i, value in enumerate(values) if not isinstance(value, str)), None)
+        if bad is not None:
+            raise GraphError(
+                f"node {bad} has a {type(values[bad]).__name__} {label}, not a string; "
+                "use an empty string for a missing name or text"
+            )
     if codes.size and (not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0):
         raise GraphError("node type codes must be non-negative integers")
     if index_dir.exists() and any(index_dir.iterdir()):

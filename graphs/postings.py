@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -59,12 +60,20 @@ class PostingsBuilder:
     def add_chunk(self, field: str, first_doc: int, token_lists: Sequence[list[str]]) -> None:
         """Add the tokens of docs ``first_doc, first_doc + 1, ...`` for one field."""
         lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
-        flat = [token for tokens in token_lists for token in tokens]
-        term_ids = np.fromiter(map(self._vocab.__getitem__, flat), np.int64, len(flat))
+        tokens = chain.from_iterable(token_lists)
+        term_ids = np.fromiter(map(self._vocab.__getitem__, tokens), np.int64, int(lengths.sum()))
         doc_ids = np.repeat(np.arange(first_doc, first_doc + len(token_lists)), lengths)
-        keys, counts = np.unique((doc_ids << 32) | term_ids, return_counts=True)
+        # keys arrive grouped by doc, so the stable (merge) sort is several times faster
+        keys = np.sort((doc_ids << 32) | term_ids, kind="stable")
+        starts = np.flatnonzero(np.diff(keys, prepend=-1))
+        counts = np.diff(starts, append=keys.size)
+        keys = keys[starts]
         self._triples[field].append(
-            ((keys & 0xFFFFFFFF).astype(np.int64), (keys >> 32).astype(np.int32), counts)
+            (
+                (keys & 0xFFFFFFFF).astype(np.int32),
+                (keys >> 32).astype(np.int32),
+                counts.astype(np.uint32),
+            )
         )
         self._lengths[field].append(lengths)
 
@@ -84,9 +93,9 @@ class PostingsBuilder:
 
     def _write_field(self, out_dir: Path, field: str, rank: np.ndarray) -> int:
         triples = self._triples[field]
-        terms = rank[np.concatenate([t for t, _, _ in triples] or [np.empty(0, np.int64)])]
+        terms = rank[np.concatenate([t for t, _, _ in triples] or [np.empty(0, np.int32)])]
         docs = np.concatenate([d for _, d, _ in triples] or [np.empty(0, np.int32)])
-        tf = np.concatenate([c for _, _, c in triples] or [np.empty(0, np.int64)])
+        tf = np.concatenate([c for _, _, c in triples] or [np.empty(0, np.uint32)])
         by_term = np.argsort(terms, kind="stable")  # docs stay ascending within a term
         indptr = np.zeros(len(rank) + 1, dtype=np.int64)
         np.cumsum(np.bincount(terms, minlength=len(rank)), out=indptr[1:])

@@ -188,6 +188,8 @@ def test_build_rejects_bad_input(tmp_path: Path) -> None:
         build_index(tmp_path / "a", ["x"], [], np.zeros(1, np.int16))
     with pytest.raises(GraphError, match="non-negative"):
         build_index(tmp_path / "b", ["x"], ["y"], np.array([-1]))
+    with pytest.raises(GraphError, match="node 1 has a NoneType text"):
+        build_index(tmp_path / "d", ["x", "y"], ["t", None], np.zeros(2, np.int16))  # type: ignore[list-item]
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "junk").write_text("x")
     with pytest.raises(GraphError, match="not empty"):

@@ -1,0 +1,317 @@
+"""Benchmark ARK's BM25 index (tantivy + numpy postings) against bm25s and rank_bm25."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import resource
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+import bm25s
+import numpy as np
+import rank_bm25
+import tantivy
+
+from graphs.bm25 import BM25Index, build_index
+from graphs.tokenize import Tokenizer
+
+NODE_TYPE_SHARES = [0.5, 0.3, 0.15, 0.05]
+T = TypeVar("T")
+
+
+def make_corpus(
+    num_nodes: int, vocab_size: int, seed: int
+) -> tuple[list[str], list[str], np.ndarray]:
+    """Text-like synthetic nodes: Zipfian words, 2-6 name tokens, 20-80 text tokens."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = np.array(
+        list(
+            dict.fromkeys(
+                "".join(rng.choice(letters, rng.integers(3, 11)))
+                for _ in range(int(vocab_size * 1.1))
+            )
+        )[:vocab_size],
+        dtype=object,
+    )
+    weights = 1.0 / np.arange(1, len(words) + 1) ** 1.07
+    cdf = np.cumsum(weights / weights.sum())
+    text_lengths = rng.integers(20, 81, num_nodes)
+    name_lengths = rng.integers(2, 7, num_nodes)
+    text_words = words[np.searchsorted(cdf, rng.random(int(text_lengths.sum())))]
+    name_words = words[np.searchsorted(cdf, rng.random(int(name_lengths.sum())))]
+    texts = _join(text_words, text_lengths)
+    names = [name.capitalize() for name in _join(name_words, name_lengths)]
+    types = rng.choice(len(NODE_TYPE_SHARES), num_nodes, p=NODE_TYPE_SHARES).astype(np.int16)
+    return names, texts, types
+
+
+def _join(words: np.ndarray, lengths: np.ndarray) -> list[str]:
+    ends = np.cumsum(lengths)
+    return [
+        " ".join(words[end - n : end])
+        for end, n in zip(ends.tolist(), lengths.tolist(), strict=True)
+    ]
+
+
+def make_queries(names: list[str], texts: list[str], count: int, seed: int) -> list[str]:
+    """Queries of 2-5 words drawn from a random node's name and text, as an agent would ask."""
+    rng = np.random.default_rng(seed + 1)
+    queries = []
+    for node in rng.integers(0, len(texts), count).tolist():
+        words = texts[node].split()
+        picked = rng.choice(words, int(rng.integers(1, 4)), replace=False).tolist()
+        queries.append(" ".join([*names[node].split()[:1], *picked]))
+    return queries
+
+
+def timed(function: Callable[[], T]) -> tuple[float, T]:
+    """Seconds one call of ``function`` took, and what it returned."""
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+def latencies(function: Callable[[str], object], queries: Sequence[str]) -> tuple[float, float]:
+    """p50 and p95 latency in ms of ``function`` over the queries (after a warm-up pass)."""
+    for query in queries[:20]:
+        function(query)
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        function(query)
+        times.append(time.perf_counter() - started)
+    p50, p95 = np.percentile(np.array(times) * 1e3, [50, 95])
+    return float(p50), float(p95)
+
+
+def overlap_at(first: Sequence[Sequence[int]], second: Sequence[Sequence[int]], k: int) -> float:
+    """Mean |top-k ∩ top-k| / k over queries (queries with no hits on both sides skipped)."""
+    values = [
+        len(set(a[:k]) & set(b[:k])) / max(min(len(a), k), 1)
+        for a, b in zip(first, second, strict=True)
+        if len(a) or len(b)
+    ]
+    return float(np.mean(values))
+
+
+def bm25s_index(token_lists: list[list[str]]) -> bm25s.BM25:
+    """bm25s with tantivy's BM25 variant (Lucene idf, k1 = 1.2, b = 0.75)."""
+    retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    retriever.index(token_lists, show_progress=False)
+    return retriever
+
+
+def bm25s_top(retriever: bm25s.BM25, tokens: list[str], k: int) -> list[int]:
+    """Top-k doc ids of bm25s for one tokenised query."""
+    known = [token for token in tokens if token in retriever.vocab_dict]
+    if not known:
+        return []
+    ids, scores = retriever.retrieve(
+        [known], k=k, show_progress=False, n_threads=1, return_as="tuple"
+    )
+    return [int(i) for i, s in zip(ids[0], scores[0], strict=True) if s > 0]
+
+
+def bm25s_query(retriever: bm25s.BM25, tokenizer: Tokenizer, query: str, k: int) -> list[int]:
+    """bm25s top-k for raw query text, tokenised (and de-duplicated) as ARK does."""
+    return bm25s_top(retriever, tokenizer.query_tokens(query), k)
+
+
+def ark_search(index: BM25Index, query: str, k: int) -> list[int]:
+    """ARK top-k ids for raw query text."""
+    return index.search(query, k)[0].tolist()
+
+
+def score_set(index: BM25Index, sets: dict[str, np.ndarray], query: str) -> np.ndarray:
+    """score_nodes of the node set paired with ``query``."""
+    return index.score_nodes(query, sets[query])
+
+
+def restricted_set(
+    search: Callable[[str, np.ndarray], object], sets: dict[str, np.ndarray], query: str
+) -> object:
+    """Restricted tantivy search over the node set paired with ``query``."""
+    return search(query, sets[query])
+
+
+def tantivy_restricted(index_path: Path) -> Callable[[str, np.ndarray], object]:
+    """Top-20 from tantivy restricted to a node set by a term-set filter (the alternative)."""
+    raw = tantivy.Index.open(str(index_path / "tantivy"))
+    searcher, schema, tokenizer = raw.searcher(), raw.schema, Tokenizer()
+
+    def search(query: str, nodes: np.ndarray) -> object:
+        should = []
+        for token in tokenizer.query_tokens(query):
+            should.append(
+                (
+                    tantivy.Occur.Should,
+                    tantivy.Query.boost_query(tantivy.Query.term_query(schema, "name", token), 2.0),
+                )
+            )
+            should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", token)))
+        restrict = tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(schema, "node_id", nodes.tolist()), 0.0
+        )
+        query_object = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, restrict),
+                (tantivy.Occur.Must, tantivy.Query.boolean_query(should)),
+            ]
+        )
+        return searcher.search(query_object, 20, count=False).hits
+
+    return search
+
+
+def _row(label: str, p50_p95: tuple[float, float]) -> str:
+    return f"| {label} | {p50_p95[0]:.3f} | {p50_p95[1]:.3f} |"
+
+
+def bench_ark(args: argparse.Namespace, work: Path, lines: list[str]) -> None:
+    """Run every measurement and append markdown lines to ``lines``."""
+    started = time.perf_counter()
+    names, texts, types = make_corpus(args.nodes, args.vocab, args.seed)
+    queries = make_queries(names, texts, args.queries, args.seed)
+    lines.append(
+        f"corpus: {args.nodes:,} nodes, vocabulary {args.vocab:,} (Zipf 1.07), "
+        f"generated in {time.perf_counter() - started:.1f} s; {len(queries)} queries\n"
+    )
+
+    build_s, _ = timed(lambda: build_index(work / "ark", names, texts, types))
+    size_mb = sum(f.stat().st_size for f in (work / "ark").rglob("*") if f.is_file()) / 2**20
+    open_s, index = timed(lambda: BM25Index.open(work / "ark"))
+    lines.append(
+        f"ARK build: {build_s:.1f} s ({build_s / args.nodes * 1e6:.1f} s per million "
+        f"nodes), {size_mb:.0f} MiB on disk; open {open_s * 1e3:.1f} ms\n"
+    )
+
+    tokenizer = Tokenizer()
+    corpus_tokens = tokenizer.tokenize_many(f"{n} {t}" for n, t in zip(names, texts, strict=True))
+    bm25s_build_s, retriever = timed(lambda: bm25s_index(corpus_tokens))
+    lines.append(f"bm25s build (pre-tokenised): {bm25s_build_s:.1f} s\n")
+
+    lines += ["| global search | p50 ms | p95 ms |", "|---|---|---|"]
+    p50s = {}
+    for k in (5, 20):
+        ark = latencies(partial(ark_search, index, k=k), queries)
+        other = latencies(partial(bm25s_query, retriever, tokenizer, k=k), queries)
+        p50s[k] = (ark[0], other[0])
+        lines += [_row(f"ARK top-{k}", ark), _row(f"bm25s top-{k}", other)]
+    typed = latencies(lambda q: index.search(q, 20, node_types=[1, 3]), queries)
+    lines.append(_row("ARK top-20, type filter (2 of 4 types)", typed))
+    lines.append("")
+    for k, (ark_p50, other_p50) in p50s.items():
+        lines.append(f"- top-{k}: ARK is {other_p50 / ark_p50:.1f}× faster than bm25s at p50")
+
+    sample = queries[: args.agree_queries]
+    ark_top = [index.search(q, 20)[0].tolist() for q in sample]
+    bm_top = [bm25s_query(retriever, tokenizer, q, 20) for q in sample]
+    lines.append(
+        f"- overlap@20 ARK (name ×2 + text fields) vs bm25s (one field name+text): "
+        f"{overlap_at(ark_top, bm_top, 20):.3f}"
+    )
+    bench_agreement(args, work, names, texts, sample, lines)
+    bench_rank_bm25(args, corpus_tokens, queries, tokenizer, lines)
+    bench_score_nodes(args, index, work, queries, lines)
+
+
+def bench_agreement(
+    args: argparse.Namespace,
+    work: Path,
+    names: list[str],
+    texts: list[str],
+    sample: list[str],
+    lines: list[str],
+) -> None:
+    """Overlap@20 with bm25s when ARK indexes the very same single field (name + text)."""
+    count = min(args.agree_nodes, len(texts))
+    joined = [f"{n} {t}" for n, t in zip(names[:count], texts[:count], strict=True)]
+    build_index(work / "single", [""] * count, joined, np.zeros(count, np.int16))
+    single = BM25Index.open(work / "single")
+    retriever = bm25s_index(Tokenizer().tokenize_many(joined))
+    ark_top = [single.search(q, 20)[0].tolist() for q in sample]
+    bm_top = [bm25s_top(retriever, single.matched_terms(q), 20) for q in sample]
+    lines.append(
+        f"- overlap@20 on the same single field (first {count:,} nodes): "
+        f"{overlap_at(ark_top, bm_top, 20):.3f}"
+    )
+
+
+def bench_rank_bm25(
+    args: argparse.Namespace,
+    corpus_tokens: list[list[str]],
+    queries: list[str],
+    tokenizer: Tokenizer,
+    lines: list[str],
+) -> None:
+    """rank_bm25 is pure Python and O(nodes) per query token: run it on a subsample."""
+    count = min(args.rank_nodes, len(corpus_tokens))
+    build_s, okapi = timed(lambda: rank_bm25.BM25Okapi(corpus_tokens[:count], k1=1.2, b=0.75))
+    capped = queries[: args.rank_queries]
+    p50, p95 = latencies(
+        lambda q: np.argsort(-okapi.get_scores(tokenizer.query_tokens(q)))[:20], capped
+    )
+    lines.append(
+        f"- rank_bm25 BM25Okapi on the first {count:,} nodes only, {len(capped)} queries "
+        f"(build {build_s:.1f} s): top-20 p50 {p50:.1f} ms, p95 {p95:.1f} ms; linear "
+        f"in nodes, so about {p50 * len(corpus_tokens) / count:.0f} ms at "
+        f"{len(corpus_tokens):,} nodes"
+    )
+
+
+def bench_score_nodes(
+    args: argparse.Namespace, index: BM25Index, work: Path, queries: list[str], lines: list[str]
+) -> None:
+    """score_nodes on random node sets vs a tantivy query restricted to the same set."""
+    rng = np.random.default_rng(args.seed + 2)
+    restricted = tantivy_restricted(work / "ark")
+    lines += ["", "| node-set scoring | p50 ms | p95 ms |", "|---|---|---|"]
+    for size in (10, 1_000, 20_000):
+        size = min(size, index.num_docs)
+        sets = [rng.choice(index.num_docs, size, replace=False) for _ in range(32)]
+        pairs = {q: sets[i % len(sets)] for i, q in enumerate(queries)}
+        lines.append(
+            _row(
+                f"score_nodes, {size:,} nodes",
+                latencies(partial(score_set, index, pairs), list(pairs)),
+            )
+        )
+        few = list(pairs)[: args.restricted_queries]
+        lines.append(
+            _row(
+                f"tantivy term-set restricted top-20, {size:,} nodes",
+                latencies(partial(restricted_set, restricted, pairs), few),
+            )
+        )
+
+
+def main() -> None:
+    """Parse flags, run the benchmark, print a markdown report."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--nodes", type=int, default=1_000_000)
+    parser.add_argument("--vocab", type=int, default=200_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--agree-nodes", type=int, default=200_000)
+    parser.add_argument("--agree-queries", type=int, default=100)
+    parser.add_argument("--rank-nodes", type=int, default=20_000)
+    parser.add_argument("--rank-queries", type=int, default=30)
+    parser.add_argument("--restricted-queries", type=int, default=100)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench_search_") as tmp:
+        bench_ark(args, Path(tmp), lines)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines.append(f"\npeak RSS of the whole benchmark process: {peak_mb:,.0f} MiB")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
