@@ -2,8 +2,162 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from graphs.errors import GraphError
+
+_SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
 
 def register(graph_app: typer.Typer, import_app: typer.Typer) -> None:
     """Add this module's commands to the `graph` and `graph import` groups."""
+    graph_app.command("info")(info)
+    import_app.command("tabular")(import_tabular_command)
+
+
+def _fail(error: Exception) -> typer.Exit:
+    Console(stderr=True).print(
+        f"[red]error:[/red] {error}", highlight=False, markup=True, soft_wrap=True
+    )
+    return typer.Exit(code=2)
+
+
+def _split(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def info(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Re-hash nodes.parquet and edges.parquet (slow).")
+    ] = False,
+) -> None:
+    """Show a snapshot's counts, types, relation signatures and degree/text percentiles."""
+    from graphs.snapshot import Snapshot
+    from graphs.stats import snapshot_info
+
+    try:
+        summary = snapshot_info(Snapshot.open(snapshot, verify=verify))
+    except GraphError as error:
+        raise _fail(error) from None
+    if as_json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    _print_info(summary)
+
+
+def _print_info(summary: dict[str, Any]) -> None:
+    console = Console()
+    console.print(
+        f"[bold]{summary['name']}[/bold]  {summary['path']}\n"
+        f"{summary['num_nodes']:,} nodes, {summary['num_edges']:,} edges, "
+        f"{summary['disk_bytes'] / 1e6:,.1f} MB, built {summary['built_at']}, "
+        f"skipped rows {summary['skipped_rows']}\n"
+        f"candidate types: {', '.join(summary['candidate_types'])}"
+    )
+    types = Table("node type", "count", title="Node types")
+    for name, count in summary["node_types"].items():
+        types.add_row(name, f"{count:,}")
+    signatures = Table(
+        "relation", "source type", "target type", "count", title="Relation signatures"
+    )
+    for row in summary["signatures"]:
+        signatures.add_row(
+            row["relation"], row["source_type"], row["target_type"], f"{row['count']:,}"
+        )
+    spread = Table("", *summary["degree"], title="Percentiles")
+    for label, key in (("degree (both directions)", "degree"), ("text bytes", "text_bytes")):
+        spread.add_row(label, *(f"{value:,.1f}" for value in summary[key].values()))
+    for table in (types, signatures, spread):
+        console.print(table)
+
+
+def import_tabular_command(
+    nodes: Annotated[Path, typer.Option("--nodes", help="Nodes file (.csv/.tsv/.parquet/.jsonl).")],
+    edges: Annotated[Path, typer.Option("--edges", help="Edges file (.csv/.tsv/.parquet/.jsonl).")],
+    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    id_col: Annotated[str, typer.Option(help="Node id column.")] = "id",
+    type_col: Annotated[str, typer.Option(help="Node type column.")] = "type",
+    name_col: Annotated[str, typer.Option(help="Node name column.")] = "name",
+    text_cols: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated columns joined into the node text; several become "
+            "'column: value' lines. Default: the 'text' column if any, else the name."
+        ),
+    ] = None,
+    src_col: Annotated[str, typer.Option(help="Edge source id column.")] = "src",
+    dst_col: Annotated[str, typer.Option(help="Edge target id column.")] = "dst",
+    relation_col: Annotated[str, typer.Option(help="Edge relation column.")] = "relation",
+    default_type: Annotated[
+        str | None, typer.Option(help="Type of every node, for a nodes file without types.")
+    ] = None,
+    default_relation: Annotated[
+        str | None, typer.Option(help="Relation of every edge, for an edges file without one.")
+    ] = None,
+    delimiter: Annotated[
+        str | None, typer.Option(help="Field delimiter (',', 'tab', ';'...); default by extension.")
+    ] = None,
+    candidate_types: Annotated[
+        str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's name).")] = None,
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
+    ] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
+    ] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")] = False,
+) -> None:
+    """Import a graph from a nodes file and an edges file, mapping columns with flags."""
+    from graphs.tabular import TabularColumns, import_tabular
+
+    columns = TabularColumns(
+        id_col=id_col,
+        type_col=type_col,
+        name_col=name_col,
+        text_cols=_split(text_cols),
+        src_col=src_col,
+        dst_col=dst_col,
+        relation_col=relation_col,
+        default_type=default_type,
+        default_relation=default_relation,
+        delimiter=_SPECIAL_DELIMITERS.get(delimiter, delimiter) if delimiter else None,
+    )
+    console = Console(stderr=True)
+    try:
+        with console.status(f"importing {nodes} and {edges} into {out} ..."):
+            path = import_tabular(
+                nodes,
+                edges,
+                out,
+                columns=columns,
+                name=name,
+                candidate_types=_split(candidate_types) or (),
+                overwrite=overwrite,
+                skip_invalid=skip_invalid,
+                report_path=report,
+            )
+        from graphs.manifest import read_manifest
+
+        manifest = read_manifest(path)
+    except GraphError as error:
+        raise _fail(error) from None
+    print(
+        f"snapshot {path}: {manifest.num_nodes:,} nodes, {manifest.num_edges:,} edges, "
+        f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations"
+    )
+    if manifest.skipped_rows:
+        where = report or path / "skipped_rows.csv"
+        print(f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}")

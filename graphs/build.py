@@ -1,0 +1,272 @@
+"""Build a snapshot directory from node and edge tables, atomically (temp dir, then rename)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphs.bm25 import build_index
+from graphs.csr import build_csr
+from graphs.errors import GraphImportError
+from graphs.idmap import write_id_map
+from graphs.manifest import FORMAT_VERSION, Manifest, RelationSignature, write_manifest
+from graphs.nodestore import write_node_store
+from graphs.problems import count_problems, raise_for_problems, write_report
+from graphs.validate import ValidGraph, validate_graph
+
+logger = logging.getLogger(__name__)
+
+NODES_FILE, EDGES_FILE, STORE_FILE = "nodes.parquet", "edges.parquet", "nodes.arrow"
+CSR_DIR, IDS_DIR, INDEX_DIR = "csr", "ids", "index"
+META_FILE = "meta.json"
+REPORT_FILE = "skipped_rows.csv"
+_TEMP_MARK = ".tmp-"
+
+
+def build_snapshot(
+    nodes: pa.Table,
+    edges: pa.Table,
+    out: Path,
+    *,
+    name: str,
+    candidate_types: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    overwrite: bool = False,
+    skip_invalid: bool = False,
+    report_path: Path | None = None,
+    nodes_file: str = "nodes",
+    edges_file: str = "edges",
+) -> Path:
+    """Validate `nodes` and `edges` and write a snapshot directory at `out`.
+
+    Args:
+        nodes: Columns id, type, name, text (strings) plus any extra columns, kept as is.
+            A node with empty text gets its name as text; empty name and text is invalid.
+        edges: Columns src, dst (external node ids) and relation.
+        out: The snapshot directory to create.
+        name: The snapshot's name, recorded in the manifest.
+        candidate_types: Node types that can be answers ([] = all types).
+        sources: Input files, recorded in the manifest.
+        overwrite: Replace an existing snapshot at `out`.
+        skip_invalid: Skip invalid rows instead of failing; every skipped row is written to
+            `report_path` (default `out/skipped_rows.csv`) and counted in the manifest.
+        report_path: Where to write the skipped rows (.csv, or .jsonl for JSON lines).
+        nodes_file: Name of the nodes input, used in error messages and the report.
+        edges_file: Name of the edges input, used in error messages and the report.
+
+    Returns:
+        The snapshot directory.
+
+    Raises:
+        GraphImportError: `out` exists without `overwrite`, a column is missing, a candidate
+            type is unknown, or (without `skip_invalid`) some rows are invalid.
+    """
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise GraphImportError(
+            f"{out} already exists; pass --overwrite (overwrite=True) to replace it or pick "
+            "another output directory"
+        )
+    if out.exists() and not _replaceable(out):
+        raise GraphImportError(
+            f"{out} exists and is not a snapshot (no manifest.json); refusing to replace it even "
+            "with --overwrite; remove it yourself or pick another output directory"
+        )
+    timings: dict[str, float] = {}
+    with _timed(timings, "validate"):
+        graph = validate_graph(nodes, edges, nodes_file=nodes_file, edges_file=edges_file)
+    _check_candidates(candidate_types, graph.type_names)
+    skipped = count_problems(graph.problems)
+    if not skip_invalid:
+        raise_for_problems(graph.problems)
+    _clean_stale_temps(out)
+    temp = out.parent / f".{out.name}{_TEMP_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    temp.mkdir(parents=True)
+    try:
+        if skipped:
+            report = report_path or temp / REPORT_FILE
+            write_report(graph.problems, report)
+            logger.warning(
+                "skipped %d invalid rows; see %s",
+                skipped,
+                out / REPORT_FILE if report_path is None else report,
+            )
+        manifest = _write_parts(temp, graph, name, candidate_types, sources, skipped, timings)
+        write_manifest(manifest, temp)
+        _replace(temp, out)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    logger.info(
+        "snapshot %s: %d nodes, %d edges (%s)",
+        out,
+        manifest.num_nodes,
+        manifest.num_edges,
+        ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()),
+    )
+    return out
+
+
+@contextmanager
+def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    timings[phase] = round(time.perf_counter() - started, 3)
+
+
+def _check_candidates(candidate_types: Sequence[str], type_names: list[str]) -> None:
+    unknown = [value for value in candidate_types if value not in type_names]
+    if unknown:
+        raise GraphImportError(
+            f"unknown candidate type(s) {', '.join(unknown)}; the node types are "
+            f"{', '.join(type_names) or '(none)'}"
+        )
+
+
+def _write_parts(
+    temp: Path,
+    graph: ValidGraph,
+    name: str,
+    candidate_types: Sequence[str],
+    sources: Sequence[str],
+    skipped: int,
+    timings: dict[str, float],
+) -> Manifest:
+    with _timed(timings, "write_parquet"):
+        pq.write_table(graph.nodes, temp / NODES_FILE)
+        pq.write_table(graph.edges, temp / EDGES_FILE)
+        content_hash = file_hash(temp)
+    with _timed(timings, "node_store"):
+        write_node_store(temp / STORE_FILE, graph.nodes, content_hash)
+        write_id_map(temp / IDS_DIR, graph.nodes.column("id"))
+        _write_meta(temp / IDS_DIR, content_hash)
+    with _timed(timings, "csr"):
+        build_csr(
+            temp / CSR_DIR,
+            graph.src,
+            graph.dst,
+            graph.relation_codes,
+            graph.type_codes,
+            len(graph.relation_names),
+        )
+        _write_meta(temp / CSR_DIR, content_hash)
+    with _timed(timings, "index"):
+        build_index(
+            temp / INDEX_DIR,
+            graph.nodes.column("name").to_pylist(),
+            graph.nodes.column("text").to_pylist(),
+            graph.type_codes,
+            meta={"content_hash": content_hash},
+        )
+    return Manifest(
+        format_version=FORMAT_VERSION,
+        name=name,
+        num_nodes=graph.nodes.num_rows,
+        num_edges=graph.edges.num_rows,
+        node_types=_counts(graph.type_names, graph.type_codes),
+        relations=_counts(graph.relation_names, graph.relation_codes),
+        signatures=_signatures(graph),
+        candidate_types=list(candidate_types),
+        sources=[str(source) for source in sources],
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        content_hash=content_hash,
+        extra_columns=graph.nodes.column_names[4:],
+        file_sizes=recorded_sizes(temp),
+        skipped_rows=skipped,
+        build_seconds=timings,
+    )
+
+
+def file_hash(directory: Path) -> str:
+    """sha256 over nodes.parquet then edges.parquet of a snapshot directory."""
+    digest = hashlib.sha256()
+    for file in (NODES_FILE, EDGES_FILE):
+        with (directory / file).open("rb") as handle:
+            while block := handle.read(1 << 22):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def recorded_sizes(directory: Path) -> dict[str, int]:
+    """Byte size of every file whose size the manifest records (all but the BM25 index)."""
+    files = [directory / NODES_FILE, directory / EDGES_FILE, directory / STORE_FILE]
+    files += sorted((directory / CSR_DIR).glob("*")) + sorted((directory / IDS_DIR).glob("*"))
+    return {file.relative_to(directory).as_posix(): file.stat().st_size for file in files}
+
+
+def _write_meta(directory: Path, content_hash: str) -> None:
+    (directory / META_FILE).write_text(json.dumps({"content_hash": content_hash}))
+
+
+def _counts(names: list[str], codes: np.ndarray) -> dict[str, int]:
+    counts = np.bincount(codes, minlength=len(names)).tolist() if len(names) else []
+    return {label: int(count) for label, count in zip(names, counts, strict=True)}
+
+
+def _signatures(graph: ValidGraph) -> list[RelationSignature]:
+    num_types = max(len(graph.type_names), 1)
+    source = graph.type_codes[graph.src].astype(np.int64)
+    target = graph.type_codes[graph.dst].astype(np.int64)
+    key = (graph.relation_codes.astype(np.int64) * num_types + source) * num_types + target
+    values, counts = np.unique(key, return_counts=True)
+    signatures = []
+    for value, count in zip(values.tolist(), counts.tolist(), strict=True):
+        rest, target_code = divmod(value, num_types)
+        relation_code, source_code = divmod(rest, num_types)
+        signatures.append(
+            RelationSignature(
+                relation=graph.relation_names[relation_code],
+                source_type=graph.type_names[source_code],
+                target_type=graph.type_names[target_code],
+                count=count,
+            )
+        )
+    return signatures
+
+
+def _clean_stale_temps(out: Path) -> None:
+    """Remove temp dirs of earlier builds of `out` whose process is gone."""
+    if not out.parent.is_dir():
+        return
+    for temp in out.parent.glob(f".{out.name}{_TEMP_MARK}*"):
+        pid_text = temp.name.removeprefix(f".{out.name}{_TEMP_MARK}").split("-")[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            logger.info("removing %s left by an interrupted import", temp)
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _replaceable(out: Path) -> bool:
+    return out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))
+
+
+def _replace(temp: Path, out: Path) -> None:
+    if not out.exists():
+        temp.rename(out)
+        return
+    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+    out.rename(old)
+    temp.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

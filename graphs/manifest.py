@@ -1,0 +1,103 @@
+"""The snapshot manifest (manifest.json): format version, counts, types, signatures and hashes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphs.errors import SnapshotError
+
+FORMAT_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+
+
+class RelationSignature(BaseModel):
+    """How often a relation links a source node type to a target node type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    relation: str
+    source_type: str
+    target_type: str
+    count: int
+
+
+class Manifest(BaseModel):
+    """Everything a reader needs to know about a snapshot without touching its arrays."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format_version: int = Field(description="Snapshot layout version; must equal FORMAT_VERSION.")
+    name: str
+    num_nodes: int
+    num_edges: int
+    node_types: dict[str, int] = Field(description="Type name -> count, in type-code order.")
+    relations: dict[str, int] = Field(description="Relation name -> count, in code order.")
+    signatures: list[RelationSignature]
+    candidate_types: list[str] = Field(description="Node types that can be answers; [] = all.")
+    sources: list[str]
+    built_at: str
+    content_hash: str = Field(description="sha256 of nodes.parquet followed by edges.parquet.")
+    extra_columns: list[str]
+    file_sizes: dict[str, int] = Field(
+        default_factory=dict, description="Byte size of every file the snapshot holds."
+    )
+    skipped_rows: int = Field(default=0, description="Invalid input rows skipped at import.")
+    build_seconds: dict[str, float] = Field(
+        default_factory=dict, description="Wall time of each build phase."
+    )
+
+
+def write_manifest(manifest: Manifest, directory: Path) -> None:
+    """Write `manifest.json` into `directory`."""
+    (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """Read and check `manifest.json` of a snapshot directory.
+
+    Raises:
+        SnapshotError: the directory or manifest is missing, unreadable, or of another
+            format version.
+    """
+    path = directory / MANIFEST_FILE
+    if not directory.is_dir():
+        raise SnapshotError(
+            f"{directory} is not a snapshot directory (it does not exist); "
+            "build one with `ark graph import ...`"
+        )
+    if not path.is_file():
+        raise SnapshotError(
+            f"{directory} is not a snapshot: {MANIFEST_FILE} is missing "
+            "(an interrupted import leaves none); rebuild it with `ark graph import ...`"
+        )
+    try:
+        manifest = Manifest.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        version = _raw_version(path)
+        if version is not None and version != FORMAT_VERSION:
+            raise _version_error(directory, version) from error
+        raise SnapshotError(
+            f"{path} is not a valid manifest ({error.error_count()} problems, first: "
+            f"{error.errors()[0]['msg']}); rebuild the snapshot with `ark graph import ...`"
+        ) from error
+    if manifest.format_version != FORMAT_VERSION:
+        raise _version_error(directory, manifest.format_version)
+    return manifest
+
+
+def _raw_version(path: Path) -> int | None:
+    try:
+        value = json.loads(path.read_bytes()).get("format_version")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _version_error(directory: Path, version: int) -> SnapshotError:
+    return SnapshotError(
+        f"snapshot {directory} has format version {version}, this ARK reads version "
+        f"{FORMAT_VERSION}; rebuild it with `ark graph import ...`"
+    )

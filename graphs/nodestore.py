@@ -1,0 +1,64 @@
+"""nodes.arrow: node ids, names and texts in uncompressed Arrow IPC, read zero-copy via mmap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from graphs.errors import SnapshotError
+
+STORE_COLUMNS = ("id", "name", "text")
+HASH_KEY = b"content_hash"
+
+
+def write_node_store(path: Path, nodes: pa.Table, content_hash: str) -> None:
+    """Write id, name and text of `nodes` (internal order) as a single Arrow record batch."""
+    columns = {name: nodes.column(name).cast(pa.large_string()) for name in STORE_COLUMNS}
+    table = pa.table(columns).replace_schema_metadata({HASH_KEY: content_hash.encode()})
+    table = table.combine_chunks()
+    batches = table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_batch(batches[0])
+
+
+class NodeStore:
+    """Random access to a node's id, name or text without loading the file."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            reader = pa.ipc.open_file(pa.memory_map(str(path), "r"))
+            batch = reader.get_batch(0)
+        except (OSError, pa.ArrowInvalid) as error:
+            raise SnapshotError(
+                f"cannot read {path} ({error}); rebuild the snapshot with `ark graph import ...`"
+            ) from error
+        if reader.num_record_batches != 1:
+            raise SnapshotError(f"{path} holds {reader.num_record_batches} batches, expected 1")
+        metadata = reader.schema.metadata or {}
+        self.content_hash = metadata.get(HASH_KEY, b"").decode()
+        self.num_rows = batch.num_rows
+        self._offsets: dict[str, np.ndarray] = {}
+        self._data: dict[str, np.ndarray] = {}
+        for name in STORE_COLUMNS:
+            column = batch.column(name)
+            _, offsets, data = column.buffers()
+            start = column.offset
+            self._offsets[name] = (
+                np.frombuffer(offsets, dtype=np.int64)[start : start + batch.num_rows + 1]
+                if offsets is not None
+                else np.zeros(1, dtype=np.int64)
+            )
+            self._data[name] = (
+                np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+            )
+
+    def get(self, column: str, row: int) -> str:
+        """The value of `column` ("id", "name" or "text") at `row`."""
+        offsets = self._offsets[column]
+        return self._data[column][offsets[row] : offsets[row + 1]].tobytes().decode("utf-8")
+
+    def byte_lengths(self, column: str) -> np.ndarray:
+        """UTF-8 byte length of every value of `column`."""
+        return np.diff(self._offsets[column])

@@ -1,0 +1,224 @@
+"""The read-only, memory-mapped graph snapshot: id lookup, node text and typed neighbourhoods."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from graphs.bm25 import BM25Index
+from graphs.build import (
+    CSR_DIR,
+    IDS_DIR,
+    INDEX_DIR,
+    META_FILE,
+    STORE_FILE,
+    file_hash,
+)
+from graphs.csr import CSR, Neighborhood
+from graphs.errors import GraphError, SnapshotError, UnknownNodeError
+from graphs.idmap import IdMap
+from graphs.manifest import Manifest, read_manifest
+from graphs.nodestore import NodeStore
+
+__all__ = ["Neighborhood", "Snapshot"]
+
+logger = logging.getLogger(__name__)
+REBUILD = "rebuild it with `ark graph import ...` (--overwrite)"
+
+
+class Snapshot:
+    """A graph snapshot opened read-only; opening maps files and never rebuilds anything."""
+
+    def __init__(self, path: Path, manifest: Manifest) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.num_nodes = manifest.num_nodes
+        self.num_edges = manifest.num_edges
+        self.node_type_names: list[str] = list(manifest.node_types)
+        self.relation_names: list[str] = list(manifest.relations)
+        self._type_codes = {name: code for code, name in enumerate(self.node_type_names)}
+        self._relation_codes = {name: code for code, name in enumerate(self.relation_names)}
+        self._csr = CSR(path / CSR_DIR)
+        self._ids = IdMap(path / IDS_DIR)
+        self._store = NodeStore(path / STORE_FILE)
+        self.node_type_codes: np.ndarray = self._csr.node_types
+        self.index = BM25Index.open(path / INDEX_DIR)
+
+    @classmethod
+    def open(cls, path: str | Path, *, verify: bool = False) -> Snapshot:
+        """Open the snapshot directory at `path`.
+
+        Args:
+            path: A directory written by `build_snapshot` (e.g. via `ark graph import`).
+            verify: Also re-hash nodes.parquet and edges.parquet (reads them fully).
+
+        Raises:
+            SnapshotError: a file is missing, or the format version, recorded file sizes or
+                content hashes do not match.
+        """
+        path = Path(path)
+        manifest = read_manifest(path)
+        _check_sizes(path, manifest)
+        for part in (CSR_DIR, IDS_DIR):
+            _check_part_hash(path, part, manifest.content_hash)
+        if verify:
+            actual = file_hash(path)
+            if actual != manifest.content_hash:
+                raise SnapshotError(
+                    f"snapshot {path}: nodes.parquet/edges.parquet hash {actual[:12]}... differs "
+                    f"from the manifest's {manifest.content_hash[:12]}...; {REBUILD}"
+                )
+        snapshot = cls(path, manifest)
+        snapshot._check_consistent()
+        return snapshot
+
+    def _check_consistent(self) -> None:
+        found = {
+            "nodes.arrow content hash": self._store.content_hash,
+            "index content hash": self.index.meta.get("content_hash", ""),
+        }
+        for what, value in found.items():
+            if value != self.manifest.content_hash:
+                raise SnapshotError(
+                    f"snapshot {self.path}: {what} {value[:12]!r} does not match the manifest's "
+                    f"{self.manifest.content_hash[:12]!r} (parts from different builds); {REBUILD}"
+                )
+        rows = {
+            "csr": self._csr.num_nodes,
+            "ids": len(self._ids),
+            "nodes.arrow": self._store.num_rows,
+            "index": self.index.num_docs,
+        }
+        for what, count in rows.items():
+            if count != self.num_nodes:
+                raise SnapshotError(
+                    f"snapshot {self.path}: {what} holds {count} nodes, the "
+                    f"manifest {self.num_nodes}; {REBUILD}"
+                )
+
+    def internal_id(self, external_id: str) -> int:
+        """Internal id of the node with `external_id`.
+
+        Raises:
+            UnknownNodeError: no node has this id.
+        """
+        node = self._ids.lookup(external_id)
+        if node < 0:
+            raise UnknownNodeError(external_id)
+        return node
+
+    def find_internal_ids(self, external_ids: Sequence[str]) -> np.ndarray:
+        """Internal ids (int64) of many external ids at once; -1 for each unknown id."""
+        return self._ids.lookup_many(external_ids)
+
+    def external_id(self, node: int) -> str:
+        """External id of internal node `node`."""
+        return self._store.get("id", self._checked(node))
+
+    def name(self, node: int) -> str:
+        """Name of internal node `node`."""
+        return self._store.get("name", self._checked(node))
+
+    def text(self, node: int) -> str:
+        """Searchable text of internal node `node` (its name if the input text was empty)."""
+        return self._store.get("text", self._checked(node))
+
+    def type_name(self, node: int) -> str:
+        """Node type name of internal node `node`."""
+        return self.node_type_names[int(self.node_type_codes[self._checked(node)])]
+
+    def type_code(self, name: str) -> int:
+        """Code of node type `name`.
+
+        Raises:
+            GraphError: unknown type; the message lists the valid ones.
+        """
+        return _code(self._type_codes, name, "node type")
+
+    def relation_code(self, name: str) -> int:
+        """Code of relation `name`.
+
+        Raises:
+            GraphError: unknown relation; the message lists the valid ones.
+        """
+        return _code(self._relation_codes, name, "relation")
+
+    @cached_property
+    def degrees(self) -> np.ndarray:
+        """int64[num_nodes]: edges at each node, both directions counted."""
+        return np.diff(self._csr.indptr)
+
+    def text_lengths(self) -> np.ndarray:
+        """UTF-8 byte length of every node's text."""
+        return self._store.byte_lengths("text")
+
+    def neighbors(
+        self,
+        node: int,
+        *,
+        node_types: Sequence[int] | None = None,
+        relations: Sequence[int] | None = None,
+    ) -> Neighborhood:
+        """Neighbours of internal node `node` in both directions.
+
+        Args:
+            node: Internal node id.
+            node_types: Keep only neighbours of these type codes.
+            relations: Keep only edges of these relation codes.
+        """
+        return self._csr.neighbors_of(
+            self._checked(node), node_types=node_types, relations=relations
+        )
+
+    def _checked(self, node: int) -> int:
+        if not 0 <= node < self.num_nodes:
+            raise GraphError(
+                f"internal node id {node} is out of range (0..{self.num_nodes - 1}); "
+                "map external ids with Snapshot.internal_id"
+            )
+        return int(node)
+
+    def __repr__(self) -> str:
+        return f"Snapshot({self.manifest.name!r}, {self.num_nodes} nodes, {self.num_edges} edges)"
+
+
+def _code(codes: dict[str, int], name: str, what: str) -> int:
+    try:
+        return codes[name]
+    except KeyError:
+        raise GraphError(
+            f"unknown {what} {name!r}; valid {what}s: {', '.join(codes) or '(none)'}"
+        ) from None
+
+
+def _check_sizes(path: Path, manifest: Manifest) -> None:
+    for relative, size in manifest.file_sizes.items():
+        file = path / relative
+        if not file.is_file():
+            raise SnapshotError(f"snapshot {path} is missing {relative}; {REBUILD}")
+        actual = file.stat().st_size
+        if actual != size:
+            raise SnapshotError(
+                f"snapshot {path}: {relative} has {actual} bytes, the manifest recorded {size} "
+                f"(changed after the build); {REBUILD}"
+            )
+
+
+def _check_part_hash(path: Path, part: str, content_hash: str) -> None:
+    meta = path / part / META_FILE
+    try:
+        recorded = json.loads(meta.read_text()).get("content_hash")
+    except (OSError, ValueError, AttributeError) as error:
+        raise SnapshotError(
+            f"snapshot {path}: cannot read {part}/{META_FILE}; {REBUILD}"
+        ) from error
+    if recorded != content_hash:
+        raise SnapshotError(
+            f"snapshot {path}: {part}/ was built from content {str(recorded)[:12]!r}, the "
+            f"manifest says {content_hash[:12]!r}; {REBUILD}"
+        )

@@ -1,0 +1,159 @@
+"""Read a CSV/TSV, Parquet or JSON-lines file into an Arrow table, reporting bad bytes by row."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.json as pjson
+import pyarrow.parquet as pq
+
+from graphs.errors import GraphImportError
+
+DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+PARQUET = (".parquet", ".pq")
+JSONL = (".jsonl", ".ndjson", ".json")
+SUPPORTED = ", ".join([*DELIMITERS, *PARQUET, *JSONL])
+
+
+def read_table(
+    path: Path, *, delimiter: str | None = None, string_columns: Sequence[str] = ()
+) -> pa.Table:
+    """Read `path` by its extension (or as delimited text when `delimiter` is given).
+
+    Row numbers in errors are 1-based record numbers: row 1 is the first record after a
+    CSV header, or the first line of a JSON-lines file.
+
+    Args:
+        path: The file.
+        delimiter: Field delimiter; forces CSV parsing whatever the extension.
+        string_columns: CSV columns to read as text verbatim (ids like "007" stay strings).
+
+    Raises:
+        GraphImportError: the file is missing, of an unknown format, unparsable, or holds
+            bytes that are not UTF-8 (naming the row and column).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise GraphImportError("file not found", file=str(path))
+    suffix = path.suffix.lower()
+    if delimiter is not None or suffix in DELIMITERS:
+        table = _read_csv(path, delimiter or DELIMITERS[suffix], string_columns)
+    elif suffix in PARQUET:
+        table = _read_parquet(path)
+    elif suffix in JSONL:
+        table = _read_jsonl(path)
+    else:
+        raise GraphImportError(
+            f"unknown file format {suffix or '(no extension)'!r}; use one of {SUPPORTED}, "
+            "or pass --delimiter to read it as delimited text",
+            file=str(path),
+        )
+    check_utf8(table, str(path))
+    return table
+
+
+def _read_csv(path: Path, delimiter: str, string_columns: Sequence[str]) -> pa.Table:
+    convert = pcsv.ConvertOptions(
+        column_types={column: pa.string() for column in string_columns}, check_utf8=False
+    )
+    parse = pcsv.ParseOptions(delimiter=delimiter)
+    try:
+        return pcsv.read_csv(path, parse_options=parse, convert_options=convert)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        failures: list[int] = []
+
+        def remember(row: pcsv.InvalidRow) -> str:
+            failures.append(row.number or 0)
+            return "error"
+
+        single = pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=remember)
+        with contextlib.suppress(pa.ArrowInvalid, UnicodeDecodeError):
+            pcsv.read_csv(
+                path,
+                parse_options=single,
+                convert_options=convert,
+                read_options=pcsv.ReadOptions(use_threads=False),
+            )
+        row = failures[0] - 1 if failures and failures[0] > 1 else None
+        raise GraphImportError(
+            f"cannot parse delimited text ({error})", file=str(path), row=row
+        ) from error
+
+
+def _read_parquet(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise GraphImportError(f"cannot read Parquet ({error})", file=str(path)) from error
+
+
+def _read_jsonl(path: Path) -> pa.Table:
+    try:
+        return pjson.read_json(path)
+    except pa.ArrowInvalid as error:
+        row, problem = _first_bad_json_line(path)
+        raise GraphImportError(
+            problem or f"cannot read JSON lines ({error})", file=str(path), row=row
+        ) from error
+
+
+def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
+    """Find the first undecodable line; pyarrow's own row numbers are per block."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return number, f"bytes that are not UTF-8 at byte {error.start} of the line"
+            if not line.strip():
+                continue
+            try:
+                if not isinstance(json.loads(line), dict):
+                    return number, "a JSON line must be an object ({...})"
+            except ValueError as error:
+                return number, f"invalid JSON ({error})"
+    return None, None
+
+
+def check_utf8(table: pa.Table, file: str) -> None:
+    """Raise a GraphImportError at the first string value that is not valid UTF-8."""
+    for name in table.column_names:
+        column = table.column(name)
+        if column.type not in (pa.string(), pa.large_string()):
+            continue
+        offset = 0
+        for chunk in column.chunks:
+            if not _valid(chunk):
+                row = offset + _first_invalid(chunk) + 1
+                raise GraphImportError(
+                    f"column {name!r} holds bytes that are not UTF-8; re-encode the file as "
+                    "UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+                    file=file,
+                    row=row,
+                )
+            offset += len(chunk)
+
+
+def _valid(values: pa.Array) -> bool:
+    try:
+        values.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _first_invalid(chunk: pa.Array) -> int:
+    """Binary search for the first invalid value (validation of a slice checks only it)."""
+    low, high = 0, len(chunk)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _valid(chunk.slice(low, middle - low)):
+            low = middle
+        else:
+            high = middle
+    return low

@@ -1,0 +1,220 @@
+"""Vectorised validation of node and edge tables, and their encoding into dense internal ids."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphs.errors import GraphImportError
+from graphs.problems import RowProblems
+
+NODE_COLUMNS = ("id", "type", "name", "text")
+EDGE_COLUMNS = ("src", "dst", "relation")
+MAX_CODES = np.iinfo(np.int16).max
+
+
+@dataclass(frozen=True)
+class ValidGraph:
+    """The valid part of an imported graph, encoded for building a snapshot.
+
+    Internal node id i is row i of `nodes`. Empty text falls back to the node's name.
+    """
+
+    nodes: pa.Table
+    type_names: list[str]
+    type_codes: np.ndarray
+    edges: pa.Table
+    relation_names: list[str]
+    relation_codes: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    problems: list[RowProblems]
+
+
+def validate_graph(
+    nodes: pa.Table, edges: pa.Table, *, nodes_file: str = "nodes", edges_file: str = "edges"
+) -> ValidGraph:
+    """Check every row of `nodes` and `edges`, keep the valid ones and encode them.
+
+    A row with several problems is reported once, for the first problem found.
+
+    Raises:
+        GraphImportError: a required column is missing or has an unusable type, or there are
+            more than 32,767 node types or relations.
+    """
+    nodes = _require_strings(nodes, NODE_COLUMNS, nodes_file)
+    edges = _require_strings(edges, EDGE_COLUMNS, edges_file)
+    problems: list[RowProblems] = []
+    keep_nodes = _check_nodes(nodes, nodes_file, problems)
+    nodes = nodes.filter(pa.array(keep_nodes))
+    nodes = nodes.set_column(3, "text", _text_or_name(nodes))
+    type_names, type_codes = _encode(nodes.column("type"), "node types", nodes_file)
+    node_ids = nodes.column("id").combine_chunks()
+
+    keep_edges, src, dst = _check_edge_endpoints(edges, node_ids, edges_file, problems)
+    relation_names, relation_codes = _encode(
+        edges.column("relation").filter(pa.array(keep_edges)), "relations", edges_file
+    )
+    codes = np.full(edges.num_rows, -1, dtype=np.int16)
+    codes[keep_edges] = relation_codes
+    duplicate = _duplicate_edges(src, dst, codes, keep_edges, len(node_ids))
+    _record(
+        problems,
+        edges_file,
+        "duplicate edge (same src, dst, relation); the first is kept",
+        duplicate,
+        edges.column("src"),
+    )
+    keep_edges &= ~duplicate
+    return ValidGraph(
+        nodes=nodes,
+        type_names=type_names,
+        type_codes=type_codes,
+        edges=edges.select(list(EDGE_COLUMNS)).filter(pa.array(keep_edges)),
+        relation_names=relation_names,
+        relation_codes=codes[keep_edges],
+        src=src[keep_edges],
+        dst=dst[keep_edges],
+        problems=problems,
+    )
+
+
+def _require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.Table:
+    missing = [column for column in columns if column not in table.column_names]
+    if missing:
+        raise GraphImportError(
+            f"missing column(s) {', '.join(missing)}; the table has columns "
+            f"{', '.join(table.column_names) or '(none)'}; rename or map them "
+            "(--id-col/--type-col/--name-col/--text-cols, --src-col/--dst-col/--relation-col)",
+            file=file,
+        )
+    ordered = list(columns) + [name for name in table.column_names if name not in columns]
+    table = table.select(ordered)
+    for position, column in enumerate(columns):
+        values = table.column(column)
+        if values.type != pa.string():
+            try:
+                values = pc.cast(values, pa.string())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+                raise GraphImportError(
+                    f"column {column!r} has type {values.type}, which cannot be read as text",
+                    file=file,
+                ) from error
+        table = table.set_column(position, column, values)
+    return table
+
+
+def _is_blank(values: pa.ChunkedArray) -> np.ndarray:
+    blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0)
+    return np.asarray(pc.fill_null(blank, True).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _record(
+    problems: list[RowProblems], file: str, problem: str, bad: np.ndarray, values: pa.ChunkedArray
+) -> None:
+    rows = np.flatnonzero(bad)
+    if len(rows):
+        taken = values.take(pa.array(rows)).combine_chunks()
+        problems.append(RowProblems(file=file, problem=problem, rows=rows + 1, values=taken))
+
+
+def _check_nodes(nodes: pa.Table, file: str, problems: list[RowProblems]) -> np.ndarray:
+    ids = nodes.column("id")
+    keep = np.ones(nodes.num_rows, dtype=bool)
+    checks = (
+        ("empty node id", _is_blank(ids)),
+        ("empty node type", _is_blank(nodes.column("type"))),
+        (
+            "node has neither name nor text",
+            _is_blank(nodes.column("name")) & _is_blank(nodes.column("text")),
+        ),
+    )
+    for problem, blank in checks:
+        bad = blank & keep
+        _record(problems, file, problem, bad, ids)
+        keep &= ~bad
+    duplicate = _later_duplicates(ids.filter(pa.array(keep)))
+    bad = np.zeros_like(keep)
+    bad[np.flatnonzero(keep)[duplicate]] = True
+    _record(problems, file, "duplicate node id; the first row with this id is kept", bad, ids)
+    return keep & ~bad
+
+
+def _later_duplicates(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """True for every value that already occurred earlier (hash-based, O(n))."""
+    distinct = pc.unique(values)
+    if len(distinct) == len(values):
+        return np.zeros(len(values), dtype=bool)
+    codes = pc.index_in(values, value_set=distinct).to_numpy(zero_copy_only=False)
+    # Codes follow first appearance, so a value is new exactly when it raises the running max.
+    seen_max = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    return np.asarray(codes <= seen_max)
+
+
+def _text_or_name(nodes: pa.Table) -> pa.ChunkedArray:
+    text = nodes.column("text")
+    return pc.if_else(pa.array(_is_blank(text)), nodes.column("name"), text)
+
+
+def _encode(values: pa.ChunkedArray, what: str, file: str) -> tuple[list[str], np.ndarray]:
+    names = sorted(pc.unique(values).to_pylist())
+    if len(names) > MAX_CODES:
+        raise GraphImportError(
+            f"{len(names)} distinct {what}; at most {MAX_CODES} are supported", file=file
+        )
+    codes = pc.index_in(values, value_set=pa.array(names, pa.string()))
+    return names, np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int16)
+
+
+def _check_edge_endpoints(
+    edges: pa.Table, node_ids: pa.Array, file: str, problems: list[RowProblems]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keep = np.ones(edges.num_rows, dtype=bool)
+    relation = edges.column("relation")
+    bad = _is_blank(relation)
+    _record(problems, file, "empty relation", bad, edges.column("src"))
+    keep &= ~bad
+    ends = []
+    for column in ("src", "dst"):
+        values = edges.column(column)
+        internal = pc.fill_null(pc.index_in(values, value_set=node_ids), -1)
+        ids = np.asarray(internal.to_numpy(zero_copy_only=False), dtype=np.int64)
+        blank = _is_blank(values) & keep
+        _record(problems, file, f"empty {column} node id", blank, values)
+        keep &= ~blank
+        missing = (ids < 0) & keep
+        _record(problems, file, f"{column} is not the id of a valid node", missing, values)
+        keep &= ~missing
+        ends.append(ids)
+    src, dst = ends
+    loop = (src == dst) & keep
+    _record(problems, file, "self-loop (src == dst)", loop, edges.column("src"))
+    keep &= ~loop
+    return keep, src, dst
+
+
+def _duplicate_edges(
+    src: np.ndarray, dst: np.ndarray, codes: np.ndarray, keep: np.ndarray, num_nodes: int
+) -> np.ndarray:
+    rows = np.flatnonzero(keep)
+    num_relations = int(codes.max(initial=0)) + 1
+    if num_nodes and num_nodes * num_nodes * num_relations < 2**62:
+        key = (src[rows] * num_relations + codes[rows]) * num_nodes + dst[rows]
+        later = _later_duplicates(pa.array(key))
+    else:
+        order = np.lexsort((dst[rows], codes[rows], src[rows]))
+        same = np.zeros(len(rows), dtype=bool)
+        same[1:] = (
+            (src[rows][order][1:] == src[rows][order][:-1])
+            & (dst[rows][order][1:] == dst[rows][order][:-1])
+            & (codes[rows][order][1:] == codes[rows][order][:-1])
+        )
+        later = np.zeros(len(rows), dtype=bool)
+        later[order] = same
+    duplicate = np.zeros(len(keep), dtype=bool)
+    duplicate[rows[later]] = True
+    return duplicate
