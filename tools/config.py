@@ -16,7 +16,11 @@ class ToolConfig:
         enable_neighbors: Ablation: False removes the neighbors tool entirely.
         neighbor_query_ranking: Ablation: False ignores `query` in neighbors (deterministic order).
         type_filters: Ablation: False removes the node_types/edge_types parameters.
-        snippet_chars: Length of the text snippet shown for each node.
+        snippet_chars: Length of the text snippet shown for each search hit.
+        neighbor_snippet_chars: Length of the snippet shown for a neighbour that matched the
+            query (0 shows none).
+        schema_enum_limit: Node type and relation names are injected into the schemas as enums
+            up to this many names; beyond it they are listed in the parameter description.
     """
 
     search_k: int = 5
@@ -26,3 +30,15 @@ class ToolConfig:
     neighbor_query_ranking: bool = True
     type_filters: bool = True
     snippet_chars: int = 160
+    neighbor_snippet_chars: int = 100
+    schema_enum_limit: int = 64
+
+    def __post_init__(self) -> None:
+        for name in ("search_k", "neighbors_k", "max_k"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ToolConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if max(self.search_k, self.neighbors_k) > self.max_k:
+            raise ValueError(
+                f"ToolConfig defaults search_k={self.search_k} and neighbors_k={self.neighbors_k} "
+                f"must not exceed max_k={self.max_k}"
+            )

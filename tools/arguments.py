@@ -1,0 +1,105 @@
+"""Parsing a tool call's raw arguments (JSON text or a mapping) into its validated model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from tools.errors import BadArgumentsError, BadJsonError
+from tools.format import ignored_note
+from tools.schemas import TOOL_ARGS, ToolArgs
+
+_SHOWN_INPUT_CHARS = 60
+_SHOWN_ERRORS = 5
+
+
+def parse_arguments(
+    name: str,
+    arguments: str | Mapping[str, Any] | None,
+    *,
+    disabled: Mapping[str, str],
+    signature: str,
+) -> tuple[ToolArgs, list[str]]:
+    """Validate the arguments of a call to tool `name`.
+
+    An empty string or None means no arguments (`{}`). Parameters that an ablation switched off
+    (`disabled`, field -> reason) are accepted, cleared and reported in the returned notes, so
+    the run behaves as if the parameter did not exist and the model is told.
+
+    Args:
+        name: A tool name from :data:`tools.schemas.TOOL_ARGS`.
+        arguments: JSON text of an object, or an already-decoded mapping.
+        disabled: Parameters switched off in this run, mapped to why.
+        signature: The tool's signature as the model sees it, quoted in error messages.
+
+    Returns:
+        The validated arguments and the notes to append to the observation.
+
+    Raises:
+        BadJsonError: If `arguments` is text that is not JSON.
+        BadArgumentsError: If the JSON is not an object or does not fit the tool's parameters.
+    """
+    decoded = _decode(arguments, signature)
+    try:
+        args = TOOL_ARGS[name].model_validate(decoded)
+    except ValidationError as error:
+        raise BadArgumentsError(_describe(error, name, signature)) from None
+    notes = []
+    cleared: dict[str, None] = {}
+    for field, reason in disabled.items():
+        if getattr(args, field) is not None:
+            notes.append(ignored_note(field, reason))
+            cleared[field] = None
+    return (args.model_copy(update=cleared) if cleared else args), notes
+
+
+def _decode(arguments: str | Mapping[str, Any] | None, signature: str) -> object:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not arguments.strip():
+        return {}
+    try:
+        decoded = json.loads(arguments)
+    except (ValueError, RecursionError) as error:
+        raise BadJsonError(
+            f"arguments are not valid JSON ({error}); send one JSON object, e.g. for {signature}"
+        ) from None
+    if not isinstance(decoded, dict):
+        raise BadArgumentsError(
+            f"arguments must be a JSON object, got {_json_kind(decoded)}; call {signature}"
+        )
+    return decoded
+
+
+def _json_kind(value: object) -> str:
+    kinds = {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return kinds.get(type(value), "null" if value is None else type(value).__name__)
+
+
+def _describe(error: ValidationError, name: str, signature: str) -> str:
+    problems = [_problem(detail) for detail in error.errors(include_url=False)]
+    shown = "; ".join(problems[:_SHOWN_ERRORS])
+    if len(problems) > _SHOWN_ERRORS:
+        shown += f"; and {len(problems) - _SHOWN_ERRORS} more"
+    return f"bad arguments for {name}: {shown}. Call {signature}"
+
+
+def _problem(detail: Mapping[str, Any]) -> str:
+    where = ".".join(str(part) for part in detail["loc"]) or "arguments"
+    kind = detail["type"]
+    if kind == "missing":
+        return f"missing required field {where!r}"
+    if kind == "extra_forbidden":
+        return f"unexpected field {where!r}"
+    if kind == "model_type":
+        return f"arguments must be a JSON object, got {_json_kind(detail.get('input'))}"
+    shown = repr(detail.get("input"))
+    if len(shown) > _SHOWN_INPUT_CHARS:
+        shown = shown[:_SHOWN_INPUT_CHARS] + "..."
+    message = str(detail["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message} (got {shown})"

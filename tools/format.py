@@ -1,0 +1,265 @@
+"""Every text format the model sees from a tool call, in one place (covered by golden tests)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+ELLIPSIS = "…"
+_SCORE_DIGITS = 2
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """What a listing shows of one node."""
+
+    node_id: str
+    name: str
+    type: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class NeighborRow:
+    """One (edge, direction) around the anchor: `outgoing` means anchor -> neighbour."""
+
+    node: NodeView
+    relation: str
+    outgoing: bool
+    score: float | None = None
+    snippet: str = ""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One global-search result."""
+
+    node: NodeView
+    score: float
+    snippet: str = ""
+
+
+def node_label(node: NodeView) -> str:
+    """`[id] name (type)`: the way every listing names a node."""
+    return f"[{node.node_id}] {node.name} ({node.type})"
+
+
+def score_text(score: float) -> str:
+    """A score rounded for display."""
+    return f"{score:.{_SCORE_DIGITS}f}"
+
+
+def edge_arrow(relation: str, *, outgoing: bool) -> str:
+    """`-[writes]->` for anchor -> neighbour, `<-[cites]-` for neighbour -> anchor."""
+    return f"-[{relation}]->" if outgoing else f"<-[{relation}]-"
+
+
+def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
+    """A window of about `width` characters of `text` around the first matched query term.
+
+    Words match when they equal a term case-insensitively (terms are index tokens, which are
+    whole alphanumeric runs). Without a match the snippet is the start of the text. Cut ends are
+    marked with an ellipsis; whitespace runs become single spaces.
+    """
+    flat = " ".join(text.split())
+    if width <= 0 or not flat:
+        return ""
+    start = 0
+    if terms:
+        alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
+        found = re.search(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", flat, re.IGNORECASE)
+        if found and found.end() > width:
+            start = _word_start(flat, max(0, found.start() - width // 4))
+    stop = min(len(flat), start + width)
+    if stop < len(flat):
+        stop = _word_end(flat, start, stop)
+    prefix = ELLIPSIS if start > 0 else ""
+    suffix = ELLIPSIS if stop < len(flat) else ""
+    return f"{prefix}{flat[start:stop].strip()}{suffix}"
+
+
+def _word_start(text: str, position: int) -> int:
+    space = text.rfind(" ", 0, position + 1)
+    return space + 1 if space >= 0 else 0
+
+
+def _word_end(text: str, start: int, stop: int) -> int:
+    space = text.rfind(" ", start, stop + 1)
+    return space if space > start else stop
+
+
+def filters_text(node_types: Sequence[str] = (), edge_types: Sequence[str] = ()) -> str:
+    """`node_types: paper; edge_types: cites` (empty when no filter is set)."""
+    parts = []
+    if node_types:
+        parts.append("node_types: " + ", ".join(node_types))
+    if edge_types:
+        parts.append("edge_types: " + ", ".join(edge_types))
+    return "; ".join(parts)
+
+
+def counts_text(counts: Sequence[tuple[str, int]]) -> str:
+    """`cites 1,200, writes 142`, as given (callers sort)."""
+    return ", ".join(f"{name} {count:,}" for name, count in counts)
+
+
+def _with_filters(text: str, filters: str) -> str:
+    return f"{text} ({filters})" if filters else text
+
+
+def capped_note(requested: int, cap: int) -> str:
+    """The note shown when a call asked for more results than allowed."""
+    return f"note: k={requested:,} is above the maximum; showing at most {cap}."
+
+
+def ignored_note(parameter: str, reason: str) -> str:
+    """The note shown when a parameter is switched off in this run and was ignored."""
+    return f"note: {reason} in this run; {parameter} ignored."
+
+
+def search_text(
+    query: str,
+    hits: Sequence[SearchHit],
+    *,
+    k: int,
+    max_k: int,
+    filters: str = "",
+    notes: Sequence[str] = (),
+) -> str:
+    """The observation of a global search.
+
+    Args:
+        query: The query as the model wrote it.
+        hits: Results, best first.
+        k: The number of results asked for (after capping).
+        max_k: The largest k allowed.
+        filters: Output of :func:`filters_text`.
+        notes: Extra lines (capped k, ignored parameters).
+    """
+    if not hits:
+        lines = [_with_filters(f"no results for {_quoted(query)}", filters) + "."]
+        advice = "Try other words (names, synonyms, key terms from the question), fewer words"
+        lines.append(advice + (", or drop the node_types filter." if filters else "."))
+        return "\n".join([*lines, *notes])
+    noun = "result" if len(hits) == 1 else "results"
+    lines = [_with_filters(f"{len(hits)} {noun} for {_quoted(query)}", filters) + ":"]
+    for hit in hits:
+        line = f"{node_label(hit.node)} score {score_text(hit.score)}"
+        lines.append(f"{line} | {hit.snippet}" if hit.snippet else line)
+    if len(hits) == k and k < max_k:
+        lines.append(f"more may match: raise k (now {k}, max {max_k}) or refine the query.")
+    return "\n".join([*lines, *notes])
+
+
+def empty_query_text(query: str) -> str:
+    """The observation of a search whose query has no indexed word."""
+    if not query.strip():
+        return "empty query: give keywords to search for, e.g. a name or a phrase of the question."
+    return (
+        f"no indexed word in {_quoted(query)}: use words that may appear in node names or texts, "
+        "e.g. a name or a phrase from the question."
+    )
+
+
+def neighbors_text(
+    anchor: NodeView,
+    rows: Sequence[NeighborRow],
+    *,
+    total: int,
+    query: str | None = None,
+    query_matches: int = 0,
+    filters: str = "",
+    breakdown: Sequence[tuple[str, int]] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """The observation of a non-empty neighbourhood listing.
+
+    Args:
+        anchor: The node whose neighbours are listed.
+        rows: The shown neighbours, in order.
+        total: How many (edge, direction) entries matched the filters.
+        query: The ranking query, when one was used.
+        query_matches: How many of `total` matched a query word.
+        filters: Output of :func:`filters_text`.
+        breakdown: (relation, count) over all `total` entries; shown when the list is cut.
+        notes: Extra lines (capped k, ignored parameters).
+    """
+    header = f"neighbours of {node_label(anchor)}"
+    if query is not None:
+        header += f" ranked by {_quoted(query)}"
+    lines = [_with_filters(header, filters) + ":"]
+    for row in rows:
+        line = f"{edge_arrow(row.relation, outgoing=row.outgoing)} {node_label(row.node)}"
+        if row.score is not None:
+            line += f" score {score_text(row.score)}"
+        lines.append(f"{line} | {row.snippet}" if row.snippet else line)
+    if query is not None:
+        lines.append(f"{query_matches:,} of {total:,} match the query.")
+    if len(rows) < total:
+        footer = f"showing {len(rows):,} of {total:,}"
+        if breakdown:
+            footer += f" (by edge type: {counts_text(breakdown)})"
+        lines.append(footer + "; refine with query or filters.")
+    return "\n".join([*lines, *notes])
+
+
+def no_neighbors_text(
+    anchor: NodeView,
+    *,
+    filters: str = "",
+    degree: int = 0,
+    edge_counts: Sequence[tuple[str, int]] = (),
+    type_counts: Sequence[tuple[str, int]] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """The observation of an empty neighbourhood: says why and what to try next.
+
+    Args:
+        anchor: The node asked about.
+        filters: The filters that removed every neighbour ("" when the node has none at all).
+        degree: The anchor's unfiltered neighbour count.
+        edge_counts: (relation, count) of the unfiltered neighbourhood.
+        type_counts: (node type, count) of the unfiltered neighbourhood.
+        notes: Extra lines.
+    """
+    if degree == 0:
+        lines = [f"{node_label(anchor)} has no neighbours. Use search to find other nodes."]
+    else:
+        lines = [
+            f"no neighbours of {node_label(anchor)} match {filters}.",
+            f"its {degree:,} neighbours have edge types: {counts_text(edge_counts)}; "
+            f"node types: {counts_text(type_counts)}. Drop or change the filters.",
+        ]
+    return "\n".join([*lines, *notes])
+
+
+def select_text(
+    accepted: Sequence[NodeView],
+    *,
+    duplicates: Sequence[str],
+    size: int,
+    reasons: dict[str, str] | None = None,
+) -> str:
+    """The observation of `select`: what was added, what was already there, the list size."""
+    lines = []
+    if accepted:
+        lines.append(f"selected {len(accepted)}:")
+        for node in accepted:
+            reason = (reasons or {}).get(node.node_id)
+            lines.append(f"{node_label(node)} | {reason}" if reason else node_label(node))
+    else:
+        lines.append("no new ids selected.")
+    if duplicates:
+        lines.append("already in the answer list (ignored): " + ", ".join(duplicates) + ".")
+    lines.append(f"answer list: {size} {'id' if size == 1 else 'ids'}.")
+    return "\n".join(lines)
+
+
+def finish_text(size: int) -> str:
+    """The observation of `finish`."""
+    return f"finished with {size} {'answer' if size == 1 else 'answers'}."
+
+
+def _quoted(query: str) -> str:
+    return '"' + " ".join(query.split()) + '"'

@@ -1,0 +1,237 @@
+"""Tool arguments declared once (pydantic models) and the OpenAI `tools=` schemas made from them."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from tools.config import ToolConfig
+
+MAX_QUERY_CHARS = 1_000
+
+
+def _one_or_many(value: object) -> object:
+    # Models often write node_types="paper" for a one-element list; the intent is unambiguous.
+    return [value] if isinstance(value, str) else value
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("k must be a whole number such as 10, not true/false")
+    return value
+
+
+NameList = Annotated[list[str], BeforeValidator(_one_or_many)]
+Count = Annotated[int, BeforeValidator(_not_bool)]
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown fields are rejected, numbers accepted as ids."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, frozen=True)
+
+
+class SearchArgs(ToolArgs):
+    """Keyword search over every node of the graph (BM25 over names and texts).
+
+    Use it to find starting points: the entities named in the question, or nodes whose text
+    matches what the question describes. Returns the top k nodes, best first, one per line:
+    `[id] name (type) score S | snippet`.
+    """
+
+    query: str = Field(
+        max_length=MAX_QUERY_CHARS,
+        description="Keywords to match against node names and texts, e.g. a name or the key "
+        "terms of the question. Plain words; no query syntax.",
+    )
+    k: Count | None = Field(
+        default=None,
+        ge=1,
+        description="How many results to return (default {search_k}, max {max_k}).",
+    )
+    node_types: NameList | None = Field(
+        default=None, description="Only return nodes of these types (a list of type names)."
+    )
+
+
+class NeighborsArgs(ToolArgs):
+    """List the nodes linked to one node by an edge, in both directions.
+
+    Use it to follow relations from an anchor found by search, e.g. the papers an author wrote
+    or the products of a brand. Each line shows the edge relative to the anchor:
+    `-[relation]-> [id] name (type)` for an edge from the anchor, `<-[relation]- ...` for an
+    edge into it. The last line says how many neighbours matched in total.
+    """
+
+    node_id: str = Field(description="The id of the anchor node, exactly as shown in brackets.")
+    query: str | None = Field(
+        default=None,
+        max_length=MAX_QUERY_CHARS,
+        description="Rank the neighbours by relevance to these keywords (the same BM25 as "
+        "search). Without it, neighbours are listed by edge type, then by how connected they are.",
+    )
+    node_types: NameList | None = Field(
+        default=None, description="Only list neighbours of these node types."
+    )
+    edge_types: NameList | None = Field(
+        default=None, description="Only follow edges of these types (relations)."
+    )
+    k: Count | None = Field(
+        default=None,
+        ge=1,
+        description="How many neighbours to show (default {neighbors_k}, max {max_k}).",
+    )
+
+
+class SelectArgs(ToolArgs):
+    """Add nodes to your answer list. Earlier selections rank higher; select the best first.
+
+    Call it as soon as you find good answers, and again as you find more. Ids already in the
+    list are ignored. Returns what was added and the size of the list.
+    """
+
+    node_ids: NameList = Field(
+        min_length=1,
+        description="Ids of the answer nodes, best first, exactly as shown in brackets.",
+    )
+    reasons: dict[str, str] | None = Field(
+        default=None,
+        description='Optional short reason per selected id, e.g. {"P12": "written by Ada"}.',
+    )
+
+
+class FinishArgs(ToolArgs):
+    """End the search once your answer list is complete. Call it exactly once, last."""
+
+    comment: str | None = Field(default=None, description="Optional short closing remark.")
+
+
+TOOL_ARGS: Mapping[str, type[ToolArgs]] = MappingProxyType(
+    {"search": SearchArgs, "neighbors": NeighborsArgs, "select": SelectArgs, "finish": FinishArgs}
+)
+"""Every tool and its arguments model, in the order the schemas list them."""
+
+
+def enabled_tools(config: ToolConfig) -> list[str]:
+    """Names of the tools offered under `config` (the neighbors ablation removes one)."""
+    return [name for name in TOOL_ARGS if name != "neighbors" or config.enable_neighbors]
+
+
+def disabled_fields(name: str, config: ToolConfig) -> dict[str, str]:
+    """Parameters an ablation switches off for tool `name`, mapped to why (shown when ignored)."""
+    disabled = {}
+    if name in ("search", "neighbors") and not config.type_filters:
+        disabled["node_types"] = "type filters are disabled"
+        if name == "neighbors":
+            disabled["edge_types"] = "type filters are disabled"
+    if name == "neighbors" and not config.neighbor_query_ranking:
+        disabled["query"] = "query ranking of neighbours is disabled"
+    return disabled
+
+
+def tool_schemas(
+    config: ToolConfig,
+    *,
+    node_types: Sequence[str] = (),
+    relations: Sequence[str] = (),
+    candidate_types: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """OpenAI `tools=` schemas (also the `apply_chat_template(tools=...)` and SFT `tools` value).
+
+    Args:
+        config: Defaults and ablation switches.
+        node_types: The snapshot's node type names, injected as enums (or listed in the
+            description when there are more than `config.schema_enum_limit`).
+        relations: The snapshot's relation names, injected the same way.
+        candidate_types: Node types that can be answers (named in select's description).
+
+    Returns:
+        One `{"type": "function", "function": {...}}` dict per enabled tool.
+    """
+    names = {"node_types": list(node_types), "edge_types": list(relations)}
+    schemas = []
+    for name in enabled_tools(config):
+        model = TOOL_ARGS[name]
+        parameters = _parameters(model, disabled_fields(name, config), config)
+        for field, valid in names.items():
+            if field in parameters["properties"] and valid:
+                _inject_names(parameters["properties"][field], valid, config.schema_enum_limit)
+        description = _paragraphs(model.__doc__ or "")
+        if name == "select" and candidate_types:
+            description += " Answers are nodes of type: " + ", ".join(candidate_types) + "."
+        function = {"name": name, "description": description, "parameters": parameters}
+        schemas.append({"type": "function", "function": function})
+    return schemas
+
+
+def _parameters(
+    model: type[ToolArgs], disabled: Mapping[str, str], config: ToolConfig
+) -> dict[str, Any]:
+    raw = model.model_json_schema()
+    placeholders = {
+        "{search_k}": config.search_k,
+        "{neighbors_k}": config.neighbors_k,
+        "{max_k}": config.max_k,
+    }
+    properties = {}
+    for field, schema in raw["properties"].items():
+        if field in disabled:
+            continue
+        clean = _without_null(schema)
+        for placeholder, value in placeholders.items():
+            clean["description"] = clean["description"].replace(placeholder, str(value))
+        if field == "k":
+            clean["maximum"] = config.max_k
+        properties[field] = clean
+    required = [field for field in raw.get("required", []) if field in properties]
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def _without_null(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's titles, null defaults and `anyOf [..., null]` (optional = not required)."""
+    clean = {key: value for key, value in schema.items() if key not in ("title", "default")}
+    variants = clean.pop("anyOf", None)
+    if variants is not None:
+        non_null = [variant for variant in variants if variant.get("type") != "null"]
+        if len(non_null) == 1:
+            clean.update(non_null[0])
+        else:
+            clean["anyOf"] = non_null
+    return clean
+
+
+def _inject_names(schema: dict[str, Any], valid: list[str], limit: int) -> None:
+    if len(valid) <= limit:
+        schema["items"] = {"type": "string", "enum": valid}
+        return
+    shown = ", ".join(valid[:limit])
+    schema["description"] += f" Valid names include: {shown} ({len(valid):,} in all)."
+
+
+def _paragraphs(docstring: str) -> str:
+    """A docstring as model-facing text: wrapped lines joined, paragraphs kept."""
+    blocks = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(" ".join(block.split()) for block in blocks)
+
+
+def signature(schema: Mapping[str, Any]) -> str:
+    """A tool's call shape for error messages: `search(query: string, k?: integer, ...)`."""
+    function = schema["function"]
+    parameters = function["parameters"]
+    parts = []
+    for field, spec in parameters["properties"].items():
+        optional = "" if field in parameters["required"] else "?"
+        kind = spec.get("type", "value")
+        if kind == "array":
+            kind = f"list of {spec.get('items', {}).get('type', 'value')}"
+        parts.append(f"{field}{optional}: {kind}")
+    return f"{function['name']}({', '.join(parts)})"

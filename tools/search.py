@@ -1,0 +1,67 @@
+"""The search tool: global BM25 over every node's name and text, top k with snippets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tools.config import ToolConfig
+from tools.format import (
+    NodeView,
+    SearchHit,
+    capped_note,
+    empty_query_text,
+    filters_text,
+    make_snippet,
+    search_text,
+)
+from tools.observation import Observation
+from tools.schemas import SearchArgs
+from tools.vocab import Vocabulary
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
+
+
+def run_search(
+    snapshot: Snapshot,
+    vocabulary: Vocabulary,
+    config: ToolConfig,
+    args: SearchArgs,
+    notes: Sequence[str] = (),
+) -> Observation:
+    """Run a validated search call.
+
+    A query with no indexable word (empty, punctuation only) is an expected empty result that
+    says so, not an error.
+
+    Raises:
+        UnknownTypeError: `node_types` names an unknown type.
+    """
+    type_codes = vocabulary.type_codes(args.node_types) if args.node_types else None
+    requested = args.k or config.search_k
+    k = min(requested, config.max_k)
+    notes = [*([capped_note(requested, k)] if requested > k else []), *notes]
+    index = snapshot.index
+    if not index.tokenize(args.query):
+        return Observation(text="\n".join([empty_query_text(args.query), *notes]))
+    ids, scores = index.search(args.query, k, node_types=type_codes)
+    terms = index.matched_terms(args.query) if len(ids) else []
+    hits = []
+    for node, score in zip(ids.tolist(), scores.tolist(), strict=True):
+        view = NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
+        text = snapshot.text(node)
+        # a node without text stores its name as text: a snippet would only repeat the name
+        snippet = make_snippet(text, terms, config.snippet_chars) if text != view.name else ""
+        hits.append(SearchHit(view, score, snippet))
+    text = search_text(
+        args.query,
+        hits,
+        k=k,
+        max_k=config.max_k,
+        filters=filters_text(args.node_types or ()),
+        notes=notes,
+    )
+    return Observation(
+        text=text, node_ids=[hit.node.node_id for hit in hits], scores=scores.tolist()
+    )

@@ -1,0 +1,96 @@
+"""Resolving the names and ids a model writes (node types, relations, node ids) to codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from graphs.errors import UnknownNodeError
+from tools.errors import UnknownNodeIdError, UnknownRelationError, UnknownTypeError
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
+
+_WRAPPERS = "[]()<>\"'` "
+
+
+class Vocabulary:
+    """Node type and relation names of a snapshot, looked up exactly, then case-insensitively."""
+
+    def __init__(self, node_types: Sequence[str], relations: Sequence[str]) -> None:
+        self.node_types = list(node_types)
+        self.relations = list(relations)
+        self._type_codes = _lookup(self.node_types)
+        self._relation_codes = _lookup(self.relations)
+
+    def type_codes(self, names: Sequence[str]) -> list[int]:
+        """Codes of node type names, in order.
+
+        Raises:
+            UnknownTypeError: For the first unknown name, suggesting the closest valid ones.
+        """
+        codes = []
+        for name in names:
+            code = self._type_codes.get(name, self._type_codes.get(name.casefold()))
+            if code is None:
+                raise UnknownTypeError(name, self.node_types)
+            codes.append(code)
+        return codes
+
+    def relation_codes(self, names: Sequence[str]) -> list[int]:
+        """Codes of relation (edge type) names, in order.
+
+        Raises:
+            UnknownRelationError: For the first unknown name, suggesting the closest valid ones.
+        """
+        codes = []
+        for name in names:
+            code = self._relation_codes.get(name, self._relation_codes.get(name.casefold()))
+            if code is None:
+                raise UnknownRelationError(name, self.relations)
+            codes.append(code)
+        return codes
+
+
+def _lookup(names: Sequence[str]) -> dict[str, int]:
+    """Exact names, plus case-folded forms that are unambiguous."""
+    folded: dict[str, list[int]] = {}
+    for code, name in enumerate(names):
+        folded.setdefault(name.casefold(), []).append(code)
+    table = {key: codes[0] for key, codes in folded.items() if len(codes) == 1}
+    table.update({name: code for code, name in enumerate(names)})
+    return table
+
+
+def resolve_node(snapshot: Snapshot, node_id: str) -> int:
+    """The internal id of an external node id.
+
+    Raises:
+        UnknownNodeIdError: If the snapshot has no such node; when the id only differs by
+            wrapping (`[P12]`, quotes, spaces) the message suggests the bare id.
+    """
+    try:
+        return snapshot.internal_id(node_id)
+    except UnknownNodeError:
+        raise UnknownNodeIdError([node_id], node_hints(snapshot, node_id)) from None
+
+
+def node_hints(snapshot: Snapshot, node_id: str) -> list[str]:
+    """Existing ids that `node_id` may have meant.
+
+    Tried: `node_id` without brackets, quotes or spaces, and the bracketed id of a copied
+    listing line (`[P12] Title (paper)` -> `P12`).
+    """
+    candidates = [node_id.strip(_WRAPPERS)]
+    if node_id.startswith("[") and "]" in node_id:
+        candidates.append(node_id[1 : node_id.index("]")].strip())
+    hints = []
+    for candidate in dict.fromkeys(candidates):
+        if not candidate or candidate == node_id:
+            continue
+        try:
+            snapshot.internal_id(candidate)
+        except UnknownNodeError:
+            continue
+        hints.append(candidate)
+    return hints
