@@ -1,9 +1,79 @@
-"""Commands of the `ark` CLI (stark)."""
+"""`ark graph import stark`: build a snapshot from a processed STaRK SKB (prime, mag, amazon)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from graphs.errors import GraphError
+
+
+class StarkDataset(StrEnum):
+    """STaRK's three semi-structured knowledge bases."""
+
+    prime = "prime"
+    mag = "mag"
+    amazon = "amazon"
 
 
 def register(import_app: typer.Typer) -> None:
     """Add this module's commands to the `ark` application."""
+    import_app.command("stark")(import_stark_command)
+
+
+def import_stark_command(
+    root: Annotated[
+        Path,
+        typer.Option(
+            "--root",
+            help="STaRK SKB directory: the one holding processed/ (or processed/ itself, or a "
+            "data root holding DATASET/processed/). Its pickles are loaded: use trusted files.",
+        ),
+    ],
+    dataset: Annotated[StarkDataset, typer.Option("--dataset", help="Which SKB it holds.")],
+    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")] = False,
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
+    ] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
+    ] = None,
+    compact: Annotated[
+        bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
+    ] = False,
+) -> None:
+    """Import a STaRK SKB; node text is rendered as STaRK's get_doc_info renders it."""
+    from graphs.manifest import read_manifest
+    from graphs.stark import import_stark
+    from graphs.stark_text import StarkTextConfig
+
+    console = Console(stderr=True)
+    try:
+        with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
+            path = import_stark(
+                root,
+                dataset.value,
+                out,
+                overwrite=overwrite,
+                skip_invalid=skip_invalid,
+                report_path=report,
+                text=StarkTextConfig(compact=compact),
+            )
+        manifest = read_manifest(path)
+    except GraphError as error:
+        console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    print(
+        f"snapshot {path}: {manifest.num_nodes:,} nodes, {manifest.num_edges:,} edges, "
+        f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations; "
+        f"candidate types: {', '.join(manifest.candidate_types) or 'all'}"
+    )
+    if manifest.skipped_rows:
+        where = report or path / "skipped_rows.csv"
+        print(f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}")
