@@ -1,0 +1,288 @@
+"""Model adapter for any OpenAI-compatible /v1/chat/completions endpoint, with our own retries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import openai
+
+from agent.config import AgentConfig
+from agent.models.base import Message, ModelError, ModelReply
+from agent.models.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from agent.models.toolcall_parse import call_id, count_tool_calls
+
+logger = logging.getLogger(__name__)
+
+PLACEHOLDER_API_KEY = "EMPTY"
+"""Sent when OPENAI_API_KEY is unset: local servers (vLLM, Ollama, llama.cpp) accept any key."""
+
+_MAX_SERVER_MESSAGE = 300
+
+
+class _RetryableFailure(Exception):
+    """One failed attempt worth retrying; `reason` is safe to show (no key)."""
+
+    def __init__(self, reason: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after_s = retry_after_s
+
+
+class MalformedCompletionError(ValueError):
+    """A 200 response whose body is not a usable chat completion (retried like a 5xx)."""
+
+
+class OpenAIChatModel:
+    """A chat model behind an OpenAI-compatible HTTP endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+
+    The openai client's own retries are off; this adapter retries timeouts, connection
+    errors, 429 and 5xx (and malformed bodies) under `RetryPolicy`, honouring Retry-After.
+    Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup.
+    The API key is handed to the client and never stored, logged or put in an error.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_tokens: int = 1024,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        """Create the adapter.
+
+        Args:
+            model: Model id sent to the endpoint (e.g. `gpt-4o-mini`, `qwen3:8b`).
+            base_url: Endpoint root ending in `/v1`; None falls back to OPENAI_BASE_URL, then
+                to OpenAI's default.
+            api_key: None falls back to OPENAI_API_KEY, then to the placeholder `EMPTY`.
+            max_tokens: Cap on generated tokens per turn.
+            timeout_s: Per-call timeout in seconds.
+            retry: Retry policy; defaults to `RetryPolicy()`.
+            sleep: Awaitable sleep (inject a recorder in tests).
+            clock: POSIX clock used to read Retry-After dates.
+            rng: Jitter source.
+        """
+        if not model:
+            raise ModelError("empty model name: pass -m NAME (e.g. -m gpt-4o-mini)")
+        self.name = model
+        key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
+        self._client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            max_retries=0,
+            timeout=timeout_s,
+        )
+        self.base_url = str(self._client.base_url)
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._clock = clock
+        self._rng = rng or random.Random()
+
+    @classmethod
+    def from_config(cls, config: AgentConfig, model: str, **overrides: Any) -> OpenAIChatModel:
+        """Build the adapter for model id `model` from an AgentConfig.
+
+        Args:
+            config: Supplies base_url, max_tokens, request_timeout_s and max_retries.
+            model: Model id sent to the endpoint.
+            **overrides: Extra constructor arguments (sleep, clock, rng, api_key).
+        """
+        return cls(
+            model,
+            base_url=config.base_url,
+            max_tokens=config.max_tokens,
+            timeout_s=config.request_timeout_s,
+            retry=RetryPolicy(max_retries=config.max_retries),
+            **overrides,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatModel(model={self.name!r}, base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP connection pool."""
+        await self._client.close()
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        """Return the next assistant turn, retrying transient failures.
+
+        Raises:
+            ModelError: On a non-retryable HTTP error, or when every retry failed.
+        """
+        request: dict[str, Any] = {
+            "model": self.name,
+            "messages": messages,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout_s,
+        }
+        if tools:
+            request.update(tools=tools, tool_choice="auto")
+        if temperature is not None:
+            request["temperature"] = temperature
+        if seed is not None:
+            request["seed"] = seed
+        attempts = self.retry.max_retries + 1
+        for attempt in range(attempts):
+            try:
+                body = await self._post(request)
+                return reply_from_completion(body, first_call_index=count_tool_calls(messages))
+            except _RetryableFailure as failure:
+                last = failure
+            except MalformedCompletionError as exc:
+                last = _RetryableFailure(str(exc))
+            reason = self._redact(last.reason)
+            if attempt + 1 < attempts:
+                delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
+                logger.warning(
+                    "model %s: %s; retry %d/%d in %.2fs",
+                    self.name,
+                    reason,
+                    attempt + 1,
+                    self.retry.max_retries,
+                    delay,
+                )
+                await self._sleep(delay)
+        raise ModelError(
+            f"model {self.name!r} at {self.base_url} failed {attempts} time(s); last failure: "
+            f"{reason}. Check that the server is up and not overloaded, or raise the "
+            "request timeout / max_retries."
+        )
+
+    async def _post(self, request: dict[str, Any]) -> Any:
+        try:
+            raw = await self._client.chat.completions.with_raw_response.create(**request)
+        except openai.APITimeoutError as exc:
+            raise _RetryableFailure(f"timed out after {self.timeout_s:g}s") from exc
+        except openai.APIConnectionError as exc:
+            raise _RetryableFailure(f"cannot connect to {self.base_url} ({exc})") from exc
+        except openai.APIStatusError as exc:
+            detail = self._redact(_server_message(exc))
+            if is_retryable_status(exc.status_code):
+                wait = parse_retry_after(exc.response.headers, now=self._clock())
+                raise _RetryableFailure(
+                    f"HTTP {exc.status_code}: {detail}", retry_after_s=wait
+                ) from exc
+            raise ModelError(self._status_hint(exc.status_code, detail)) from None
+        try:
+            return json.loads(raw.http_response.text)
+        except ValueError as exc:
+            raise MalformedCompletionError(f"response body is not JSON: {exc}") from exc
+
+    def _status_hint(self, status: int, detail: str) -> str:
+        where = f"model {self.name!r} at {self.base_url}"
+        if status == 401:
+            fix = "set OPENAI_API_KEY to a key valid for this endpoint"
+        elif status == 403:
+            fix = "the key lacks access to this model; check OPENAI_API_KEY and the model name"
+        elif status == 404:
+            fix = (
+                "check the model name given with -m and that OPENAI_BASE_URL points at the "
+                "server's OpenAI root (it usually ends in /v1)"
+            )
+        elif status in (400, 422):
+            fix = (
+                "the server rejected the request; check that the model supports tool calling "
+                "(vLLM needs --enable-auto-tool-choice and a --tool-call-parser) and that the "
+                "prompt fits its context window"
+            )
+        else:
+            fix = "check -m, OPENAI_BASE_URL and OPENAI_API_KEY"
+        return f"{where} returned HTTP {status} ({detail}): {fix}"
+
+    def _redact(self, text: str) -> str:
+        key = self._client.api_key
+        return text.replace(key, "***") if key and key != PLACEHOLDER_API_KEY else text
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        text = error.get("message") if isinstance(error, Mapping) else error
+        message = str(text) if text else exc.message
+    else:
+        message = str(body) if body else exc.message
+    return message[:_MAX_SERVER_MESSAGE]
+
+
+def reply_from_completion(body: Any, *, first_call_index: int = 0) -> ModelReply:
+    """Convert a decoded chat-completion body into a plain-dict ModelReply.
+
+    Tool-call `arguments` stay the raw string the model wrote (a dict some servers send is
+    serialised); missing call ids are synthesised as `call_<n>`, numbered from
+    `first_call_index` (the calls already in the conversation).
+
+    Raises:
+        MalformedCompletionError: When the body has no usable first choice.
+    """
+    if not isinstance(body, Mapping):
+        raise MalformedCompletionError(f"response is not a JSON object: {str(body)[:80]!r}")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = body.get("error")
+        detail = f" (error: {str(error)[:_MAX_SERVER_MESSAGE]})" if error else ""
+        raise MalformedCompletionError(f"response has no choices{detail}")
+    raw_message = choices[0].get("message") if isinstance(choices[0], Mapping) else None
+    if not isinstance(raw_message, Mapping):
+        raise MalformedCompletionError("response choice has no message")
+    content = raw_message.get("content")
+    message: Message = {"role": "assistant", "content": content}
+    calls = [
+        _tool_call(raw, first_call_index + offset)
+        for offset, raw in enumerate(raw_message.get("tool_calls") or [])
+        if isinstance(raw, Mapping)
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    elif content is None:
+        message["content"] = ""
+    return ModelReply(message=message, usage=_usage(body.get("usage")))
+
+
+def _tool_call(raw: Mapping[str, Any], index: int) -> dict[str, Any]:
+    function = raw.get("function")
+    function = function if isinstance(function, Mapping) else {}
+    arguments = function.get("arguments")
+    if arguments is None:
+        arguments = ""
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    name = function.get("name")
+    return {
+        "id": raw.get("id") or call_id(index),
+        "type": "function",
+        "function": {"name": name if isinstance(name, str) else "", "arguments": arguments},
+    }
+
+
+def _usage(raw: Any) -> dict[str, int] | None:
+    if not isinstance(raw, Mapping):
+        return None
+    usage = {
+        key: raw[key]
+        for key in ("prompt_tokens", "completion_tokens")
+        if isinstance(raw.get(key), int)
+    }
+    return usage or None

@@ -1,0 +1,102 @@
+"""Retry policy for model calls: which failures retry, backoff with full jitter, Retry-After."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+"""Client-side statuses worth retrying (timeout, conflict, rate limit); every 5xx retries too."""
+
+
+def is_retryable_status(status: int) -> bool:
+    """Return True for HTTP statuses that a later identical request may get past."""
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """How often and how long to wait before retrying a failed model call.
+
+    Backoff is exponential with full jitter (a uniform draw in [0, min(cap, base * 2**attempt)]),
+    so n agents hitting the same rate limit spread out instead of retrying in lockstep. A
+    server-sent Retry-After wins over the backoff, capped at `max_retry_after_s` so a
+    misconfigured server cannot park a run for hours.
+
+    Attributes:
+        max_retries: Retries after the first attempt (so at most max_retries + 1 calls).
+        base_delay_s: Backoff ceiling of the first retry.
+        max_delay_s: Cap on the backoff ceiling.
+        max_retry_after_s: Cap on a server-requested wait.
+    """
+
+    max_retries: int = 6
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.base_delay_s < 0 or self.max_delay_s < 0 or self.max_retry_after_s < 0:
+            raise ValueError("retry delays must be >= 0")
+
+    def delay_s(
+        self, attempt: int, rng: random.Random, *, retry_after_s: float | None = None
+    ) -> float:
+        """Seconds to wait after failed attempt number `attempt` (0-based).
+
+        Args:
+            attempt: Index of the attempt that just failed.
+            rng: Source of jitter (seed it for reproducible tests).
+            retry_after_s: Server-requested wait, if the failure carried one.
+
+        Returns:
+            The wait in seconds, never negative.
+        """
+        if retry_after_s is not None:
+            return min(max(retry_after_s, 0.0), self.max_retry_after_s)
+        ceiling = min(self.max_delay_s, self.base_delay_s * 2.0 ** min(attempt, 62))
+        return rng.uniform(0.0, ceiling)
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None:
+    """Read a server-requested wait from response headers.
+
+    Understands `retry-after-ms` (milliseconds, sent by OpenAI) and `retry-after` as either
+    delta-seconds or an HTTP date (RFC 9110). Header names are matched case-insensitively.
+
+    Args:
+        headers: Response headers.
+        now: Current POSIX time, used to turn an HTTP date into a delay.
+
+    Returns:
+        The wait in seconds (>= 0), or None when no usable header is present.
+    """
+    lowered = {key.lower(): value for key, value in headers.items()}
+    millis = _as_float(lowered.get("retry-after-ms"))
+    if millis is not None:
+        return max(millis / 1000.0, 0.0)
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _as_float(raw)
+    if seconds is not None:
+        return max(seconds, 0.0)
+    try:
+        when = email.utils.parsedate_to_datetime(raw.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(when.timestamp() - now, 0.0)
+
+
+def _as_float(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if value == value and value not in (float("inf"), float("-inf")) else None

@@ -1,0 +1,145 @@
+"""Parse Qwen/Hermes `<tool_call>{json}</tool_call>` text into an OpenAI assistant message."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from agent.models.base import Message
+
+TOOL_CALL_OPEN = "<tool_call>"
+TOOL_CALL_CLOSE = "</tool_call>"
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+
+# A block ends at its closing tag, at the next opening tag (closing tag forgotten) or at EOS.
+_BLOCK = re.compile(
+    re.escape(TOOL_CALL_OPEN)
+    + r"(.*?)(?:"
+    + re.escape(TOOL_CALL_CLOSE)
+    + r"|(?="
+    + re.escape(TOOL_CALL_OPEN)
+    + r")|\Z)",
+    re.DOTALL,
+)
+_CLOSED_THINK = re.compile(re.escape(THINK_OPEN) + r".*?" + re.escape(THINK_CLOSE), re.DOTALL)
+_FENCE = re.compile(r"\A```[a-zA-Z]*\s*(.*?)\s*```\Z", re.DOTALL)
+_NAME = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def call_id(index: int) -> str:
+    """Return the synthesised id of the `index`-th tool call of a conversation (`call_<n>`)."""
+    return f"call_{index}"
+
+
+def count_tool_calls(messages: Iterable[Message]) -> int:
+    """Count the tool calls already made in a conversation's assistant messages.
+
+    Adapters number the calls they synthesise ids for from this count, so ids stay unique
+    across the whole conversation and are stable when the same history is replayed.
+    """
+    return sum(
+        len(message.get("tool_calls") or [])
+        for message in messages
+        if message.get("role") == "assistant"
+    )
+
+
+def strip_thinking(text: str) -> str:
+    """Remove `<think>...</think>` reasoning from generated text.
+
+    A stray `</think>` (the chat template opened the block in the prompt) drops everything
+    before it; an unclosed `<think>` runs to the first `<tool_call>` or to the end.
+    """
+    text = _CLOSED_THINK.sub("", text)
+    if THINK_CLOSE in text:
+        text = text.rsplit(THINK_CLOSE, 1)[1]
+    start = text.find(THINK_OPEN)
+    if start >= 0:
+        end = text.find(TOOL_CALL_OPEN, start)
+        text = text[:start] + (text[end:] if end >= 0 else "")
+    return text
+
+
+def parse_tool_call_text(text: str, *, first_call_index: int = 0) -> Message:
+    """Turn one generated assistant turn into an OpenAI assistant message dict.
+
+    Arguments keep the exact text the model wrote for the `arguments` value (so rendering the
+    turn back into a prompt reproduces the generated tokens); a double-encoded string value is
+    unwrapped. Never raises: a block that is not a JSON object with a string `name` still
+    becomes a tool call (name best-effort, `""` if none) whose `arguments` carry the raw block
+    text, so the agent reports it to the model as a bad call it can recover from.
+
+    Args:
+        text: The decoded generation, special tokens already removed.
+        first_call_index: Number of tool calls earlier in the conversation (ids continue
+            from there, see `count_tool_calls`).
+
+    Returns:
+        `{"role": "assistant", "content": ...}` plus `tool_calls` when any block was found.
+        `content` is the text outside the blocks, stripped; None when it is empty and there
+        are tool calls.
+    """
+    text = strip_thinking(text)
+    bodies = [match.group(1) for match in _BLOCK.finditer(text)]
+    content = _BLOCK.sub("", text).strip()
+    if not bodies:
+        return {"role": "assistant", "content": content}
+    calls = [_tool_call(body, first_call_index + offset) for offset, body in enumerate(bodies)]
+    return {"role": "assistant", "content": content or None, "tool_calls": calls}
+
+
+def _tool_call(body: str, index: int) -> dict[str, Any]:
+    name, arguments = _name_and_arguments(body.strip())
+    return {
+        "id": call_id(index),
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
+
+
+def _name_and_arguments(body: str) -> tuple[str, str]:
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return _best_effort_name(body), body
+    if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
+        return _best_effort_name(body), body
+    key = "arguments" if "arguments" in payload else "parameters"
+    arguments = payload.get(key, {})
+    if isinstance(arguments, str):
+        return payload["name"], arguments
+    raw = _raw_value(body, key, arguments)
+    if raw is not None:
+        return payload["name"], raw
+    # ensure_ascii=False matches transformers' `tojson`, so the string renders back the same.
+    return payload["name"], json.dumps(arguments, ensure_ascii=False)
+
+
+def _raw_value(body: str, key: str, expected: Any) -> str | None:
+    """The text of top-level `key`'s value exactly as written, if it can be located."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r'"' + key + r'"\s*:\s*', body):
+        try:
+            value, end = decoder.raw_decode(body, match.end())
+        except ValueError:
+            continue
+        if value == expected:
+            return body[match.end() : end]
+    return None
+
+
+def _best_effort_name(body: str) -> str:
+    match = _NAME.search(body)
+    if match is None:
+        return ""
+    try:
+        name = json.loads(f'"{match.group(1)}"')
+    except ValueError:
+        return match.group(1)
+    return name if isinstance(name, str) else ""
