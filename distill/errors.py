@@ -21,3 +21,7 @@ class SFTDataError(DistillError):
 
 class TrainConfigError(DistillError):
     """A training configuration (YAML or flags) is invalid."""
+
+
+class AdapterError(DistillError):
+    """An adapter directory is missing or cannot be merged."""

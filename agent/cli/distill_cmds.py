@@ -1,9 +1,142 @@
-"""Commands of the `ark` CLI (distill)."""
+"""Commands of the `ark` CLI (distill): dataset, train, merge."""
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+
+from agent.cli.options import fail
+
+KeepOpt = Annotated[
+    str,
+    typer.Option(
+        "--keep",
+        help="all: every trajectory (label-free, the paper's setting); best-recall: per question "
+        "the trajectory with the best recall@20 against gold (needs labels).",
+    ),
+]
+
+
+def dataset(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories written by `ark eval`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset directory to write.")],
+    val_fraction: Annotated[
+        float, typer.Option("--val-fraction", help="Share of questions held out for validation.")
+    ] = 0.1,
+    keep: KeepOpt = "all",
+    system_prompt: Annotated[
+        bool,
+        typer.Option(
+            "--include-system-prompt/--no-system-prompt",
+            help="Keep the agent's system prompt in every row.",
+        ),
+    ] = True,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the question split.")] = 0,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option("--tokenizer", help="Tokenizer (name or path) to count tokens with."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print statistics as JSON.")] = False,
+) -> None:
+    """Turn teacher trajectories into an SFT dataset (train/val split by question)."""
+    from distill.dataset import DatasetOptions, build_sft_dataset
+    from distill.errors import DistillError
+
+    try:
+        options = DatasetOptions(
+            val_fraction=val_fraction,
+            keep=keep,  # type: ignore[arg-type]
+            include_system_prompt=system_prompt,
+            seed=seed,
+        )
+        counter = _load_tokenizer(tokenizer) if tokenizer else None
+        stats = build_sft_dataset(run_dirs, out, options, tokenizer=counter)
+    except DistillError as error:
+        fail(str(error))
+    if as_json:
+        print(json.dumps(stats.to_dict()))
+        return
+    console = Console()
+    for line in stats.lines():
+        console.print(line, highlight=False)
+    console.print(f"wrote {out}", style="dim")
+
+
+def _load_tokenizer(name: str) -> object:
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(name)
+    except OSError as error:
+        fail(f"cannot load tokenizer {name!r}: {error}")
+
+
+def train(
+    data_dir: Annotated[Path, typer.Argument(help="Directory written by `ark distill dataset`.")],
+    base_model: Annotated[
+        str, typer.Option("--base-model", help="Base model: hub name or local directory.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Adapter directory to write.")],
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="YAML file of TrainConfig settings.")
+    ] = None,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", help="Stop after this many optimizer steps.")
+    ] = None,
+    learning_rate: Annotated[
+        float | None, typer.Option("--learning-rate", help="Override the learning rate.")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue from the last checkpoint in OUT.")
+    ] = False,
+) -> None:
+    """Train a LoRA student with assistant-only loss (paper defaults; see distill/config.py)."""
+    from distill.config import load_config
+    from distill.errors import DistillError
+    from distill.train import train_student
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        config = load_config(config_file).replace(max_steps=max_steps, learning_rate=learning_rate)
+        result = train_student(data_dir, base_model, out, config, resume=resume)
+    except DistillError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot load base model {base_model!r}: {error}")
+    console = Console()
+    last = f"{result.losses[-1][1]:.4f}" if result.losses else "n/a"
+    console.print(f"trained {result.global_step} steps; last training loss {last}")
+    if result.best_checkpoint:
+        console.print(f"best checkpoint (val loss): {result.best_checkpoint}")
+    console.print(f"adapter saved to {out}; run it with -m hf:{out}", style="dim")
+
+
+def merge(
+    adapter_dir: Annotated[Path, typer.Argument(help="Directory written by `ark distill train`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Merged model directory to write.")],
+) -> None:
+    """Fold a LoRA adapter into its base model and save the merged student."""
+    from distill.errors import DistillError
+    from distill.merge import merge_adapter
+
+    try:
+        target = merge_adapter(adapter_dir, out)
+    except DistillError as error:
+        fail(str(error))
+    Console().print(f"merged model saved to {target}; run it with -m hf:{target}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `ark` application."""
+    """Add `ark distill dataset|train|merge`."""
+    distill_app = typer.Typer(
+        help="Distil teacher trajectories into a small student model.", no_args_is_help=True
+    )
+    distill_app.command("dataset")(dataset)
+    distill_app.command("train")(train)
+    distill_app.command("merge")(merge)
+    app.add_typer(distill_app, name="distill")
