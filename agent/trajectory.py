@@ -70,9 +70,7 @@ class QuestionResult(BaseModel):
     @property
     def failed(self) -> bool:
         """True when every agent stopped on an error (a failed question, retried on resume)."""
-        return bool(self.trajectories) and all(
-            t.stop_reason == "error" for t in self.trajectories
-        )
+        return bool(self.trajectories) and all(t.stop_reason == "error" for t in self.trajectories)
 
     @property
     def errors(self) -> list[str]:
