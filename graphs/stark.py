@@ -115,6 +115,12 @@ def stark_tables(
     extras: dict[str, list[str | None]] = {column: [] for column, _ in _EXTRA_ATTRIBUTES[dataset]}
     for index, type_name in enumerate(type_names.to_pylist()):
         info = files.node_info[index]
+        if not isinstance(info, Mapping):
+            raise GraphImportError(
+                f"node {index}: expected a dict of attributes, found {type(info).__name__}",
+                file=str(directory / "node_info.pkl"),
+                row=index + 1,
+            )
         names.append(node_name(dataset, info, type_name))
         documents.append(render_document(dataset, info, type_name, text))
         for column, key in _EXTRA_ATTRIBUTES[dataset]:

@@ -114,6 +114,8 @@ def render_document(
         doc = render_mag(info, type_name)
     elif dataset == "amazon":
         doc = render_amazon(info, type_name, max_entries=config.max_entries)
+        if type_name in _AMAZON_META_TYPES:
+            return doc  # AmazonSKB returns these before compacting
     else:
         raise ValueError(f"unknown STaRK dataset {dataset!r}; expected one of {STARK_DATASETS}")
     return compact_text(doc) if config.compact else doc
@@ -169,16 +171,25 @@ def render_prime(info: Mapping[str, Any]) -> str:
 
 
 def _gene_protein_value(key: str, value: Any) -> Any:
-    """The special formatting PrimeSKB applies to interpro, generif and genomic_pos entries."""
+    """The special formatting PrimeSKB applies to interpro, generif and genomic_pos entries.
+
+    Entries without `desc` (interpro) or `text` (generif), on which STaRK raises, are left out.
+    """
     if "interpro" in key:
         entries = [value] if isinstance(value, Mapping) else value
-        return [entry["desc"] for entry in entries]
+        return [entry["desc"] for entry in _entries_with(entries, "desc")]
     if "generif" in key:
-        joined = "; ".join(entry["text"] for entry in value)
+        joined = "; ".join(str(entry["text"]) for entry in _entries_with(value, "text"))
         return " ".join(joined.split(" ")[:_GENERIF_MAX_WORDS])
     if "genomic_pos" in key and isinstance(value, list):
         return value[0]
     return value
+
+
+def _entries_with(entries: Any, key: str) -> list[Mapping[str, Any]]:
+    if not isinstance(entries, list | tuple):
+        return []
+    return [entry for entry in entries if isinstance(entry, Mapping) and key in entry]
 
 
 def render_mag(info: Mapping[str, Any], type_name: str) -> str:

@@ -239,3 +239,23 @@ def test_names_per_dataset() -> None:
 def test_unknown_dataset_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown STaRK dataset 'wiki'"):
         render_document("wiki", {}, "x", StarkTextConfig())
+
+
+def test_amazon_meta_nodes_are_never_compacted() -> None:
+    config = StarkTextConfig(compact=True)
+    assert render_document("amazon", {"brand_name": "a\nb"}, "brand", config) == "brand name: a\nb"
+    product = render_document("amazon", _product(title="a\nb"), "product", config)
+    assert product == "product: a. b. "
+
+
+def test_prime_gene_entries_without_desc_or_text_are_left_out() -> None:
+    info = {
+        "type": "gene/protein",
+        "name": "G",
+        "source": "NCBI",
+        "details": {"interpro": [{"desc": "kept"}, {"id": "no desc"}], "generif": [{"x": 1}]},
+    }
+    assert render_prime(info).endswith(
+        "  - interpro (protein family and classification information): ['kept']\n"
+        "  - generif (PubMed text): \n"
+    )
