@@ -61,14 +61,18 @@ def _decode(arguments: str | Mapping[str, Any] | None, signature: str) -> object
         return {}
     if isinstance(arguments, Mapping):
         return dict(arguments)
-    if not arguments.strip():
+    if not isinstance(arguments, str):
+        decoded: object = arguments  # already decoded by the caller
+    elif not arguments.strip():
         return {}
-    try:
-        decoded = json.loads(arguments)
-    except (ValueError, RecursionError) as error:
-        raise BadJsonError(
-            f"arguments are not valid JSON ({error}); send one JSON object, e.g. for {signature}"
-        ) from None
+    else:
+        try:
+            decoded = json.loads(arguments)
+        except (ValueError, RecursionError) as error:
+            raise BadJsonError(
+                f"arguments are not valid JSON ({error}); send one JSON object, e.g. for "
+                f"{signature}"
+            ) from None
     if not isinstance(decoded, dict):
         raise BadArgumentsError(
             f"arguments must be a JSON object, got {_json_kind(decoded)}; call {signature}"

@@ -70,7 +70,9 @@ def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
         alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
         found = re.search(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", flat, re.IGNORECASE)
         if found and found.end() > width:
-            start = _word_start(flat, max(0, found.start() - width // 4))
+            # some context before the match, and a full window when the match is near the end
+            wanted = max(0, min(found.start() - width // 4, len(flat) - width))
+            start = min(_next_word(flat, wanted), found.start())
     stop = min(len(flat), start + width)
     if stop < len(flat):
         stop = _word_end(flat, start, stop)
@@ -79,9 +81,12 @@ def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
     return f"{prefix}{flat[start:stop].strip()}{suffix}"
 
 
-def _word_start(text: str, position: int) -> int:
-    space = text.rfind(" ", 0, position + 1)
-    return space + 1 if space >= 0 else 0
+def _next_word(text: str, position: int) -> int:
+    """The start of the first word at or after `position`."""
+    if position == 0 or text[position - 1] == " ":
+        return position
+    space = text.find(" ", position)
+    return space + 1 if space >= 0 else position
 
 
 def _word_end(text: str, start: int, stop: int) -> int:
@@ -105,7 +110,7 @@ def counts_text(counts: Sequence[tuple[str, int]]) -> str:
 
 
 def _with_filters(text: str, filters: str) -> str:
-    return f"{text} ({filters})" if filters else text
+    return f"{text} with {filters}" if filters else text
 
 
 def capped_note(requested: int, cap: int) -> str:
@@ -139,7 +144,7 @@ def search_text(
     """
     if not hits:
         lines = [_with_filters(f"no results for {_quoted(query)}", filters) + "."]
-        advice = "Try other words (names, synonyms, key terms from the question), fewer words"
+        advice = "Try other words (names, synonyms, key terms of the question) or fewer words"
         lines.append(advice + (", or drop the node_types filter." if filters else "."))
         return "\n".join([*lines, *notes])
     noun = "result" if len(hits) == 1 else "results"
@@ -185,10 +190,10 @@ def neighbors_text(
         breakdown: (relation, count) over all `total` entries; shown when the list is cut.
         notes: Extra lines (capped k, ignored parameters).
     """
-    header = f"neighbours of {node_label(anchor)}"
+    header = _with_filters(f"neighbours of {node_label(anchor)}", filters)
     if query is not None:
-        header += f" ranked by {_quoted(query)}"
-    lines = [_with_filters(header, filters) + ":"]
+        header += f", ranked by {_quoted(query)}"
+    lines = [header + ":"]
     for row in rows:
         line = f"{edge_arrow(row.relation, outgoing=row.outgoing)} {node_label(row.node)}"
         if row.score is not None:
@@ -228,7 +233,8 @@ def no_neighbors_text(
     else:
         lines = [
             f"no neighbours of {node_label(anchor)} match {filters}.",
-            f"its {degree:,} neighbours have edge types: {counts_text(edge_counts)}; "
+            f"its {degree:,} {'neighbour has' if degree == 1 else 'neighbours have'} edge types: "
+            f"{counts_text(edge_counts)}; "
             f"node types: {counts_text(type_counts)}. Drop or change the filters.",
         ]
     return "\n".join([*lines, *notes])

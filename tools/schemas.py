@@ -26,7 +26,7 @@ def _not_bool(value: object) -> object:
 
 
 NameList = Annotated[list[str], BeforeValidator(_one_or_many)]
-Count = Annotated[int, BeforeValidator(_not_bool)]
+Count = Annotated[int, Field(ge=1), BeforeValidator(_not_bool)]
 
 
 class ToolArgs(BaseModel):
@@ -50,7 +50,6 @@ class SearchArgs(ToolArgs):
     )
     k: Count | None = Field(
         default=None,
-        ge=1,
         description="How many results to return (default {search_k}, max {max_k}).",
     )
     node_types: NameList | None = Field(
@@ -82,7 +81,6 @@ class NeighborsArgs(ToolArgs):
     )
     k: Count | None = Field(
         default=None,
-        ge=1,
         description="How many neighbours to show (default {neighbors_k}, max {max_k}).",
     )
 

@@ -1,9 +1,95 @@
-"""Commands of the `ark` CLI (tool)."""
+"""`ark search` and `ark neighbors`: one tool call, printed exactly as the model would see it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+from graphs.errors import GraphError
+
+if TYPE_CHECKING:
+    from tools.observation import Observation
+
+SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the whole observation as JSON instead of its text.")
+]
+KOpt = Annotated[
+    int | None, typer.Option("-k", help="How many results (default and cap from ToolConfig).")
+]
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the `ark` application."""
+    app.command("search")(search)
+    app.command("neighbors")(neighbors)
+
+
+def search(
+    snapshot: SnapshotArg,
+    query: Annotated[str, typer.Argument(help="Keywords, as the agent would send them.")],
+    k: KOpt = None,
+    types: Annotated[
+        list[str] | None, typer.Option("--type", help="Only nodes of this type (repeatable).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Global BM25 search over a snapshot, printed as the agent's observation."""
+    arguments: dict[str, Any] = {"query": query, "k": k, "node_types": types or None}
+    _run(snapshot, "search", arguments, as_json=as_json)
+
+
+def neighbors(
+    snapshot: SnapshotArg,
+    node_id: Annotated[str, typer.Argument(help="External id of the anchor node.")],
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Rank neighbours by BM25 of this text.")
+    ] = None,
+    node_types: Annotated[
+        list[str] | None,
+        typer.Option("--node-type", help="Only neighbours of this node type (repeatable)."),
+    ] = None,
+    edge_types: Annotated[
+        list[str] | None,
+        typer.Option("--edge-type", help="Only edges of this relation (repeatable)."),
+    ] = None,
+    k: KOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """One-hop neighbourhood of a node, printed as the agent's observation."""
+    arguments: dict[str, Any] = {
+        "node_id": node_id,
+        "query": query,
+        "node_types": node_types or None,
+        "edge_types": edge_types or None,
+        "k": k,
+    }
+    _run(snapshot, "neighbors", arguments, as_json=as_json)
+
+
+def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: bool) -> None:
+    from graphs.snapshot import Snapshot
+    from tools.toolset import Toolset
+
+    try:
+        snapshot = Snapshot.open(snapshot_path)
+    except GraphError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(code=2) from None
+    given = {name: value for name, value in arguments.items() if value is not None}
+    observation = Toolset(snapshot).call(tool, given)
+    _print(observation, as_json=as_json)
+    if observation.error is not None:
+        raise typer.Exit(code=2)
+
+
+def _print(observation: Observation, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(observation.to_dict(), indent=2, ensure_ascii=False))
+    elif observation.error is not None:
+        typer.echo(observation.text, err=True)
+    else:
+        print(observation.text)

@@ -1,0 +1,230 @@
+"""Toolset.call behaviour: bad calls become observations, select semantics, ablations, ranking."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphs.snapshot import Snapshot
+from tools.config import ToolConfig
+from tools.neighbors import top_entries
+from tools.toolset import Toolset
+
+
+@pytest.fixture
+def toolset(tiny_snapshot: Snapshot) -> Toolset:
+    return Toolset(tiny_snapshot)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "kind", "mentions"),
+    [
+        ("lookup", "{}", "unknown_tool", "valid: search, neighbors, select, finish"),
+        ("search", "{", "bad_json", "not valid JSON"),
+        ("search", "not json at all", "bad_json", "search(query: string"),
+        ("search", "[]", "bad_arguments", "must be a JSON object, got a list"),
+        ("search", '"engine"', "bad_arguments", "got a string"),
+        ("search", "null", "bad_arguments", "got null"),
+        ("search", [1, 2], "bad_arguments", "must be a JSON object"),
+        ("search", {}, "bad_arguments", "missing required field 'query'"),
+        ("search", {"query": "x", "top": 3}, "bad_arguments", "unexpected field 'top'"),
+        ("search", {"query": "x", "k": "five"}, "bad_arguments", "(got 'five')"),
+        ("search", {"query": "x", "k": 0}, "bad_arguments", "greater than or equal to 1"),
+        ("search", {"query": "x", "k": -3}, "bad_arguments", "greater than or equal to 1"),
+        ("search", {"query": "x", "k": True}, "bad_arguments", "not true/false"),
+        ("search", {"query": "x", "k": 2.5}, "bad_arguments", "k:"),
+        ("search", {"query": "x", "k": 1e300}, "bad_arguments", "k:"),
+        ("search", {"query": ["x"]}, "bad_arguments", "query: Input should be a valid string"),
+        ("search", {"query": "x" * 1001}, "bad_arguments", "at most 1000 characters"),
+        ("search", {"query": "x", "node_types": ["papers"]}, "unknown_type", "'paper'"),
+        ("search", {"query": "x", "node_types": [3]}, "unknown_type", "valid: "),
+        ("search", {"query": "x", "node_types": {"a": 1}}, "bad_arguments", "node_types"),
+        ("neighbors", {"node_id": "ZZ"}, "unknown_node", "'ZZ'"),
+        ("neighbors", {"node_id": " P1 "}, "unknown_node", "did you mean 'P1'?"),
+        ("neighbors", {"node_id": None}, "bad_arguments", "node_id"),
+        ("neighbors", {"node_id": "P1", "edge_types": ["wrote"]}, "unknown_relation", "'writes'"),
+        ("select", {"node_ids": []}, "bad_arguments", "node_ids"),
+        ("select", {"node_ids": ["nope"]}, "unknown_node", "'nope'"),
+        ("select", {"node_ids": ["P1"], "reasons": {"P2": "x"}}, "bad_arguments", "P2"),
+        ("finish", '{"comment": 3, "extra": 1}', "bad_arguments", "unexpected field 'extra'"),
+    ],
+)
+def test_bad_calls_are_error_observations(
+    toolset: Toolset, name: str, arguments: Any, kind: str, mentions: str
+) -> None:
+    observation = toolset.call(name, arguments)
+    assert observation.error is not None
+    assert observation.error.kind == kind
+    assert mentions in observation.text
+    assert observation.text == f"error: {observation.error.message}"
+    assert observation.selected == [] and not observation.finished
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "engine", "k": "2"},
+        {"query": "engine", "k": 2.0},
+        '{"query": "engine", "k": 2}',
+        {"query": "engine", "k": 2, "node_types": None},
+    ],
+)
+def test_lenient_but_unambiguous_arguments(toolset: Toolset, arguments: Any) -> None:
+    observation = toolset.call("search", arguments)
+    assert observation.error is None
+    assert len(observation.node_ids) == 2
+
+
+def test_lone_type_name_is_a_one_element_list(toolset: Toolset) -> None:
+    as_string = toolset.call("search", {"query": "engine", "node_types": "paper"})
+    as_list = toolset.call("search", {"query": "engine", "node_types": ["paper"]})
+    assert as_string.text == as_list.text
+    assert as_string.node_ids == ["P1", "P3"]
+
+
+def test_type_names_match_case_insensitively(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["CITES"]})
+    assert observation.node_ids == ["P2", "P3"]
+
+
+def test_empty_arguments_mean_none(toolset: Toolset) -> None:
+    assert toolset.call("finish", "").finished
+    assert toolset.call("finish", None).finished
+    assert toolset.call("finish", "  ").text == "finished with 0 answers."
+
+
+def test_numeric_ids_are_accepted_as_text(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": 17})
+    assert observation.error is not None and "unknown node id '17'" in observation.text
+
+
+def test_select_keeps_order_ignores_duplicates_and_rejects_unknown_by_name(
+    toolset: Toolset,
+) -> None:
+    observation = toolset.call(
+        "select", {"node_ids": ["P3", "X1", "P1", "P3", "A1", "[P2]"]}, answers=["A1"]
+    )
+    assert observation.selected == ["P3", "P1"]
+    assert observation.node_ids == ["P3", "P1"]
+    assert observation.error is not None and observation.error.kind == "unknown_node"
+    assert "unknown node ids 'X1', '[P2]'; did you mean 'P2'?" in observation.text
+    assert "already in the answer list (ignored): P3, A1." in observation.text
+    assert "answer list: 3 ids." in observation.text
+
+
+def test_select_accepts_a_lone_id(toolset: Toolset) -> None:
+    observation = toolset.call("select", '{"node_ids": "P2"}')
+    assert observation.selected == ["P2"] and observation.error is None
+
+
+def test_only_duplicates_is_not_an_error(toolset: Toolset) -> None:
+    observation = toolset.call("select", {"node_ids": ["P1"]}, answers=["P1"])
+    assert observation.selected == [] and observation.error is None
+    assert observation.text.startswith("no new ids selected.")
+
+
+def test_neighbors_ablation_removes_the_tool(tiny_snapshot: Snapshot) -> None:
+    toolset = Toolset(tiny_snapshot, ToolConfig(enable_neighbors=False))
+    observation = toolset.call("neighbors", {"node_id": "P1"})
+    assert observation.error is not None and observation.error.kind == "unknown_tool"
+    assert "valid: search, select, finish" in observation.text
+    assert toolset.tool_names == ["search", "select", "finish"]
+
+
+def test_query_ranking_ablation_ignores_the_query(tiny_snapshot: Snapshot) -> None:
+    toolset = Toolset(tiny_snapshot, ToolConfig(neighbor_query_ranking=False))
+    with_query = toolset.call("neighbors", {"node_id": "P1", "query": "babbage", "k": 2})
+    without = toolset.call("neighbors", {"node_id": "P1", "k": 2})
+    assert with_query.error is None
+    assert with_query.node_ids == without.node_ids == ["P2", "P3"]
+    assert with_query.scores == []
+    assert with_query.text == without.text + (
+        "\nnote: query ranking of neighbours is disabled in this run; query ignored."
+    )
+    ranked = Toolset(tiny_snapshot).call("neighbors", {"node_id": "P1", "query": "babbage"})
+    assert ranked.node_ids[0] == "P3"
+
+
+def test_type_filter_ablation_ignores_filters(tiny_snapshot: Snapshot) -> None:
+    toolset = Toolset(tiny_snapshot, ToolConfig(type_filters=False))
+    observation = toolset.call(
+        "neighbors", {"node_id": "P1", "node_types": ["venue"], "edge_types": ["writes"]}
+    )
+    assert observation.node_ids == ["P2", "P3", "V1", "A1"]
+    assert observation.text.endswith(
+        "note: type filters are disabled in this run; node_types ignored.\n"
+        "note: type filters are disabled in this run; edge_types ignored."
+    )
+    search = toolset.call("search", {"query": "engine", "node_types": ["author"]})
+    assert "P1" in search.node_ids
+    assert "node_types ignored" in search.text
+
+
+def test_neighbors_default_order_is_relation_direction_degree_id(
+    generated_snapshot: Snapshot,
+) -> None:
+    snapshot = generated_snapshot
+    toolset = Toolset(snapshot, ToolConfig(neighbors_k=500, max_k=500))
+    observation = toolset.call("neighbors", {"node_id": "N0"})
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    assert len(observation.node_ids) == len(hood.nodes)
+    expected = sorted(
+        (
+            snapshot.relation_names[relation],
+            int(direction < 0),
+            -int(snapshot.degrees[node]),
+            int(node),
+        )
+        for node, relation, direction in zip(
+            hood.nodes, hood.relations, hood.directions, strict=True
+        )
+    )
+    assert observation.node_ids == [snapshot.external_id(row[3]) for row in expected]
+    lines = observation.text.splitlines()[1:]
+    assert lines[0].startswith("-[about]-> ")
+    assert any(line.startswith("<-[cites]- ") for line in lines)
+
+
+@pytest.mark.parametrize("query", ["graph retrieval", "hub citation engine", "vector", "zzz"])
+def test_neighbor_ranking_equals_global_bm25_on_the_neighbour_set(
+    generated_snapshot: Snapshot, query: str
+) -> None:
+    snapshot = generated_snapshot
+    toolset = Toolset(snapshot, ToolConfig(neighbors_k=1000, max_k=1000))
+    observation = toolset.call("neighbors", {"node_id": "N0", "query": query})
+    ids, scores = snapshot.index.search(query, snapshot.num_nodes)
+    global_scores = {
+        snapshot.external_id(int(i)): float(s) for i, s in zip(ids, scores, strict=True)
+    }
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    assert len(observation.node_ids) == len(hood.nodes)
+    expected = [global_scores.get(node_id, 0.0) for node_id in observation.node_ids]
+    np.testing.assert_allclose(observation.scores, expected, rtol=1e-5, atol=1e-6)
+    assert observation.scores == sorted(observation.scores, reverse=True)
+    neighbour_ids = {snapshot.external_id(int(node)) for node in hood.nodes}
+    matched = {node_id for node_id in neighbour_ids if global_scores.get(node_id, 0.0) > 0}
+    assert sum(score > 0 for score in observation.scores) >= len(matched)
+    assert f"{sum(score > 0 for score in observation.scores):,} of" in observation.text
+    top = toolset.call("neighbors", {"node_id": "N0", "query": query, "k": 5})
+    assert top.node_ids == observation.node_ids[:5]
+
+
+def test_top_entries_matches_a_full_sort() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        count = int(rng.integers(1, 60))
+        keys = rng.permutation(count * 3)[:count].astype(np.int64)
+        scores = rng.integers(0, 4, count).astype(np.float32)  # many ties
+        k = int(rng.integers(1, count + 3))
+        by_key = sorted(range(count), key=lambda i: keys[i])
+        by_score = sorted(range(count), key=lambda i: (-scores[i], keys[i]))
+        assert top_entries(keys, None, k).tolist() == by_key[:k]
+        assert top_entries(keys, scores, k).tolist() == by_score[:k]
+
+
+def test_observation_serialises(toolset: Toolset) -> None:
+    data = toolset.call("neighbors", {"node_id": "nope"}).to_dict()
+    assert json.loads(json.dumps(data))["error"]["kind"] == "unknown_node"

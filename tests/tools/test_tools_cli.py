@@ -1,0 +1,83 @@
+"""`ark search` and `ark neighbors` print exactly what the model sees; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from agent.cli import tool_cmds
+from graphs.snapshot import Snapshot
+from tools.toolset import Toolset
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    app = typer.Typer(pretty_exceptions_enable=False)  # as `ark` registers this module
+    tool_cmds.register(app)
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_search_prints_the_observation_text(tiny_snapshot: Snapshot) -> None:
+    code, out, _ = _run("search", str(tiny_snapshot.path), "analytical engine", "-k", "2")
+    expected = Toolset(tiny_snapshot).call("search", {"query": "analytical engine", "k": 2})
+    assert code == 0
+    assert out == expected.text + "\n"
+
+
+def test_search_type_filter_and_json(tiny_snapshot: Snapshot) -> None:
+    code, out, _ = _run(
+        "search", str(tiny_snapshot.path), "engine", "--type", "author", "--type", "venue", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["node_ids"] == ["A2"]
+    assert data["text"].startswith('1 result for "engine" with node_types: author, venue:')
+    assert data["error"] is None
+
+
+def test_neighbors_with_query_and_filters(tiny_snapshot: Snapshot) -> None:
+    code, out, _ = _run(
+        "neighbors",
+        str(tiny_snapshot.path),
+        "P1",
+        "--query",
+        "babbage",
+        "--edge-type",
+        "cites",
+        "--node-type",
+        "paper",
+        "-k",
+        "1",
+    )
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "neighbours of [P1] Notes on the Analytical Engine (paper) with node_types: paper; "
+        'edge_types: cites, ranked by "babbage":'
+    )
+    assert out.splitlines()[1].startswith("<-[cites]- [P3] ")
+
+
+def test_unknown_node_is_one_line_and_exit_2(tiny_snapshot: Snapshot) -> None:
+    code, out, err = _run("neighbors", str(tiny_snapshot.path), "P99")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: unknown node id 'P99'")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_unknown_type_exit_2_with_suggestion(tiny_snapshot: Snapshot) -> None:
+    code, _, err = _run("search", str(tiny_snapshot.path), "engine", "--type", "papers")
+    assert code == 2
+    assert "did you mean 'paper'?" in err
+
+
+def test_bad_snapshot_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    code, out, err = _run("search", str(tmp_path / "missing"), "engine")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ")
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err

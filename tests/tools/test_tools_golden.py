@@ -1,0 +1,186 @@
+"""Golden texts of every observation format on the tiny fixed snapshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphs.snapshot import Snapshot
+from tools.config import ToolConfig
+from tools.toolset import Toolset
+
+
+@pytest.fixture
+def toolset(tiny_snapshot: Snapshot) -> Toolset:
+    return Toolset(tiny_snapshot, ToolConfig(snippet_chars=60, neighbor_snippet_chars=40))
+
+
+def test_search_hits_with_snippets_and_rounded_scores(toolset: Toolset) -> None:
+    observation = toolset.call("search", '{"query": "analytical engine"}')
+    assert observation.text == (
+        '3 results for "analytical engine":\n'
+        "[P1] Notes on the Analytical Engine (paper) score 7.15 | "
+        "…that computes Bernoulli numbers on the Analytical Engine.\n"
+        "[A2] Charles Babbage (author) score 2.13 | "
+        "Inventor of the Difference Engine and the Analytical Engine.\n"
+        "[P3] Passages from the Life of a Philosopher (paper) score 1.25 | "
+        "Autobiography of Babbage: the Difference Engine, the…"
+    )
+    assert observation.node_ids == ["P1", "A2", "P3"]
+    assert [round(score, 2) for score in observation.scores] == [7.15, 2.13, 1.25]
+    assert observation.error is None
+
+
+def test_search_full_page_suggests_raising_k(toolset: Toolset) -> None:
+    observation = toolset.call("search", {"query": "Analytical engine", "k": 2})
+    assert observation.text.splitlines()[0] == '2 results for "Analytical engine":'
+    assert observation.text.splitlines()[-1] == (
+        "more may match: raise k (now 2, max 50) or refine the query."
+    )
+
+
+def test_search_snippet_around_a_late_match(toolset: Toolset) -> None:
+    observation = toolset.call("search", {"query": "street musicians"})
+    assert observation.text == (
+        '1 result for "street musicians":\n'
+        "[P3] Passages from the Life of a Philosopher (paper) score 1.96 | "
+        "…a long account of street musicians and the noise they made."
+    )
+
+
+def test_search_capped_k_and_type_filter(toolset: Toolset) -> None:
+    observation = toolset.call("search", {"query": "engine", "node_types": ["author"], "k": 200})
+    assert observation.text == (
+        '1 result for "engine" with node_types: author:\n'
+        "[A2] Charles Babbage (author) score 1.22 | "
+        "Inventor of the Difference Engine and the Analytical Engine.\n"
+        "note: k=200 is above the maximum; showing at most 50."
+    )
+
+
+def test_search_without_results_suggests_a_next_step(toolset: Toolset) -> None:
+    assert toolset.call("search", {"query": "zebra", "node_types": "paper"}).text == (
+        'no results for "zebra" with node_types: paper.\n'
+        "Try other words (names, synonyms, key terms of the question) or fewer words, "
+        "or drop the node_types filter."
+    )
+    empty = toolset.call("search", {"query": "  "})
+    assert empty.text == (
+        "empty query: give keywords to search for, e.g. a name or a phrase of the question."
+    )
+    assert empty.error is None
+
+
+def test_node_without_text_shows_no_snippet(toolset: Toolset) -> None:
+    observation = toolset.call("search", {"query": "scientific memoirs"})
+    assert observation.text.splitlines()[1] == "[V1] Scientific Memoirs (venue) score 13.23"
+
+
+def test_neighbors_default_order(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "P1"})
+    assert observation.text == (
+        "neighbours of [P1] Notes on the Analytical Engine (paper):\n"
+        "<-[cites]- [P2] On the Economy of Machinery (paper)\n"
+        "<-[cites]- [P3] Passages from the Life of a Philosopher (paper)\n"
+        "-[published_in]-> [V1] Scientific Memoirs (venue)\n"
+        "<-[writes]- [A1] Ada Lovelace (author)"
+    )
+    assert observation.node_ids == ["P2", "P3", "V1", "A1"]
+    assert observation.scores == []
+
+
+def test_neighbors_ranked_and_cut(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "P1", "query": "babbage engine", "k": 2})
+    assert observation.text == (
+        'neighbours of [P1] Notes on the Analytical Engine (paper), ranked by "babbage engine":\n'
+        "<-[cites]- [P3] Passages from the Life of a Philosopher (paper) score 1.74 | "
+        "Autobiography of Babbage: the Difference…\n"
+        "<-[cites]- [P2] On the Economy of Machinery (paper) score 0.00\n"
+        "1 of 4 match the query.\n"
+        "showing 2 of 4 (by edge type: cites 2, published_in 1, writes 1); "
+        "refine with query or filters."
+    )
+
+
+def test_neighbors_filtered_and_ranked(toolset: Toolset) -> None:
+    arguments = {"node_id": "V1", "query": "memoir notes", "node_types": ["paper"]}
+    assert toolset.call("neighbors", arguments).text == (
+        'neighbours of [V1] Scientific Memoirs (venue) with node_types: paper, ranked by "memoir '
+        'notes":\n'
+        "<-[published_in]- [P1] Notes on the Analytical Engine (paper) score 5.70 | "
+        "Translation of a memoir, with notes…\n"
+        "1 of 1 match the query."
+    )
+
+
+def test_neighbors_filtered_to_nothing_says_what_exists(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "A2", "edge_types": ["cites"]})
+    assert observation.text == (
+        "no neighbours of [A2] Charles Babbage (author) match edge_types: cites.\n"
+        "its 4 neighbours have edge types: writes 2, collaborates_with 1, member_of 1; "
+        "node types: paper 2, author 1, institution 1. Drop or change the filters."
+    )
+    assert observation.error is None
+    assert observation.node_ids == []
+
+
+def test_select_and_finish(toolset: Toolset) -> None:
+    arguments = {"node_ids": ["P1", "P3", "P2", "P1"], "reasons": {"P3": "cites the notes"}}
+    observation = toolset.call("select", arguments, answers=["P2"])
+    assert observation.text == (
+        "selected 2:\n"
+        "[P1] Notes on the Analytical Engine (paper)\n"
+        "[P3] Passages from the Life of a Philosopher (paper) | cites the notes\n"
+        "already in the answer list (ignored): P2, P1.\n"
+        "answer list: 3 ids."
+    )
+    assert observation.selected == ["P1", "P3"]
+    finished = toolset.call("finish", "{}", answers=["P2", "P1", "P3"])
+    assert finished.text == "finished with 3 answers."
+    assert finished.finished
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        (
+            "serch",
+            "{}",
+            "error: unknown tool 'serch'; did you mean 'search'? "
+            "valid: search, neighbors, select, finish",
+        ),
+        (
+            "search",
+            "{'query': 'x'}",
+            "error: arguments are not valid JSON (Expecting property name enclosed in double "
+            "quotes: line 1 column 2 (char 1)); send one JSON object, e.g. for "
+            "search(query: string, k?: integer, node_types?: list of string)",
+        ),
+        (
+            "search",
+            '{"q": "x", "k": "five"}',
+            "error: bad arguments for search: missing required field 'query'; k: Input should "
+            "be a valid integer, unable to parse string as an integer (got 'five'); unexpected "
+            "field 'q'. Call search(query: string, k?: integer, node_types?: list of string)",
+        ),
+        (
+            "neighbors",
+            '{"node_id": "[P1] Notes on the Analytical Engine (paper)"}',
+            "error: unknown node id '[P1] Notes on the Analytical Engine (paper)'; did you mean "
+            "'P1'? Use ids exactly as shown in brackets by search or neighbors ([P12] -> P12).",
+        ),
+        (
+            "neighbors",
+            '{"node_id": "P1", "edge_types": ["cite"]}',
+            "error: unknown edge type 'cite'; did you mean 'cites' or 'writes'? "
+            "valid: cites, collaborates_with, member_of, published_in, writes",
+        ),
+        (
+            "select",
+            '{"node_ids": ["P9"]}',
+            "error: unknown node id 'P9'. "
+            "Use ids exactly as shown in brackets by search or neighbors ([P12] -> P12).",
+        ),
+    ],
+)
+def test_error_texts(toolset: Toolset, name: str, arguments: str, expected: str) -> None:
+    assert toolset.call(name, arguments).text == expected
