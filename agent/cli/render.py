@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -69,9 +70,9 @@ def answer_table(result: QuestionResult, snapshot: Snapshot, *, limit: int = 20)
         node = snapshot.internal_id(node_id)
         table.add_row(
             str(rank),
-            node_id,
-            snapshot.name(node),
-            snapshot.type_name(node),
+            escape(node_id),
+            escape(snapshot.name(node)),
+            escape(snapshot.type_name(node)),
             f"{result.votes.get(node_id, 0)}/{n_agents}",
         )
     return table

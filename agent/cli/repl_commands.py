@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from evals.runstore import RunRecord
@@ -59,9 +60,8 @@ class ReplCommands:
             raise CommandError("usage: :node ID")
         snapshot = self.session.snapshot
         node = snapshot.internal_id(rest)
-        self.console.print(
-            f"[bold][{rest}] {snapshot.name(node)}[/] ({snapshot.type_name(node)})", highlight=False
-        )
+        title = f"[{rest}] {snapshot.name(node)} ({snapshot.type_name(node)})"
+        self.console.print(title, style="bold", highlight=False, markup=False)
         self.console.print(snapshot.text(node), highlight=False, markup=False)
         hood = snapshot.neighbors(node)
         counts: Counter[tuple[str, int, str]] = Counter(
@@ -73,7 +73,7 @@ class ReplCommands:
             table.add_column(column)
         for (relation, direction, node_type), count in sorted(counts.items()):
             arrow = f"-[{relation}]->" if direction > 0 else f"<-[{relation}]-"
-            table.add_row(arrow, node_type, f"{count:,}")
+            table.add_row(escape(arrow), node_type, f"{count:,}")
         self.console.print(table)
 
     def search(self, rest: str) -> None:
@@ -164,12 +164,15 @@ class ReplCommands:
         types.add_column("type")
         types.add_column("count", justify="right")
         for name, count in manifest.node_types.items():
-            types.add_row(name, f"{count:,}")
+            types.add_row(escape(name), f"{count:,}")
         relations = Table(title="relations")
         for column in ("relation", "source", "target", "count"):
             relations.add_column(column)
         for sig in manifest.signatures:
-            relations.add_row(sig.relation, sig.source_type, sig.target_type, f"{sig.count:,}")
+            relations.add_row(
+                *(escape(x) for x in (sig.relation, sig.source_type, sig.target_type)),
+                f"{sig.count:,}",
+            )
         self.console.print(types)
         self.console.print(relations)
 

@@ -1,0 +1,120 @@
+"""The REPL driven through its input and output streams with scripted models."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from agent.ark import ArkAgent
+from agent.cli.repl import Repl, ReplSession
+from agent.cli.repl_io import StreamReader
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from agent.models.base import Message, ModelReply
+from agent.models.scripted import tool_call_message
+from graphs.snapshot import Snapshot
+
+
+class InterruptibleModel:
+    """Answers questions by script; a question containing "hang" gets a Ctrl-C mid-call."""
+
+    name = "scripted-repl"
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        question = messages[1]["content"]
+        if "hang" in question:
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(5)
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        if turn == 0:
+            return ModelReply(tool_call_message("search", {"query": question, "k": 3}))
+        if turn == 1:
+            return ModelReply(tool_call_message("select", {"node_ids": ["p4", "p2"]}))
+        return ModelReply(tool_call_message("finish", {}))
+
+
+def drive(snapshot: Snapshot, lines: list[str]) -> str:
+    def factory(graph: Snapshot, config: AgentConfig) -> ArkAgent:
+        return make_agent(graph, config, model=InterruptibleModel())
+
+    session = ReplSession(snapshot=snapshot, config=AgentConfig(n_agents=2), agent_factory=factory)
+    output = io.StringIO()
+    console = Console(file=output, width=80, force_terminal=False, color_system=None)
+    Repl(session, StreamReader(io.StringIO("\n".join(lines) + "\n")), console).run()
+    return output.getvalue()
+
+
+def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
+    saved = tmp_path / "last.jsonl"
+    shown = drive(
+        tiny_snapshot,
+        [
+            "sparse retrieval papers",
+            ":node a1",
+            ":search dense retrieval",
+            ":neighbors a1 sparse type=paper k=2",
+            ":trace",
+            f":save {saved}",
+            ":bogus",
+            ":node nope",
+            "please hang",
+            ":schema",
+            ":quit",
+            "never read",
+        ],
+    )
+    # the question: live trace per agent, then the fused table
+    assert "[agent 1] search" in shown and "[agent 2] search" in shown
+    assert "Sparse retrieval revisited" in shown
+    assert "2/2" in shown  # votes column
+    # :node shows the text and a summary by relation
+    assert "Researcher in retrieval and graphs." in shown
+    assert "-[writes]->" in shown and "-[affiliated_with]->" in shown
+    # :search and :neighbors print the model's view
+    assert "Dense passage retrieval (paper)" in shown
+    assert "showing 2 of 3" in shown
+    # :trace prints the assistant's calls
+    assert 'call select {"node_ids": ["p4", "p2"]}' in shown
+    # :save writes one eval-format record with both trajectories
+    (record,) = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert record["query"] == "sparse retrieval papers"
+    assert len(record["result"]["trajectories"]) == 2
+    assert record["result"]["fused"] == ["p4", "p2"]
+    # errors are one line and the session goes on
+    assert "unknown command :bogus" in shown
+    assert "unknown node id 'nope'" in shown
+    # Ctrl-C during a question cancels it and returns to the prompt
+    assert "cancelled" in shown
+    assert "institution" in shown  # :schema ran after the cancelled question
+    assert shown.rstrip().endswith("bye")
+    assert max(len(line) for line in shown.splitlines()) <= 80
+
+
+def test_ctrl_d_exits_and_set_changes_config(tiny_snapshot: Snapshot) -> None:
+    shown = drive(tiny_snapshot, [":set agents=1 steps=4 k=7", ":set agents=zero", ":trace"])
+    assert "agents=1 steps=4 k=7" in shown
+    assert "agents must be a whole number" in shown
+    assert "no question asked yet" in shown
+    assert shown.rstrip().endswith("bye")
+
+
+def test_history_lives_under_xdg_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from agent.cli.repl_io import history_path
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert history_path() == tmp_path / "ark" / "repl_history"
