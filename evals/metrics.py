@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
 METRIC_NAMES: tuple[str, ...] = ("hit@1", "hit@5", "recall@20", "mrr")
+METRIC_TITLES = {"hit@1": "Hit@1", "hit@5": "Hit@5", "recall@20": "R@20", "mrr": "MRR"}
 PROTOCOLS: tuple[str, ...] = ("ark", "stark")
+PROTOCOL_TITLES = {"ark": "ARK", "stark": "STaRK"}
 OVERALL = "all"
 """Key of the overall group in per-family aggregates."""
 NO_FAMILY = "unlabelled"

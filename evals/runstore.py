@@ -59,6 +59,7 @@ class FailureRecord(BaseModel):
     family: str | None = None
     error_type: str
     error: str
+    traceback: str | None = None
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
 
 

@@ -1,9 +1,344 @@
-"""Commands of the `ark` CLI (eval)."""
+"""Commands of the `ark` CLI: `ark eval` (run, report, sweep), `ark baseline bm25`, `ark demo`."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from agent.cli.options import (
+    AblateOpt,
+    AgentsOpt,
+    BaseUrlOpt,
+    ModelOpt,
+    SnapshotArg,
+    StepsOpt,
+    TemperatureOpt,
+    agent_config,
+    fail,
+)
+
+QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
+SplitOpt = Annotated[
+    str | None,
+    typer.Option("--split", help="train, val or test (default: test; a .jsonl file: all of it)."),
+]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", min=1, help="Only the first N questions of the split.")
+]
+ConcurrencyOpt = Annotated[
+    int, typer.Option("--concurrency", min=1, help="Questions in flight at once.")
+]
+OutOpt = Annotated[Path, typer.Option("--out", help="Run directory (results.jsonl, ...).")]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Continue the run in --out; retries failed questions.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable summary.")]
+
+
+class DefaultCommandGroup(TyperGroup):
+    """A group that runs its `run` command when the first token names no subcommand.
+
+    Click cannot give a group both a positional argument and subcommands, so
+    `ark eval SNAPSHOT --qa FILE ...` is rewritten to `ark eval run SNAPSHOT --qa FILE ...`
+    before parsing, while `ark eval report ...`, `ark eval sweep ...` and `ark eval --help`
+    keep their usual meaning. (A snapshot directory literally named `report` or `sweep` must
+    be written `./report`.)
+    """
+
+    default_command = "run"
+
+    # ctx is typer's vendored click Context (typer._click), which typer does not export.
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Prepend the default command unless the first token is a subcommand or --help."""
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@contextmanager
+def _user_errors(console: Console) -> Iterator[None]:
+    """Turn the typed errors of bad input into one clear line and exit code 2."""
+    from agent.models.base import ModelError
+    from evals.qa import QAError
+    from evals.runstore import RunStoreError
+    from graphs.errors import GraphError
+
+    try:
+        yield
+    except (RunStoreError, GraphError, QAError, ModelError, ValueError) as error:
+        fail(str(error), console)
+
+
+def _run_with_progress(
+    console: Console,
+    out: Path,
+    *,
+    as_json: bool,
+    label: str,
+    execute: Callable[..., Any],
+) -> None:
+    """Run `execute(on_start=..., on_outcome=...)` under a progress bar, then print the summary."""
+    from evals.console import RunProgress, failure_notes, results_table
+    from evals.runner import RunPlan
+    from evals.summary import summarize_run
+
+    err = Console(stderr=True)
+    show = not as_json and console.is_terminal
+    plans: list[RunPlan] = []
+
+    def on_start(plan: RunPlan) -> None:
+        plans.append(plan)
+        progress.start(plan)
+        for warning in plan.warnings:
+            err.print(f"[yellow]warning:[/] {warning}")
+
+    with (
+        _interrupt_hint(err, out),
+        _user_errors(err),
+        RunProgress(console, enabled=show, label=label) as progress,
+    ):
+        execute(on_start=on_start, on_outcome=progress.update)
+    summary = summarize_run(out)
+    plan = plans[0]
+    if as_json:
+        session = {"total": plan.total, "already_done": plan.already_done,
+                   "retried": plan.retrying, "ran": len(plan.pending)}  # fmt: skip
+        print(json.dumps({**summary.to_dict(), "session": session}))
+        return
+    if plan.already_done:
+        console.print(
+            f"resumed: {plan.already_done} of {plan.total} questions were already done; "
+            f"{len(plan.pending)} run now ({plan.retrying} retried after failing)",
+            style="dim",
+        )
+    console.print(results_table([summary], "ark"))
+    console.print(results_table([summary], "stark", families=False))
+    for note in failure_notes([summary]):
+        console.print(note, style="red")
+    console.print(f"results in {out}", style="dim")
+
+
+def eval_run(
+    snapshot: SnapshotArg,
+    qa: QaOpt,
+    out: OutOpt,
+    split: SplitOpt = None,
+    model: ModelOpt = None,
+    agents: AgentsOpt = 3,
+    max_steps: StepsOpt = 20,
+    limit: LimitOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    ablate: AblateOpt = None,
+    base_url: BaseUrlOpt = None,
+    temperature: TemperatureOpt = None,
+    resume: ResumeOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
+    from evals.runner import EvalRequest, evaluate
+
+    console = Console()
+    with _user_errors(Console(stderr=True)):
+        config = agent_config(
+            model=model,
+            agents=agents,
+            max_steps=max_steps,
+            base_url=base_url,
+            temperature=temperature,
+            ablate=ablate,
+        )
+    request = EvalRequest(
+        snapshot=snapshot,
+        qa=qa,
+        split=split,
+        out=out,
+        agent=config,
+        limit=limit,
+        concurrency=concurrency,
+        resume=resume,
+    )
+    _run_with_progress(
+        console,
+        out,
+        as_json=as_json,
+        label=f"{config.model} n={config.n_agents}",
+        execute=lambda **handlers: evaluate(request, **handlers),
+    )
+
+
+def baseline_bm25(
+    snapshot: SnapshotArg,
+    qa: QaOpt,
+    out: OutOpt,
+    split: SplitOpt = None,
+    limit: LimitOpt = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="Hits kept per question.")] = 100,
+    resume: ResumeOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score plain BM25 global search (top-k for the raw question) like an agent run."""
+    from evals.baseline import BaselineRequest, run_baseline
+
+    request = BaselineRequest(
+        snapshot=snapshot, qa=qa, split=split, out=out, limit=limit, k=k, resume=resume
+    )
+    _run_with_progress(
+        Console(),
+        out,
+        as_json=as_json,
+        label="bm25",
+        execute=lambda **handlers: run_baseline(request, **handlers),
+    )
+
+
+def eval_report(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to compare.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write report.md and PNG figures here.")
+    ] = None,
+) -> None:
+    """Compare runs side by side (overall and per family, both protocols) with figures."""
+    from evals.report import build_report
+
+    with _user_errors(Console(stderr=True)):
+        report = build_report(run_dirs, out)
+    if out is None:
+        print(report.markdown, end="")
+        return
+    Console().print(f"wrote {', '.join(str(path) for path in report.files)}")
+
+
+def eval_sweep(
+    snapshot: SnapshotArg,
+    qa: QaOpt,
+    out: Annotated[Path, typer.Option("--out", help="Sweep directory (one run dir per cell).")],
+    agents: Annotated[str, typer.Option("--agents", help="Grid of agent counts.")] = "1,3,5",
+    max_steps: Annotated[
+        str, typer.Option("--max-steps", help="Grid of step budgets.")
+    ] = "5,10,20",
+    split: SplitOpt = None,
+    model: ModelOpt = None,
+    limit: LimitOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    ablate: AblateOpt = None,
+    base_url: BaseUrlOpt = None,
+    temperature: TemperatureOpt = None,
+    baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
+) -> None:
+    """Run a grid of agents × max steps (resumable), then write the report with heatmaps."""
+    from evals.console import RunProgress
+    from evals.sweep import SweepRequest, parse_grid, run_sweep
+
+    console, err = Console(), Console(stderr=True)
+    with _user_errors(err):
+        request = SweepRequest(
+            snapshot=snapshot,
+            qa=qa,
+            split=split,
+            out=out,
+            agent=agent_config(
+                model=model,
+                agents=1,
+                max_steps=1,
+                base_url=base_url,
+                temperature=temperature,
+                ablate=ablate,
+            ),
+            agents=parse_grid(agents, "--agents"),
+            max_steps=parse_grid(max_steps, "--max-steps"),
+            limit=limit,
+            concurrency=concurrency,
+            baseline=baseline,
+        )
+    with ExitStack() as bars:
+
+        def on_cell(label: str) -> tuple[Any, Any]:
+            progress = bars.enter_context(
+                RunProgress(console, enabled=console.is_terminal, label=label)
+            )
+            return progress.start, progress.update
+
+        with _user_errors(err), _interrupt_hint(err, out):
+            report = run_sweep(request, on_cell=on_cell)
+    console.print(f"wrote {', '.join(str(path) for path in report.files)}")
+
+
+def demo(
+    domain: Annotated[
+        str, typer.Option("--domain", help="products | academic | biomed.")
+    ] = "products",
+    out: Annotated[Path, typer.Option("--out", help="Demo directory (graph + runs).")] = Path(
+        "ark-demo"
+    ),
+    model: Annotated[
+        str | None,
+        typer.Option("-m", "--model", help="A served model (uses OPENAI_BASE_URL/API_KEY)."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
+    agents: AgentsOpt = 3,
+    max_steps: StepsOpt = 20,
+) -> None:
+    """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
+    from evals.console import RunProgress, demo_view
+    from evals.demo import DemoRequest, run_demo
+
+    console, err = Console(), Console(stderr=True)
+    with _user_errors(err):
+        config = agent_config(model=model or "rules", agents=agents, max_steps=max_steps)
+        request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
+    console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
+                  f"first {limit} test questions")  # fmt: skip
+    with ExitStack() as bars:
+
+        def handlers(label: str) -> tuple[Any, Any]:
+            progress = bars.enter_context(
+                RunProgress(console, enabled=console.is_terminal, label=label)
+            )
+            return progress.start, progress.update
+
+        with _user_errors(err), _interrupt_hint(err, out):
+            result = run_demo(request, handlers=handlers)
+    console.print(demo_view(result))
+    runs = out / "runs"
+    console.print(f"runs in {runs}; compare them with `ark eval report {runs}/*`", style="dim")
+
+
+@contextmanager
+def _interrupt_hint(err: Console, out: Path) -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(
+            f"[yellow]interrupted[/]: finished questions are saved under {out}; "
+            "rerun the same command (with --resume for `ark eval`) to continue."
+        )
+        raise typer.Exit(code=130) from None
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the `ark` application."""
+    """Add `ark eval` (run/report/sweep), `ark baseline bm25` and `ark demo`."""
+    eval_app = typer.Typer(
+        cls=DefaultCommandGroup,
+        no_args_is_help=True,
+        help=(
+            "Batch-evaluate agents on question sets. `ark eval SNAPSHOT --qa FILE --out DIR` "
+            "is short for `ark eval run ...`."
+        ),
+    )
+    eval_app.command("run")(eval_run)
+    eval_app.command("report")(eval_report)
+    eval_app.command("sweep")(eval_sweep)
+    baseline_app = typer.Typer(
+        help="Non-agent baselines, scored like agent runs.", no_args_is_help=True
+    )
+    baseline_app.command("bm25")(baseline_bm25)
+    app.add_typer(eval_app, name="eval")
+    app.add_typer(baseline_app, name="baseline")
+    app.command("demo")(demo)

@@ -1,0 +1,164 @@
+"""Rich terminal output for runs: a live progress bar with running metrics, and result tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+
+from rich.console import Console, Group, RenderableType
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from evals.demo import DemoResult, trajectory_lines
+from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES
+from evals.runner import Outcome, RunPlan
+from evals.summary import RunSummary
+
+
+class RunProgress:
+    """Progress bar with ETA and running Hit@1 / Recall@20 (ARK protocol) of this session.
+
+    Disabled (a no-op) when `enabled` is False, e.g. with --json or when not on a TTY.
+    """
+
+    def __init__(self, console: Console, *, enabled: bool, label: str = "eval") -> None:
+        self._enabled = enabled
+        self._label = label
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[running]}"),
+            console=console,
+            disable=not enabled,
+        )
+        self._task: TaskID | None = None
+        self._done = 0
+        self._failed = 0
+        self._hit1 = 0.0
+        self._recall = 0.0
+
+    def __enter__(self) -> RunProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(exc_type, exc, traceback)
+
+    def start(self, plan: RunPlan) -> None:
+        """Create the bar for the questions still to run."""
+        self._task = self._progress.add_task(
+            self._label, total=len(plan.pending), running=self._running_text()
+        )
+
+    def update(self, outcome: Outcome) -> None:
+        """Advance by one finished question and refresh the running metrics."""
+        if outcome.record is not None:
+            self._done += 1
+            self._hit1 += outcome.record.metrics["ark"]["hit@1"]
+            self._recall += outcome.record.metrics["ark"]["recall@20"]
+        else:
+            self._failed += 1
+        if self._task is not None:
+            self._progress.update(self._task, advance=1, running=self._running_text())
+
+    def _running_text(self) -> str:
+        count = max(self._done, 1)
+        text = f"Hit@1 {self._hit1 / count:.3f}  R@20 {self._recall / count:.3f}"
+        return text + (f"  [red]failed {self._failed}[/]" if self._failed else "")
+
+
+def results_table(
+    summaries: Sequence[RunSummary], protocol: str, *, families: bool = True
+) -> Table:
+    """Runs side by side, overall and (optionally) per family, for one metric protocol."""
+    table = Table(title=f"{PROTOCOL_TITLES[protocol]} protocol", title_justify="left")
+    table.add_column("family")
+    table.add_column("run")
+    table.add_column("n", justify="right")
+    table.add_column("failed", justify="right")
+    for name in METRIC_NAMES:
+        table.add_column(METRIC_TITLES[name], justify="right")
+    groups = _group_names(summaries) if families else [OVERALL]
+    for group in groups:
+        for index, summary in enumerate(summaries):
+            aggregate = summary.groups.get(group)
+            if aggregate is None:
+                continue
+            means = aggregate.means()[protocol]
+            failed = f"[red]{aggregate.failures}[/]" if aggregate.failures else "0"
+            table.add_row(
+                group if index == 0 else "",
+                summary.label,
+                str(aggregate.questions),
+                failed,
+                *(f"{means[name]:.3f}" for name in METRIC_NAMES),
+                end_section=index == len(summaries) - 1,
+            )
+    return table
+
+
+def failure_notes(summaries: Sequence[RunSummary]) -> list[str]:
+    """One line per run with failures: how many, and the metrics counting them as misses."""
+    notes = []
+    for summary in summaries:
+        overall = summary.overall
+        if overall.failures:
+            pessimistic = overall.means_failures_as_misses()["ark"]
+            notes.append(
+                f"{summary.label}: {overall.failures} question(s) failed and are not in the "
+                f"means above; counting them as misses, Hit@1 {pessimistic['hit@1']:.3f}, "
+                f"R@20 {pessimistic['recall@20']:.3f} (ARK). Rerun with --resume to retry them."
+            )
+    return notes
+
+
+def _group_names(summaries: Sequence[RunSummary]) -> list[str]:
+    names: list[str] = [OVERALL]
+    for summary in summaries:
+        names.extend(name for name in summary.groups if name not in names)
+    return names
+
+
+def _marks(fused: Sequence[str], gold: set[str]) -> str:
+    return " ".join("✓" if node in gold else "·" for node in fused[:10])
+
+
+def demo_view(result: DemoResult) -> Group:
+    """The demo's output: both tables, failure notes, and one trajectory told compactly."""
+    parts: list[RenderableType] = [
+        Text(f"graph {'generated' if result.built else 'reused'}: {result.graph}", style="dim"),
+        results_table(result.summaries, "ark"),
+        results_table(result.summaries, "stark", families=False),
+        *(Text(note, style="red") for note in failure_notes(result.summaries)),
+    ]
+    example = result.example
+    if example is not None:
+        gold = set(example.gold)
+        parts.append(Rule(f"one trajectory: {example.question_id} ({example.family})"))
+        parts.append(Text.assemble(("Q: ", "bold"), example.query))
+        for line in trajectory_lines(example.result.trajectories[0]):
+            parts.append(Text(line, overflow="ellipsis", no_wrap=True))
+        parts.append(Text(f"agent top-10 vs gold: {_marks(example.result.fused, gold)}"))
+        if result.baseline_example is not None:
+            bm25 = _marks(result.baseline_example.result.fused, gold)
+            parts.append(Text(f"BM25  top-10 vs gold: {bm25}"))
+    return Group(*parts)

@@ -1,0 +1,164 @@
+"""PNG figures mirroring the paper's: tool-call shares, neighbors calls by outcome, grid heatmaps.
+
+Figures are drawn on `matplotlib.figure.Figure` objects directly (the Agg canvas), so no
+pyplot state or display backend is involved.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from evals.runstore import RunRecord
+from evals.summary import RunSummary
+
+logger = logging.getLogger(__name__)
+
+SUCCESS_METRIC = ("ark", "hit@5")
+"""A question counts as successful when its fused list has a gold node in the top 5."""
+
+
+def tool_share_plot(summaries: Sequence[RunSummary], path: Path) -> Path | None:
+    """Stacked bars: share of `search` vs `neighbors` calls per run (runs with calls only)."""
+    rows = [
+        (s.label, s.tool_calls.get("search", 0), s.tool_calls.get("neighbors", 0))
+        for s in summaries
+        if s.tool_calls.get("search", 0) + s.tool_calls.get("neighbors", 0) > 0
+    ]
+    if not rows:
+        return None
+    labels = [row[0] for row in rows]
+    totals = np.array([row[1] + row[2] for row in rows], dtype=float)
+    search = np.array([row[1] for row in rows]) / totals
+    figure = Figure(figsize=(7, 0.6 * len(rows) + 1.5))
+    axes = figure.add_subplot()
+    positions = np.arange(len(rows))
+    axes.barh(positions, search, label="search", color="#4C72B0")
+    axes.barh(positions, 1 - search, left=search, label="neighbors", color="#DD8452")
+    for position, share in zip(range(len(rows)), search.tolist(), strict=True):
+        axes.text(share / 2, position, f"{share:.0%}", va="center", ha="center", color="white")
+        axes.text(
+            share + (1 - share) / 2,
+            position,
+            f"{1 - share:.0%}",
+            va="center",
+            ha="center",
+            color="white",
+        )
+    axes.set_yticks(positions, labels)
+    axes.set_xlim(0, 1)
+    axes.set_xlabel("share of tool calls")
+    axes.set_title("Global search vs neighbourhood exploration")
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=2, fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def neighbors_counts(records: Sequence[RunRecord]) -> tuple[list[int], list[int]]:
+    """Neighbors calls per agent trajectory, split by its question's success (Hit@5)."""
+    protocol, metric = SUCCESS_METRIC
+    success: list[int] = []
+    failure: list[int] = []
+    for record in records:
+        target = success if record.metrics[protocol][metric] > 0 else failure
+        for trajectory in record.result.trajectories:
+            target.append(trajectory.tool_call_counts().get("neighbors", 0))
+    return success, failure
+
+
+def neighbors_plot(
+    runs: Sequence[tuple[RunSummary, Sequence[RunRecord]]], path: Path
+) -> Path | None:
+    """Per run, the distribution of neighbors calls for successful vs failed questions."""
+    panels = [(s, neighbors_counts(r)) for s, r in runs if s.tool_calls]
+    if not panels:
+        return None
+    figure = Figure(figsize=(max(4.0 * len(panels), 6.0), 3.6))
+    for index, (summary, (success, failure)) in enumerate(panels, start=1):
+        axes = figure.add_subplot(1, len(panels), index)
+        top = max([*success, *failure, 1])
+        bins = [edge - 0.5 for edge in range(top + 2)]
+        for values, name, color in ((success, "Hit@5", "#55A868"), (failure, "miss", "#C44E52")):
+            if values:
+                weights = np.full(len(values), 1 / len(values))
+                axes.hist(
+                    values,
+                    bins=bins,
+                    weights=weights,
+                    alpha=0.6,
+                    color=color,
+                    label=f"{name} (n={len(values)}, mean {np.mean(values):.1f})",
+                )
+        axes.set_title(summary.label, fontsize="small")
+        axes.set_xlabel("neighbors calls per agent")
+        axes.set_xticks(range(top + 1))
+        axes.set_ylabel("share of agents")
+        axes.legend(fontsize="x-small")
+    figure.suptitle("Neighbors calls: questions with Hit@5 vs misses")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    return path
+
+
+def grid_cells(summaries: Sequence[RunSummary]) -> dict[tuple[int, int], RunSummary]:
+    """Agent runs keyed by (n_agents, max_steps); the first run wins a duplicated cell."""
+    cells: dict[tuple[int, int], RunSummary] = {}
+    for summary in summaries:
+        n, steps = summary.n_agents, summary.max_steps
+        if n is None or steps is None:
+            continue
+        if (n, steps) in cells:
+            logger.warning(
+                "two runs with agents=%d, max_steps=%d; the heatmap shows %s",
+                n,
+                steps,
+                cells[(n, steps)].run_dir,
+            )
+            continue
+        cells[(n, steps)] = summary
+    return cells
+
+
+def grid_heatmaps(summaries: Sequence[RunSummary], path: Path) -> Path | None:
+    """Heatmaps of Hit@1, Recall@20 and mean latency over agents × max steps (≥ 2 cells)."""
+    cells = grid_cells(summaries)
+    if len(cells) < 2:
+        return None
+    agents = sorted({n for n, _ in cells})
+    steps = sorted({t for _, t in cells})
+    panels = (
+        ("Hit@1 (ARK)", lambda s: s.overall.means()["ark"]["hit@1"], "{:.3f}"),
+        ("Recall@20 (ARK)", lambda s: s.overall.means()["ark"]["recall@20"], "{:.3f}"),
+        ("mean latency (s)", lambda s: s.latency()["mean"], "{:.2f}"),
+    )
+    figure = Figure(figsize=(4.2 * len(panels), 0.7 * len(agents) + 2.2))
+    for index, (title, value_of, fmt) in enumerate(panels, start=1):
+        grid = np.full((len(agents), len(steps)), np.nan)
+        for (n, t), summary in cells.items():
+            grid[agents.index(n), steps.index(t)] = value_of(summary)
+        axes = figure.add_subplot(1, len(panels), index)
+        image = axes.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+        for row, col in np.argwhere(~np.isnan(grid)):
+            axes.text(
+                col,
+                row,
+                fmt.format(grid[row, col]),
+                ha="center",
+                va="center",
+                color="white",
+                fontsize="small",
+            )
+        axes.set_xticks(range(len(steps)), [str(t) for t in steps])
+        axes.set_yticks(range(len(agents)), [str(n) for n in agents])
+        axes.set_xlabel("max steps T")
+        axes.set_ylabel("agents n")
+        axes.set_title(title)
+        figure.colorbar(image, ax=axes, shrink=0.8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    return path

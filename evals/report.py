@@ -1,0 +1,157 @@
+"""`ark eval report`: runs side by side in markdown (overall and per family), plus PNG plots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, PROTOCOLS
+from evals.plots import grid_heatmaps, neighbors_plot, tool_share_plot
+from evals.runstore import RunRecord, read_config, read_failures, read_results
+from evals.summary import RunSummary, summarize_records
+
+REPORT_FILE = "report.md"
+
+
+@dataclass
+class Report:
+    """A written (or printable) report.
+
+    Attributes:
+        markdown: The report text.
+        files: Files written (report.md and the PNGs), empty when nothing was written.
+    """
+
+    markdown: str
+    files: list[Path] = field(default_factory=list)
+
+
+def load_runs(run_dirs: Sequence[Path]) -> list[tuple[RunSummary, list[RunRecord]]]:
+    """Read every run; labels are made unique by appending the directory name.
+
+    Raises:
+        RunStoreError: a directory is not a run directory or holds a corrupt file.
+    """
+    runs = []
+    for run_dir in run_dirs:
+        records = read_results(run_dir)
+        summary = summarize_records(run_dir, read_config(run_dir), records, read_failures(run_dir))
+        runs.append((summary, records))
+    labels = [summary.label for summary, _ in runs]
+    for summary, _ in runs:
+        if labels.count(summary.label) > 1:
+            summary.label = f"{summary.label} ({Path(summary.run_dir).name})"
+    return runs
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latency: bool) -> str:
+    header = ["run", "n", "failed", *(METRIC_TITLES[m] for m in METRIC_NAMES)]
+    if latency:
+        header += ["p50 s", "p95 s"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for summary in summaries:
+        aggregate = summary.groups.get(group)
+        if aggregate is None:
+            continue
+        means = aggregate.means()[protocol]
+        cells = [summary.label, str(aggregate.questions), str(aggregate.failures)]
+        cells += [_fmt(means[m]) for m in METRIC_NAMES]
+        if latency:
+            timing = summary.latency()
+            cells += [f"{timing['p50']:.2f}", f"{timing['p95']:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _failure_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    lines = []
+    for summary in summaries:
+        overall = summary.overall
+        if overall.failures:
+            pessimistic = overall.means_failures_as_misses()["ark"]
+            lines.append(
+                f"- **{summary.label}**: {overall.failures} failed question(s), not in the means; "
+                f"counted as misses: Hit@1 {_fmt(pessimistic['hit@1'])}, "
+                f"R@20 {_fmt(pessimistic['recall@20'])} (ARK). "
+                f"Failed ids: {', '.join(summary.failed_ids[:10])}"
+                + (" ..." if len(summary.failed_ids) > 10 else "")
+            )
+    return lines
+
+
+def markdown_report(summaries: Sequence[RunSummary], images: Sequence[Path] = ()) -> str:
+    """The markdown text: runs, overall tables (both protocols), per-family tables, failures."""
+    parts = ["# ARK evaluation report", "", "| run | directory | config |", "|---|---|---|"]
+    for summary in summaries:
+        config = summary.config
+        source = f"{config.get('qa', '?')} [{config.get('split') or 'whole file'}]"
+        parts.append(f"| {summary.label} | `{summary.run_dir}` | {source} |")
+    parts += [
+        "",
+        "Protocols: **ARK** scores the fused list as is; **STaRK** keeps only candidate node "
+        "types (see evals/metrics.py). Means are over successful questions; `failed` counts "
+        "questions whose model calls kept failing.",
+    ]
+    for protocol in PROTOCOLS:
+        parts += ["", f"## Overall, {PROTOCOL_TITLES[protocol]} protocol", ""]
+        parts.append(_table(summaries, OVERALL, protocol, latency=True))
+    failures = _failure_lines(summaries)
+    if failures:
+        parts += ["", "## Failures", "", *failures]
+    families = [name for name in _group_names(summaries) if name != OVERALL]
+    for protocol in PROTOCOLS:
+        if families:
+            parts += ["", f"## By family, {PROTOCOL_TITLES[protocol]} protocol"]
+        for family in families:
+            parts += ["", f"### {family}", "", _table(summaries, family, protocol, latency=False)]
+    if images:
+        parts += ["", "## Figures", ""]
+        parts += [f"![{image.stem}]({image.name})" for image in images]
+    return "\n".join(parts) + "\n"
+
+
+def _group_names(summaries: Sequence[RunSummary]) -> list[str]:
+    names: list[str] = []
+    for summary in summaries:
+        names.extend(name for name in summary.groups if name not in names)
+    return names
+
+
+def build_report(run_dirs: Sequence[Path], out: Path | None = None) -> Report:
+    """Compare runs; with `out`, write report.md and the PNG figures there.
+
+    Args:
+        run_dirs: Run directories (agent runs and baselines).
+        out: Output directory (created); None only builds the markdown.
+
+    Returns:
+        The report text and the files written.
+
+    Raises:
+        RunStoreError: a directory is not a run directory.
+        ValueError: no run directory was given.
+    """
+    if not run_dirs:
+        raise ValueError("give at least one run directory (made by `ark eval ... --out DIR`)")
+    runs = load_runs(run_dirs)
+    summaries = [summary for summary, _ in runs]
+    if out is None:
+        return Report(markdown_report(summaries))
+    out.mkdir(parents=True, exist_ok=True)
+    images = [
+        image
+        for image in (
+            tool_share_plot(summaries, out / "tool_share.png"),
+            neighbors_plot(runs, out / "neighbors_by_outcome.png"),
+            grid_heatmaps(summaries, out / "grid_heatmaps.png"),
+        )
+        if image is not None
+    ]
+    markdown = markdown_report(summaries, images)
+    (out / REPORT_FILE).write_text(markdown, encoding="utf-8")
+    return Report(markdown, [out / REPORT_FILE, *images])

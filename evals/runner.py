@@ -1,0 +1,329 @@
+"""The batch runner: questions run concurrently, each one recorded durably as it finishes.
+
+A question whose agent raises, or whose agents all stop on a model error
+(``QuestionResult.failed``), becomes a line in failures.jsonl and the run goes on; the next
+``--resume`` retries it. Finished questions are never run twice. A Ctrl-C cancels the
+questions in flight; what was written stays, and ``--resume`` continues from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent.trajectory import QuestionResult
+from evals.metrics import CandidateTest, score_question
+from evals.runstore import FailureRecord, RunRecord, RunStore
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from agent.events import EventHandler
+    from graphs.snapshot import Snapshot
+
+logger = logging.getLogger(__name__)
+
+
+class Question(Protocol):
+    """What the runner needs of a QA item (evals.qa.QAItem has it)."""
+
+    @property
+    def id(self) -> str:
+        """Question id, unique within its set."""
+        ...
+
+    @property
+    def query(self) -> str:
+        """The question text."""
+        ...
+
+    @property
+    def answer_ids(self) -> Sequence[str]:
+        """External ids of the gold answers."""
+        ...
+
+    @property
+    def family(self) -> str | None:
+        """Question family label, if any."""
+        ...
+
+
+class Asker(Protocol):
+    """Anything that answers a question like ArkAgent.ask (tests pass fakes)."""
+
+    async def ask(
+        self,
+        question: str,
+        *,
+        question_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> QuestionResult:
+        """Answer one question with n agents and their fused list."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One finished attempt: exactly one of `record` and `failure` is set."""
+
+    question_id: str
+    record: RunRecord | None = None
+    failure: FailureRecord | None = None
+
+
+OutcomeHandler = Callable[[Outcome], None]
+
+
+def _failure(item: Question, error_type: str, error: str, trace: str | None = None) -> Outcome:
+    failure = FailureRecord(
+        question_id=item.id,
+        query=item.query,
+        family=item.family,
+        error_type=error_type,
+        error=error,
+        traceback=trace,
+    )
+    return Outcome(item.id, failure=failure)
+
+
+async def attempt(asker: Asker, item: Question, is_candidate: CandidateTest) -> Outcome:
+    """Ask one question and score it; any failure becomes a FailureRecord, never a raise."""
+    try:
+        result = await asker.ask(item.query, question_id=item.id)
+    except Exception as error:  # one question must never stop the run; the traceback is kept
+        logger.debug("question %s raised", item.id, exc_info=True)
+        trace = "".join(traceback.format_exception(error))
+        return _failure(item, type(error).__name__, str(error) or repr(error), trace)
+    if result.failed:
+        return _failure(item, "ModelError", "; ".join(result.errors) or "every agent failed")
+    record = RunRecord(
+        question_id=item.id,
+        query=item.query,
+        family=item.family,
+        gold=list(item.answer_ids),
+        result=result,
+        metrics=score_question(result.fused, list(item.answer_ids), is_candidate),
+    )
+    return Outcome(item.id, record=record)
+
+
+async def run_questions(
+    asker: Asker,
+    items: Sequence[Question],
+    store: RunStore,
+    is_candidate: CandidateTest,
+    *,
+    concurrency: int = 4,
+    on_outcome: OutcomeHandler | None = None,
+) -> list[Outcome]:
+    """Run `items` with at most `concurrency` questions in flight, appending each as it ends.
+
+    Args:
+        asker: Answers questions (ArkAgent, or a fake in tests).
+        items: The questions still to run.
+        store: The open run directory.
+        is_candidate: STaRK-protocol candidate test.
+        concurrency: Questions in flight at once (each runs its n agents in parallel).
+        on_outcome: Called after each outcome is on disk (progress display).
+
+    Returns:
+        The outcomes, in the order of `items`.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def run_one(item: Question) -> Outcome:
+        async with semaphore:
+            outcome = await attempt(asker, item, is_candidate)
+        if outcome.record is not None:
+            store.append_result(outcome.record)
+        elif outcome.failure is not None:
+            failure = outcome.failure
+            logger.warning(
+                "question %s failed (%s: %s)", item.id, failure.error_type, failure.error
+            )
+            store.append_failure(outcome.failure)
+        if on_outcome is not None:
+            on_outcome(outcome)
+        return outcome
+
+    return list(await asyncio.gather(*(run_one(item) for item in items)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalRequest:
+    """One `ark eval` invocation.
+
+    Attributes:
+        snapshot: Snapshot directory.
+        qa: Question file (JSONL or STaRK CSV, see evals/qa.py).
+        split: Split to run (train, val, test).
+        out: Run directory.
+        agent: The agent configuration.
+        limit: Run only the first `limit` questions of the split (None = all).
+        concurrency: Questions in flight at once.
+        resume: Continue an existing run in `out`.
+    """
+
+    snapshot: Path
+    qa: Path
+    split: str | None = "test"
+    out: Path
+    agent: AgentConfig
+    limit: int | None = None
+    concurrency: int = 4
+    resume: bool = False
+
+    def run_config(self) -> dict[str, Any]:
+        """The content of config.json (identity keys are compared on resume)."""
+        return {
+            "agent": self.agent.to_record(),
+            "snapshot": str(Path(self.snapshot).resolve()),
+            "qa": str(Path(self.qa).resolve()),
+            "split": resolve_split(self.qa, self.split),
+            "limit": self.limit,
+            "concurrency": self.concurrency,
+        }
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will do, reported before it starts.
+
+    Attributes:
+        total: Questions in the (limited) set.
+        already_done: Questions already in results.jsonl (skipped).
+        retrying: Pending questions that failed before.
+        pending: Questions to run now.
+        warnings: Problems found in the question set (e.g. gold ids the snapshot lacks).
+    """
+
+    total: int
+    already_done: int
+    retrying: int
+    pending: Sequence[Question]
+    warnings: tuple[str, ...] = ()
+
+
+StartHandler = Callable[[RunPlan], None]
+
+
+def plan_run(items: Sequence[Question], store: RunStore, failed_ids: set[str]) -> RunPlan:
+    """Split the question set into finished and pending questions (failed ones are retried)."""
+    finished = store.finished_ids()
+    pending = [item for item in items if item.id not in finished]
+    retrying = sum(1 for item in pending if item.id in failed_ids)
+    return RunPlan(len(items), len(items) - len(pending), retrying, pending)
+
+
+def resolve_split(qa: Path, split: str | None) -> str | None:
+    """The split to load: as given; else the whole file for a JSONL file, "test" otherwise."""
+    if split is not None:
+        return split
+    return None if Path(qa).is_file() and Path(qa).suffix.lower() == ".jsonl" else "test"
+
+
+def execute(
+    *,
+    snapshot_path: Path,
+    qa: Path,
+    split: str | None,
+    limit: int | None,
+    out: Path,
+    resume: bool,
+    config: dict[str, Any],
+    make_asker: Callable[[Snapshot], Asker],
+    concurrency: int = 4,
+    on_start: StartHandler | None = None,
+    on_outcome: OutcomeHandler | None = None,
+) -> RunPlan:
+    """Load the snapshot and questions, open the run directory and run what is pending.
+
+    Args:
+        snapshot_path: Snapshot directory.
+        qa: Question file; `split` selects the split and `limit` keeps the first questions.
+        split: Split name (None: see `resolve_split`).
+        limit: Number of questions to keep (None = all).
+        out: Run directory.
+        resume: Continue a run already in `out`.
+        config: The content of config.json.
+        make_asker: Builds the agent (or baseline) once the snapshot is open.
+        concurrency: Questions in flight at once.
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+
+    Returns:
+        The plan that was executed; read the results with `evals.summary.summarize_run`.
+
+    Raises:
+        RunStoreError: `out` is not empty without `resume`, or holds another run.
+        GraphError, QAError: the snapshot or question file cannot be read.
+    """
+    from evals.metrics import CandidateFilter
+    from evals.qa import load_qa, validate_against
+    from evals.runstore import read_failures
+    from graphs.snapshot import Snapshot
+
+    snapshot = Snapshot.open(snapshot_path)
+    items = load_qa(qa, resolve_split(qa, split))[:limit]
+    validation = validate_against(snapshot, items)
+    warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
+    asker = make_asker(snapshot)  # before the run dir exists: a bad model spec leaves no trace
+    with RunStore.open(out, config, resume=resume) as store:
+        failed_ids = {failure.question_id for failure in read_failures(out)}
+        plan = replace(plan_run(items, store, failed_ids), warnings=warnings)
+        for warning in warnings:
+            logger.warning("%s", warning)
+        if on_start is not None:
+            on_start(plan)
+        if plan.pending:
+            coroutine = run_questions(
+                asker,
+                plan.pending,
+                store,
+                CandidateFilter.from_snapshot(snapshot),
+                concurrency=concurrency,
+                on_outcome=on_outcome,
+            )
+            asyncio.run(coroutine)
+    return plan
+
+
+def evaluate(
+    request: EvalRequest,
+    *,
+    asker: Asker | None = None,
+    on_start: StartHandler | None = None,
+    on_outcome: OutcomeHandler | None = None,
+) -> RunPlan:
+    """Run (or resume) an agent evaluation into `request.out` (see `execute`).
+
+    Args:
+        request: What to run.
+        asker: Use this instead of building an ArkAgent from `request.agent` (tests).
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+    """
+    from agent.factory import make_agent
+
+    def make_asker(snapshot: Snapshot) -> Asker:
+        return asker or make_agent(snapshot, request.agent)
+
+    return execute(
+        snapshot_path=request.snapshot,
+        qa=request.qa,
+        split=request.split,
+        limit=request.limit,
+        out=request.out,
+        resume=request.resume,
+        config=request.run_config(),
+        make_asker=make_asker,
+        concurrency=request.concurrency,
+        on_start=on_start,
+        on_outcome=on_outcome,
+    )
