@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.models.question_terms import STOPWORDS, SchemaVocabulary, find_name_span, words
+from agent.models.schema_paths import SchemaPaths
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -19,7 +20,7 @@ MAX_ANSWERS = 20
 
 @dataclass(frozen=True)
 class PlannedCall:
-    """One tool call of the plan, with the reason shown as the assistant's text."""
+    """One tool call of the plan."""
 
     name: str
     arguments: dict[str, Any]
@@ -38,22 +39,41 @@ class Plan:
         self.notes.append(note)
 
 
+@dataclass(frozen=True)
+class Hop:
+    """One neighbours expansion: the type and relations kept, and whether the query ranks it."""
+
+    node_type: str | None
+    relations: tuple[str, ...]
+    ranked: bool
+    k: int | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    """How to reach the answers from one anchor: one hop, or two through an intermediate type."""
+
+    anchor: int
+    hops: tuple[Hop, ...]
+
+
 class RulePlanner:
     """Plans a whole episode for a question by running the same tools the agent will run.
 
     The policy, in order:
-    1. `search` the question (k=20) and take as anchors the hits whose name occurs verbatim in
-       the question (longest names first, at most two, none contained in another).
-    2. Map question words to the graph's node-type and relation names (light stemming). The
-       answer type is the only candidate type if the snapshot declares one, else the first type
-       named in the question. A named type that is neither the answer type nor an anchor's type
-       is an intermediate hop.
-    3. Expand each anchor with `neighbors`, filtered to the answer type (or the intermediate type,
-       then its best neighbours to the answer type: two hops) and to the named relations, ranked
-       by the question words that are not the anchor's name. Filters are relaxed one at a time
-       when a call returns nothing.
-    4. `select` nodes reached from more anchors first, then by score, then global-search hits of
-       the answer type to fill up to 20; then `finish`.
+    1. `search` the question (k=20); anchors are hits whose name occurs verbatim in the question
+       (longest names first, at most two, none contained in another).
+    2. Question words are matched to the graph's node-type and relation names (light stemming).
+       The answer type is the snapshot's only candidate type if it declares one, else the first
+       type named in the question.
+    3. Each anchor gets a route read off the relation signatures: one hop to the answer type;
+       or two hops, through a named intermediate type, through an end type of a named relation
+       that does not touch the anchor's type, or through the best-linked type when the anchor's
+       type has no direct link to the answer type. The last hop is ranked by the question's
+       words minus the anchor's name; intermediate hops keep the five first neighbours.
+       A relation filter that matches nothing is dropped and the call retried.
+    4. `select` nodes reached from more anchors first, then by more paths, then by score, then
+       global-search hits of the answer type to fill up to 20; then `finish`.
     """
 
     def __init__(self, snapshot: Snapshot, toolset: Toolset) -> None:
@@ -61,6 +81,7 @@ class RulePlanner:
         self.toolset = toolset
         manifest = snapshot.manifest
         self.vocabulary = SchemaVocabulary.from_names(manifest.node_types, manifest.relations)
+        self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)
 
     def plan(self, question: str, tools: Sequence[dict[str, Any]], max_turns: int) -> Plan:
@@ -69,11 +90,12 @@ class RulePlanner:
         plan = Plan()
         search = PlannedCall("search", {"query": question, "k": MAX_ANSWERS})
         plan.add("Search the whole graph for the question to find named entities.", search)
-        hits = list(self._run(search).node_ids)
+        hits = list(self.toolset.call(search.name, search.arguments).node_ids)
         exploration_budget = max_turns - 3
         ranked: list[str] = []
-        if "neighbors" in offered:
-            ranked = self._expand(question, hits, offered["neighbors"], plan, exploration_budget)
+        if "neighbors" in offered and exploration_budget >= 1:
+            expansion = _Expansion(self, plan, question, offered["neighbors"])
+            ranked = expansion.run(self.anchors(question, hits), exploration_budget)
         fill_budget = exploration_budget - (len(plan.turns) - 1)
         ranked += self._fill(question, hits, offered["search"], plan, fill_budget)
         answers = list(dict.fromkeys(ranked))[:MAX_ANSWERS]
@@ -83,9 +105,6 @@ class RulePlanner:
         if max_turns >= 3:
             plan.add("The answer list is complete.", PlannedCall("finish", {}))
         return plan
-
-    def _run(self, call: PlannedCall) -> Any:
-        return self.toolset.call(call.name, call.arguments)
 
     def answer_type(self, question: str) -> str | None:
         """The node type the answers should have, if the question or snapshot tells."""
@@ -97,27 +116,22 @@ class RulePlanner:
 
     def anchors(self, question: str, hit_ids: Sequence[str]) -> list[int]:
         """Internal ids of search hits whose name occurs in the question, longest first."""
-        index = self.snapshot.index
-        question_tokens = index.tokenize(question)
-        found: list[tuple[int, int, int]] = []
+        tokenize = self.snapshot.index.tokenize
+        question_tokens = tokenize(question)
+        found: list[tuple[int, int, int, str]] = []
         for rank, external in enumerate(hit_ids):
             node = self.snapshot.internal_id(external)
-            name_tokens = index.tokenize(self.snapshot.name(node))
+            name_tokens = tokenize(self.snapshot.name(node))
             if not [t for t in name_tokens if t not in STOPWORDS and len(t) >= 3]:
                 continue
             if find_name_span(question_tokens, name_tokens) is not None:
-                found.append((-len(name_tokens), rank, node))
-        chosen: list[int] = []
-        chosen_names: list[str] = []
-        for _, _, node in sorted(found):
-            name = " ".join(index.tokenize(self.snapshot.name(node)))
-            if any(f" {name} " in f" {other} " for other in chosen_names):
+                found.append((-len(name_tokens), rank, node, " ".join(name_tokens)))
+        chosen: list[tuple[int, str]] = []
+        for _, _, node, name in sorted(found):
+            if any(f" {name} " in f" {other} " for _, other in chosen):
                 continue
-            chosen.append(node)
-            chosen_names.append(name)
-            if len(chosen) == MAX_ANCHORS:
-                break
-        return chosen
+            chosen.append((node, name))
+        return [node for node, _ in chosen[:MAX_ANCHORS]]
 
     def residual_query(self, question: str, anchors: Sequence[int]) -> str:
         """The question's words minus the anchors' names and stopwords: the property to rank by."""
@@ -126,40 +140,25 @@ class RulePlanner:
             drop.update(words(self.snapshot.name(node)))
         return " ".join(w for w in words(question) if w not in drop)
 
-    def _expand(
-        self,
-        question: str,
-        hit_ids: Sequence[str],
-        neighbors_schema: dict[str, Any],
-        plan: Plan,
-        budget: int,
-    ) -> list[str]:
-        anchors = self.anchors(question, hit_ids)
-        if not anchors or budget < 1:
-            return []
-        properties = neighbors_schema["parameters"]["properties"]
-        target = self.answer_type(question) if "node_types" in properties else None
-        relations = (
-            self.vocabulary.mentioned_relations(question) if "edge_types" in properties else []
-        )
-        query = self.residual_query(question, anchors) if "query" in properties else ""
-        anchor_types = {self.snapshot.type_name(a) for a in anchors}
-        intermediate = (
-            next(
-                (
-                    t
-                    for t in self.vocabulary.mentioned_types(question)
-                    if t != target and t not in anchor_types
-                ),
-                None,
-            )
-            if target
-            else None
-        )
-        expansion = _Expansion(self, plan, query, relations)
-        if intermediate is not None and budget >= 2:
-            return expansion.two_hop(anchors, intermediate, target)
-        return expansion.one_hop(anchors, target, allow_second_hop=budget >= 2)
+    def route(self, anchor: int, question: str, target: str | None, relations: list[str]) -> Route:
+        """Choose one- or two-hop expansion for an anchor from the relation signatures."""
+        anchor_type = self.snapshot.type_name(anchor)
+        near = tuple(r for r in relations if self.schema.touches(r, anchor_type))
+        far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
+        last = Hop(target, far, ranked=True)
+        named = [
+            t
+            for t in self.vocabulary.mentioned_types(question)
+            if t not in (target, anchor_type) and self.schema.linked(anchor_type, t)
+        ]
+        middle = named[0] if named and target and self.schema.linked(named[0], target) else None
+        if middle is None and far:
+            middle = self.schema.entry_type(far, anchor_type)
+        if middle is None and target and not self.schema.linked(anchor_type, target):
+            middle = self.schema.bridge(anchor_type, target)
+        if middle is None:
+            return Route(anchor, (Hop(target, near, ranked=True),))
+        return Route(anchor, (Hop(middle, near, ranked=False, k=MAX_INTERMEDIATES), last))
 
     def _fill(
         self,
@@ -180,96 +179,102 @@ class RulePlanner:
         ]
         filterable = "node_types" in search_schema["parameters"]["properties"]
         if len(of_type) < len(hit_ids) and filterable and budget >= 1:
-            arguments = {"query": question, "k": MAX_ANSWERS, "node_types": types}
-            plan.add(
-                f"Search again among {', '.join(types)} nodes only.",
-                PlannedCall("search", arguments),
-            )
-            return list(self._run(PlannedCall("search", arguments)).node_ids)
+            call = PlannedCall("search", {"query": question, "k": MAX_ANSWERS, "node_types": types})
+            plan.add(f"Search again among {', '.join(types)} nodes only.", call)
+            return list(self.toolset.call(call.name, call.arguments).node_ids)
         return of_type
 
 
+@dataclass
+class _Reached:
+    """Nodes reached by the last hops: which anchors reached them, how often, best score."""
+
+    anchors: dict[str, set[int]] = field(default_factory=dict)
+    paths: dict[str, int] = field(default_factory=dict)
+    best: dict[str, float] = field(default_factory=dict)
+
+    def add(self, anchor: int, result: Sequence[tuple[str, float]]) -> None:
+        for node_id, score in result:
+            self.anchors.setdefault(node_id, set()).add(anchor)
+            self.paths[node_id] = self.paths.get(node_id, 0) + 1
+            self.best[node_id] = max(self.best.get(node_id, float("-inf")), score)
+
+    def ranking(self) -> list[str]:
+        order = list(self.paths)
+        return sorted(
+            order,
+            key=lambda n: (-len(self.anchors[n]), -self.paths[n], -self.best[n], order.index(n)),
+        )
+
+
 class _Expansion:
-    """Neighbour expansions from anchors, relaxing filters when a call comes back empty."""
+    """Runs the anchors' routes turn by turn: all first hops, then all second hops."""
 
     def __init__(
-        self, planner: RulePlanner, plan: Plan, query: str, relations: Sequence[str]
+        self, planner: RulePlanner, plan: Plan, question: str, schema: dict[str, Any]
     ) -> None:
         self.planner = planner
         self.plan = plan
-        self.query = query
-        self.relations = list(relations)
+        self.question = question
+        self.properties = schema["parameters"]["properties"]
 
-    def one_hop(
-        self, anchors: Sequence[int], target: str | None, *, allow_second_hop: bool
-    ) -> list[str]:
-        """Expand every anchor to the target type; two hops for anchors with no such neighbour."""
-        reached: list[list[tuple[str, float]]] = []
-        calls = [self._call(a, target, self.relations) for a in anchors]
-        results = self._turn("Expand the named entities to the nodes the question asks for.", calls)
-        retry_calls: list[PlannedCall] = []
-        for anchor, call, result in zip(anchors, calls, results, strict=True):
-            if result:
-                reached.append(result)
-            elif "edge_types" in call.arguments or "node_types" in call.arguments:
-                retry_calls.append(
-                    self._call(anchor, target if "edge_types" in call.arguments else None, [])
-                )
-        if retry_calls and allow_second_hop:
-            reached += [
-                r for r in self._turn("Relax the filters that matched nothing.", retry_calls) if r
-            ]
-        return _merge(reached)
-
-    def two_hop(self, anchors: Sequence[int], intermediate: str, target: str | None) -> list[str]:
-        """Anchor -> best intermediate-type neighbours -> their neighbours of the target type."""
-        first = self._turn(
-            f"Expand the named entities to {intermediate} nodes first.",
-            [self._call(a, intermediate, [], k=MAX_INTERMEDIATES) for a in anchors],
+    def run(self, anchors: list[int], budget: int) -> list[str]:
+        """Expand the anchors within `budget` turns; the ranked ids reached."""
+        if not anchors:
+            return []
+        planner = self.planner
+        target = planner.answer_type(self.question) if "node_types" in self.properties else None
+        relations = (
+            planner.vocabulary.mentioned_relations(self.question)
+            if "edge_types" in self.properties
+            else []
         )
-        middle = list(dict.fromkeys(node_id for result in first for node_id, _ in result))
-        middle = middle[:MAX_INTERMEDIATES]
-        if not middle:
-            return self.one_hop(anchors, target, allow_second_hop=False)
-        snapshot = self.planner.snapshot
-        calls = [self._call(snapshot.internal_id(m), target, self.relations) for m in middle]
-        second = self._turn(f"Expand those {intermediate} nodes to the answers.", calls)
-        return _merge([r for r in second if r])
+        self.query = planner.residual_query(self.question, anchors)
+        routes = [planner.route(a, self.question, target, relations) for a in anchors]
+        if budget < 2:
+            routes = [Route(r.anchor, r.hops[-1:]) for r in routes]
+        reached = _Reached()
+        first = [(r, r.anchor, self._call(r.anchor, r.hops[0])) for r in routes]
+        results = self._turn("Expand the named entities along the relations asked for.", first)
+        follow: list[tuple[Route, int, PlannedCall]] = []
+        for (route, anchor, call), result in zip(first, results, strict=True):
+            if len(route.hops) == 2:
+                follow += [
+                    (route, anchor, self._call(self._id(n), route.hops[1])) for n, _ in result
+                ]
+            elif result:
+                reached.add(anchor, result)
+            elif "edge_types" in call.arguments:
+                relaxed = Hop(route.hops[0].node_type, (), ranked=True)
+                follow.append((Route(anchor, (relaxed,)), anchor, self._call(anchor, relaxed)))
+        if follow and budget >= 2:
+            results = self._turn("Follow the next hop from the nodes just found.", follow)
+            for (_, anchor, _), result in zip(follow, results, strict=True):
+                reached.add(anchor, result)
+        return reached.ranking()
 
-    def _call(
-        self, anchor: int, node_type: str | None, relations: Sequence[str], *, k: int | None = None
-    ) -> PlannedCall:
-        arguments: dict[str, Any] = {"node_id": self.planner.snapshot.external_id(anchor)}
-        if node_type:
-            arguments["node_types"] = [node_type]
-        if relations:
-            arguments["edge_types"] = list(relations)
-        if self.query:
+    def _id(self, external: str) -> int:
+        return self.planner.snapshot.internal_id(external)
+
+    def _call(self, node: int, hop: Hop) -> PlannedCall:
+        arguments: dict[str, Any] = {"node_id": self.planner.snapshot.external_id(node)}
+        if hop.node_type and "node_types" in self.properties:
+            arguments["node_types"] = [hop.node_type]
+        if hop.relations and "edge_types" in self.properties:
+            arguments["edge_types"] = list(hop.relations)
+        if hop.ranked and self.query and "query" in self.properties:
             arguments["query"] = self.query
-        if k is not None:
-            arguments["k"] = k
+        if hop.k is not None:
+            arguments["k"] = hop.k
         return PlannedCall("neighbors", arguments)
 
-    def _turn(self, note: str, calls: Sequence[PlannedCall]) -> list[list[tuple[str, float]]]:
-        self.plan.add(note, *calls)
+    def _turn(
+        self, note: str, calls: Sequence[tuple[Route, int, PlannedCall]]
+    ) -> list[list[tuple[str, float]]]:
+        self.plan.add(note, *(call for _, _, call in calls))
         results = []
-        for call in calls:
+        for _, _, call in calls:
             observation = self.planner.toolset.call(call.name, call.arguments)
             scores = list(observation.scores) or [0.0] * len(observation.node_ids)
             results.append(list(zip(observation.node_ids, scores, strict=False)))
         return results
-
-
-def _merge(results: Sequence[Sequence[tuple[str, float]]]) -> list[str]:
-    """Rank nodes by how many expansions reached them, then best score, then first appearance."""
-    count: dict[str, int] = {}
-    best: dict[str, float] = {}
-    first: dict[str, int] = {}
-    position = 0
-    for result in results:
-        for node_id, score in result:
-            count[node_id] = count.get(node_id, 0) + 1
-            best[node_id] = max(best.get(node_id, float("-inf")), score)
-            first.setdefault(node_id, position)
-            position += 1
-    return sorted(count, key=lambda n: (-count[n], -best[n], first[n]))
