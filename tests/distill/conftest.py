@@ -194,3 +194,19 @@ def scratch_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     out = tmp_path_factory.mktemp("scratch") / "base"
     return save_scratch_base(out, corpus * 4, ScratchSpec(vocab_size=600, hidden_size=32))
+
+
+@pytest.fixture(scope="session")
+def sft_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SFT dataset of six questions (one trajectory each) with a val split."""
+    from distill.dataset import DatasetOptions, build_sft_dataset
+
+    root = tmp_path_factory.mktemp("sft")
+    questions = []
+    for q in range(6):
+        text = f"Which papers does paper P{q} cite about topic {q}?"
+        gold = [f"n{q}0", f"n{q}1"]
+        questions.append((f"q{q}", gold, [make_trajectory(text, f"P{q}", gold)]))
+    run = write_run(root / "run", questions)
+    build_sft_dataset([run], root / "data", DatasetOptions(val_fraction=0.34))
+    return root / "data"
