@@ -81,7 +81,7 @@ def test_rule_policy_respects_ablations_and_small_budgets(
     tight = AgentConfig(n_agents=1, max_steps=3)
     (trajectory,) = asyncio.run(make_agent(snapshot, tight).ask(question)).trajectories
     assert trajectory.stop_reason == "finish"
-    assert sum(1 for s in trajectory.steps if s.kind == "model") == 3
+    assert sum(1 for s in trajectory.steps if s.kind == "model") <= 3
 
 
 def test_stem_matches_inflections() -> None:
