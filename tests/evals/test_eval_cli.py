@@ -1,0 +1,151 @@
+"""`ark eval`, `ark baseline bm25` and `ark eval report` end to end with the rule policy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli.app import build_app
+from agent.config import AgentConfig
+from evals.runner import EvalRequest, evaluate
+from evals.runstore import read_failures, read_results
+from evals.summary import summarize_run
+from tests.evals.eval_graph import build_tiny
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return build_tiny(tmp_path_factory.mktemp("evals-cli"))
+
+
+def invoke(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(build_app(), [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def flat(text: str) -> str:
+    """Rich wraps error lines at the terminal width; compare without line breaks."""
+    return " ".join(text.split())
+
+
+def test_eval_help_lists_run_report_and_sweep() -> None:
+    code, output = invoke("eval", "--help")
+    assert code == 0
+    for command in ("run", "report", "sweep"):
+        assert command in output
+    code, output = invoke("eval", "run", "--help")
+    assert code == 0 and "--concurrency" in output and "--resume" in output
+
+
+def test_default_command_runs_with_rules_and_prints_json(tiny, tmp_path: Path) -> None:
+    snapshot, qa = tiny
+    out = tmp_path / "run"
+    code, output = invoke(
+        "eval",
+        snapshot,
+        "--qa",
+        qa,
+        "--out",
+        out,
+        "--limit",
+        "5",
+        "-m",
+        "rules",
+        "--agents",
+        "2",
+        "--json",
+    )
+    assert code == 0, output
+    summary = json.loads(output)
+    assert summary["questions"] == 5 and summary["failures"] == 0
+    assert summary["session"] == {"total": 5, "already_done": 0, "retried": 0, "ran": 5}
+    assert summary["groups"]["all"]["metrics"]["ark"]["hit@1"] > 0.5
+    records = read_results(out)
+    assert sorted(r.question_id for r in records) == ["r0", "t0", "t1", "t2", "t3"]
+    assert all(len(r.result.trajectories) == 2 for r in records)
+    config = json.loads((out / "config.json").read_text())
+    assert config["agent"]["n_agents"] == 2 and config["split"] is None
+
+
+def test_non_empty_out_and_changed_config_are_refused(tiny, tmp_path: Path) -> None:
+    snapshot, qa = tiny
+    out = tmp_path / "run"
+    base = ("eval", snapshot, "--qa", qa, "--out", out, "--limit", "2", "--agents", "1")
+    assert invoke(*base)[0] == 0
+    code, output = invoke(*base)
+    assert code == 2 and "--resume" in flat(output)
+    code, output = invoke(*base, "--resume", "--max-steps", "5")
+    assert code == 2 and "agent.max_steps: 20 -> 5" in flat(output)
+    code, output = invoke(*base[:-2], "--agents", "1", "--resume", "--limit", "3", "--json")
+    assert code == 0, output
+    assert json.loads(output)["session"] == {"total": 3, "already_done": 2, "retried": 0, "ran": 1}
+    assert len(read_results(out)) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--qa", "missing.jsonl"), "does not exist"),
+        (("--qa", "QA", "--split", "dev"), "dev"),
+        (("--qa", "QA", "-m", "hf:/no/such/dir"), "no such directory"),
+        (("--qa", "QA", "--ablate", "no-such"), "no-such"),
+    ],
+)
+def test_bad_input_is_one_line_not_a_traceback(tiny, tmp_path: Path, args, message) -> None:
+    snapshot, qa = tiny
+    args = tuple(str(qa.parent) if a == "QA" else a for a in args)
+    code, output = invoke("eval", snapshot, *args, "--out", tmp_path / "run")
+    assert code == 2
+    assert message in flat(output) and "Traceback" not in output
+    assert not (tmp_path / "run").exists()
+
+
+def test_baseline_and_report(tiny, tmp_path: Path) -> None:
+    snapshot, qa = tiny
+    agent_dir, bm25_dir, report_dir = tmp_path / "agent", tmp_path / "bm25", tmp_path / "report"
+    evaluate(
+        EvalRequest(
+            snapshot=snapshot,
+            qa=qa,
+            split=None,
+            out=agent_dir,
+            agent=AgentConfig(n_agents=1),
+            limit=6,
+        )
+    )
+    code, output = invoke(
+        "baseline",
+        "bm25",
+        snapshot,
+        "--qa",
+        qa,
+        "--out",
+        bm25_dir,
+        "--limit",
+        "6",
+        "--k",
+        "7",
+        "--json",
+    )
+    assert code == 0, output
+    records = read_results(bm25_dir)
+    assert len(records) == 6 and all(r.result.model == "bm25" for r in records)
+    assert all(len(r.result.fused) <= 7 and r.result.trajectories == [] for r in records)
+    assert read_failures(bm25_dir) == []
+    assert summarize_run(bm25_dir).label == "bm25"
+
+    code, output = invoke("eval", "report", agent_dir, bm25_dir)
+    assert code == 0 and "| bm25 | 6 | 0 |" in output and "### one_hop" in output
+    code, output = invoke("eval", "report", agent_dir, bm25_dir, "--out", report_dir)
+    assert code == 0, output
+    assert (report_dir / "report.md").is_file()
+    assert (report_dir / "tool_share.png").stat().st_size > 1000
+    assert (report_dir / "neighbors_by_outcome.png").is_file()
+    assert not (report_dir / "grid_heatmaps.png").exists()  # one agent run: no grid
+    code, output = invoke("eval", "report", tmp_path / "nowhere")
+    assert code == 2 and "not a run directory" in flat(output)

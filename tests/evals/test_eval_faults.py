@@ -1,0 +1,99 @@
+"""A local OpenAI-compatible endpoint failing ~20% of calls (timeouts, 429, 500) loses nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import AgentConfig
+from evals.runner import EvalRequest, evaluate
+from evals.runstore import read_failures, read_results
+from evals.summary import summarize_run
+from graphs.snapshot import Snapshot
+from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, tool_call_reply
+from tests.evals.eval_graph import build_tiny
+
+ID_IN_BRACKETS = re.compile(r"\[([^\]\s]+)\]")
+
+
+def scripted_agent(body: dict[str, Any]) -> dict[str, Any]:
+    """search the question, select the first hit, finish: decided from the request alone."""
+    messages = body["messages"]
+    turn = sum(1 for m in messages if m["role"] == "assistant")
+    if turn == 0:
+        question = next(m["content"] for m in messages if m["role"] == "user")
+        return tool_call_reply("search", {"query": question}, call_id="c0")
+    if turn == 1:
+        first = ID_IN_BRACKETS.search(messages[-1]["content"])
+        assert first is not None, messages[-1]["content"]
+        return tool_call_reply("select", {"node_ids": [first.group(1)]}, call_id="c1")
+    return tool_call_reply("finish", {}, call_id="c2")
+
+
+@pytest.mark.slow
+def test_flaky_endpoint_loses_no_question(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    faults = (Fault.timeout(delay_s=1.0), Fault.rate_limited(), Fault.server_error(500))
+    server = FakeOpenAIServer(responder=scripted_agent, fault_rate=0.2, rate_faults=faults, seed=7)
+    with server:
+        config = AgentConfig(
+            model="openai:fake",
+            base_url=server.base_url,
+            n_agents=2,
+            max_steps=5,
+            request_timeout_s=0.3,
+            max_retries=8,
+        )
+        plan = evaluate(
+            EvalRequest(
+                snapshot=snapshot,
+                qa=qa,
+                split=None,
+                out=tmp_path / "run",
+                agent=config,
+                concurrency=16,
+                limit=16,
+            )
+        )
+    injected = [r.fault.kind for r in server.requests if r.fault is not None]
+    assert len(injected) >= 0.1 * len(server.requests)
+    assert {"timeout", "status"} <= set(injected)
+
+    records = read_results(tmp_path / "run")
+    assert sorted(r.question_id for r in records) == sorted(i.id for i in plan.pending)
+    assert read_failures(tmp_path / "run") == []
+    assert summarize_run(tmp_path / "run").overall.failures == 0
+    graph = Snapshot.open(snapshot)
+    for record in records:
+        top, _ = graph.index.search(record.query, 5)
+        assert record.result.fused == [graph.external_id(int(top[0]))]
+        assert all(t.stop_reason == "finish" for t in record.result.trajectories)
+
+
+def test_dead_endpoint_records_every_question_as_failed(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    server = FakeOpenAIServer(fault_rate=1.0, rate_faults=(Fault.server_error(503),))
+    with server:
+        config = AgentConfig(
+            model="openai:fake",
+            base_url=server.base_url,
+            n_agents=1,
+            request_timeout_s=0.4,
+            max_retries=0,
+        )
+        evaluate(
+            EvalRequest(
+                snapshot=snapshot, qa=qa, split=None, out=tmp_path / "run", agent=config, limit=4
+            )
+        )
+    failures = read_failures(tmp_path / "run")
+    assert len(failures) == 4 and read_results(tmp_path / "run") == []
+    assert all(f.error_type == "ModelError" and "503" in f.error for f in failures)
+    summary = summarize_run(tmp_path / "run")
+    assert (summary.overall.questions, summary.overall.failures) == (0, 4)
+
+
+pytestmark = pytest.mark.timeout(120)
