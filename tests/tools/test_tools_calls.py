@@ -10,7 +10,7 @@ import pytest
 
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
-from tools.neighbors import top_entries
+from tools.neighbors import neighbor_scores, top_entries
 from tools.toolset import Toolset
 
 
@@ -228,3 +228,14 @@ def test_top_entries_matches_a_full_sort() -> None:
 def test_observation_serialises(toolset: Toolset) -> None:
     data = toolset.call("neighbors", {"node_id": "nope"}).to_dict()
     assert json.loads(json.dumps(data))["error"]["kind"] == "unknown_node"
+
+
+def test_neighbor_scores_equal_score_nodes_with_repeated_neighbours(
+    generated_snapshot: Snapshot,
+) -> None:
+    snapshot = generated_snapshot
+    nodes = np.asarray(snapshot.neighbors(snapshot.internal_id("N0")).nodes)
+    assert len(np.unique(nodes)) < len(nodes)  # the hub has neighbours linked both ways
+    for query in ("graph retrieval hub", "vector", ""):
+        expected = snapshot.index.score_nodes(query, nodes)
+        np.testing.assert_array_equal(neighbor_scores(snapshot.index, nodes, query), expected)
