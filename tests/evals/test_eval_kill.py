@@ -1,0 +1,95 @@
+"""kill -9 mid-run, then --resume: the same per-question results as an uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.config import AgentConfig
+from evals.runner import EvalRequest, evaluate
+from evals.runstore import RESULTS_FILE, read_results
+from tests.evals.eval_graph import build_tiny
+
+REPO = Path(__file__).resolve().parents[2]
+ARK = "import sys; from agent.cli.app import main; sys.argv[0] = 'ark'; main()"
+
+
+def results_lines(run_dir: Path) -> int:
+    path = run_dir / RESULTS_FILE
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    killed = tmp_path / "killed"
+    args = [
+        sys.executable,
+        "-c",
+        ARK,
+        "eval",
+        str(snapshot),
+        "--qa",
+        str(qa),
+        "--out",
+        str(killed),
+        "--agents",
+        "3",
+        "--concurrency",
+        "2",
+        "--json",
+    ]
+    process = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while results_lines(killed) < 4:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, "the run never wrote results"
+        time.sleep(0.005)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL
+    written = results_lines(killed)
+    total = sum(1 for _ in qa.open())
+    assert 4 <= written < total, "killed too late to test anything"
+
+    config = AgentConfig(n_agents=3)
+    plan = evaluate(
+        EvalRequest(
+            snapshot=snapshot,
+            qa=qa,
+            split=None,
+            out=killed,
+            agent=config,
+            concurrency=2,
+            resume=True,
+        )
+    )
+    assert plan.already_done >= 4 and plan.already_done + len(plan.pending) == total
+    evaluate(
+        EvalRequest(
+            snapshot=snapshot,
+            qa=qa,
+            split=None,
+            out=tmp_path / "clean",
+            agent=config,
+            concurrency=2,
+        )
+    )
+
+    resumed = read_results(killed)
+    clean = {r.question_id: r for r in read_results(tmp_path / "clean")}
+    assert results_lines(killed) == len(resumed) == total  # no duplicate, no torn line left
+    assert sorted(r.question_id for r in resumed) == sorted(clean)
+    for record in resumed:
+        reference = clean[record.question_id]
+        assert record.result.fused == reference.result.fused
+        assert record.metrics == reference.metrics
+        assert [t.answers for t in record.result.trajectories] == [
+            t.answers for t in reference.result.trajectories
+        ]
