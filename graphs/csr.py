@@ -78,7 +78,7 @@ def build_csr(
 class CSR:
     """Read-only adjacency over memory-mapped arrays; nothing is loaded until touched."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, num_types: int) -> None:
         # Plain ndarray views of the memmaps: slicing a np.memmap is ~4x slower.
         arrays = {
             name: np.asarray(np.load(directory / f"{name}.npy", mmap_mode="r"))
@@ -89,6 +89,7 @@ class CSR:
         self.relations: np.ndarray = arrays["relations"]
         self.directions: np.ndarray = arrays["directions"]
         self.node_types: np.ndarray = arrays["node_types"]
+        self.num_types = num_types
 
     @property
     def num_nodes(self) -> int:
@@ -106,37 +107,48 @@ class CSR:
         node_types: Sequence[int] | None = None,
         relations: Sequence[int] | None = None,
     ) -> Neighborhood:
-        """Neighbours of internal node `node`, optionally restricted by type and relation codes."""
+        """Neighbours of internal node `node`, optionally restricted by type and relation codes.
+
+        Codes must be valid (0 <= code < number of types / relations); the caller checks.
+        """
         start, stop = int(self.indptr[node]), int(self.indptr[node + 1])
-        if relations is None:
+        if relations is not None and len(relations) == 1:
+            row = self.relations[start:stop]
+            code = np.int16(relations[0])  # a Python int would upcast the whole row
+            start, stop = (
+                start + int(row.searchsorted(code, "left")),
+                start + int(row.searchsorted(code, "right")),
+            )
+        if relations is None or len(relations) == 1:
             nodes = self.neighbors[start:stop]
             codes = self.relations[start:stop]
             directions = self.directions[start:stop]
         else:
-            nodes, codes, directions = self._relation_slices(start, stop, relations)
+            index = self._relation_index(start, stop, relations)
+            nodes, codes, directions = (
+                self.neighbors[index],
+                self.relations[index],
+                self.directions[index],
+            )
         if node_types is not None and len(nodes):
             found = self.node_types[nodes]
             if len(node_types) == 1:
-                keep = found == np.int16(node_types[0])
+                keep = np.flatnonzero(found == np.int16(node_types[0]))
             else:
-                keep = np.isin(found, np.asarray(node_types, dtype=np.int16))
+                wanted = np.zeros(self.num_types, dtype=bool)  # np.isin is ~10x slower
+                wanted[list(node_types)] = True
+                keep = np.flatnonzero(wanted[found])
             nodes, codes, directions = nodes[keep], codes[keep], directions[keep]
         return Neighborhood(
             nodes=nodes.astype(np.int64),
-            relations=np.array(codes, dtype=np.int16),
-            directions=np.array(directions, dtype=np.int8),
+            relations=codes.astype(np.int16, copy=True),
+            directions=directions.astype(np.int8, copy=True),
         )
 
-    def _relation_slices(
-        self, start: int, stop: int, relations: Sequence[int]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _relation_index(self, start: int, stop: int, relations: Sequence[int]) -> np.ndarray:
         row = self.relations[start:stop]
         wanted = np.unique(np.asarray(relations, dtype=np.int16))
-        lows = np.searchsorted(row, wanted, side="left") + start
-        highs = np.searchsorted(row, wanted, side="right") + start
-        if len(wanted) == 1:
-            piece = slice(int(lows[0]), int(highs[0]))
-            return self.neighbors[piece], self.relations[piece], self.directions[piece]
+        lows = row.searchsorted(wanted, "left") + start
+        highs = row.searchsorted(wanted, "right") + start
         pieces = [np.arange(low, high) for low, high in zip(lows, highs, strict=True) if high > low]
-        index = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-        return self.neighbors[index], self.relations[index], self.directions[index]
+        return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)

@@ -43,7 +43,7 @@ class Snapshot:
         self.relation_names: list[str] = list(manifest.relations)
         self._type_codes = {name: code for code, name in enumerate(self.node_type_names)}
         self._relation_codes = {name: code for code, name in enumerate(self.relation_names)}
-        self._csr = CSR(path / CSR_DIR)
+        self._csr = CSR(path / CSR_DIR, len(self.node_type_names))
         self._ids = IdMap(path / IDS_DIR)
         self._store = NodeStore(path / STORE_FILE)
         self.node_type_codes: np.ndarray = self._csr.node_types
@@ -171,6 +171,8 @@ class Snapshot:
             node_types: Keep only neighbours of these type codes.
             relations: Keep only edges of these relation codes.
         """
+        _check_codes(node_types, self.node_type_names, "node type")
+        _check_codes(relations, self.relation_names, "relation")
         return self._csr.neighbors_of(
             self._checked(node), node_types=node_types, relations=relations
         )
@@ -194,6 +196,15 @@ def _code(codes: dict[str, int], name: str, what: str) -> int:
         raise GraphError(
             f"unknown {what} {name!r}; valid {what}s: {', '.join(codes) or '(none)'}"
         ) from None
+
+
+def _check_codes(codes: Sequence[int] | None, names: list[str], what: str) -> None:
+    if codes is None:
+        return
+    for code in codes:
+        if not 0 <= code < len(names):
+            valid = ", ".join(f"{index}={name}" for index, name in enumerate(names))
+            raise GraphError(f"unknown {what} code {code}; valid {what} codes: {valid}")
 
 
 def _check_sizes(path: Path, manifest: Manifest) -> None:

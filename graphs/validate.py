@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,7 @@ from graphs.problems import RowProblems
 
 NODE_COLUMNS = ("id", "type", "name", "text")
 EDGE_COLUMNS = ("src", "dst", "relation")
+EDGE_ENDS = ("src", "dst")
 MAX_CODES = np.iinfo(np.int16).max
 
 
@@ -109,7 +111,8 @@ def _require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.T
 
 
 def _is_blank(values: pa.ChunkedArray) -> np.ndarray:
-    blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(values)), 0)
+    """True for null, empty and whitespace-only strings."""
+    blank = pc.or_(pc.equal(pc.binary_length(values), 0), pc.utf8_is_space(values))
     return np.asarray(pc.fill_null(blank, True).to_numpy(zero_copy_only=False), dtype=bool)
 
 
@@ -170,6 +173,11 @@ def _encode(values: pa.ChunkedArray, what: str, file: str) -> tuple[list[str], n
     return names, np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int16)
 
 
+def _internal_ids(values: pa.ChunkedArray, node_ids: pa.Array) -> np.ndarray:
+    internal = pc.fill_null(pc.index_in(values, value_set=node_ids), -1)
+    return np.asarray(internal.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
 def _check_edge_endpoints(
     edges: pa.Table, node_ids: pa.Array, file: str, problems: list[RowProblems]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -179,10 +187,10 @@ def _check_edge_endpoints(
     _record(problems, file, "empty relation", bad, edges.column("src"))
     keep &= ~bad
     ends = []
-    for column in ("src", "dst"):
+    with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow releases the GIL: 2 cores, ~2x
+        looked_up = list(pool.map(lambda c: _internal_ids(edges.column(c), node_ids), EDGE_ENDS))
+    for column, ids in zip(EDGE_ENDS, looked_up, strict=True):
         values = edges.column(column)
-        internal = pc.fill_null(pc.index_in(values, value_set=node_ids), -1)
-        ids = np.asarray(internal.to_numpy(zero_copy_only=False), dtype=np.int64)
         blank = _is_blank(values) & keep
         _record(problems, file, f"empty {column} node id", blank, values)
         keep &= ~blank
@@ -200,21 +208,25 @@ def _check_edge_endpoints(
 def _duplicate_edges(
     src: np.ndarray, dst: np.ndarray, codes: np.ndarray, keep: np.ndarray, num_nodes: int
 ) -> np.ndarray:
+    """True for every kept edge whose (src, dst, relation) occurred in an earlier kept row."""
     rows = np.flatnonzero(keep)
     num_relations = int(codes.max(initial=0)) + 1
-    if num_nodes and num_nodes * num_nodes * num_relations < 2**62:
+    duplicate = np.zeros(len(keep), dtype=bool)
+    if len(rows) < 2:
+        return duplicate
+    if num_nodes * num_nodes * num_relations < 2**62:
         key = (src[rows] * num_relations + codes[rows]) * num_nodes + dst[rows]
-        later = _later_duplicates(pa.array(key))
+        ordered = np.sort(key)  # far faster than hashing 10^7 distinct int64
+        if not (ordered[1:] == ordered[:-1]).any():
+            return duplicate
+        order = np.argsort(key, kind="stable")
+        columns: tuple[np.ndarray, ...] = (key[order],)
     else:
         order = np.lexsort((dst[rows], codes[rows], src[rows]))
-        same = np.zeros(len(rows), dtype=bool)
-        same[1:] = (
-            (src[rows][order][1:] == src[rows][order][:-1])
-            & (dst[rows][order][1:] == dst[rows][order][:-1])
-            & (codes[rows][order][1:] == codes[rows][order][:-1])
-        )
-        later = np.zeros(len(rows), dtype=bool)
-        later[order] = same
-    duplicate = np.zeros(len(keep), dtype=bool)
-    duplicate[rows[later]] = True
+        columns = (src[rows][order], codes[rows][order], dst[rows][order])
+    same = np.ones(len(rows) - 1, dtype=bool)
+    for column in columns:
+        same &= column[1:] == column[:-1]
+    # A stable order keeps equal keys in row order, so all but the first of a run are later.
+    duplicate[rows[order[1:][same]]] = True
     return duplicate

@@ -255,3 +255,12 @@ def test_index_search_uses_internal_ids(snapshot: Snapshot) -> None:
     ids, scores = snapshot.index.search("bob", 3)
     assert [snapshot.external_id(int(i)) for i in ids] == ["a2"]
     assert scores[0] > 0
+
+
+def test_neighbors_refuse_unknown_codes(snapshot: Snapshot) -> None:
+    with pytest.raises(
+        GraphError, match="unknown node type code 7; valid node type codes: 0=author"
+    ):
+        snapshot.neighbors(0, node_types=[7])
+    with pytest.raises(GraphError, match="unknown relation code -1"):
+        snapshot.neighbors(0, relations=[-1])

@@ -4,6 +4,7 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -215,3 +216,15 @@ def test_unknown_candidate_type_is_refused(tmp_path: Path) -> None:
     nodes, edges = tables()
     with pytest.raises(GraphImportError, match="unknown candidate type\\(s\\) paper; the node"):
         build_snapshot(nodes, edges, tmp_path / "s", name="x", candidate_types=["paper"])
+
+
+@pytest.mark.parametrize("num_nodes", [10, 2**40], ids=["int64-key", "lexsort"])
+def test_duplicate_edges_flag_later_rows_on_both_paths(num_nodes: int) -> None:
+    from graphs.validate import _duplicate_edges
+
+    src = np.array([1, 2, 1, 1, 2, 1])
+    dst = np.array([2, 3, 2, 2, 3, 3])
+    codes = np.array([0, 0, 1, 0, 0, 0], dtype=np.int16)
+    keep = np.array([True, True, True, True, True, False])
+    found = _duplicate_edges(src, dst, codes, keep, num_nodes)
+    assert found.tolist() == [False, False, False, True, True, False]
