@@ -57,7 +57,7 @@ class DemoResult:
         graph: The snapshot directory (its questions under qa/).
         built: Whether the graph was generated now (False: reused).
         summaries: Agent run first, then BM25.
-        example: A question to show: relational, solved by the agent, missed by BM25 if any.
+        example: A question to show: solved by the agent, missed by BM25, relational if any.
         baseline_example: BM25's result on the same question.
     """
 
@@ -82,9 +82,9 @@ def ensure_graph(domain: str, seed: int, out: Path) -> tuple[Path, bool]:
     graph = Path(out) / f"graph-{domain}-seed{seed}"
     if (graph / "manifest.json").is_file() and (graph / "qa" / "test.jsonl").is_file():
         return graph, False
-    from graphs.synth import generate_snapshot
+    from graphs.synth.generate import generate
 
-    generate_snapshot(domain, seed=seed, out=graph, overwrite=True)
+    generate(domain, seed, graph, overwrite=True)
     return graph, True
 
 
@@ -140,16 +140,16 @@ def _slug(model: str) -> str:
 def pick_example(
     agent: list[RunRecord], baseline: list[RunRecord]
 ) -> tuple[RunRecord | None, RunRecord | None]:
-    """A relational question the agent got (Hit@1) and BM25 missed; else the best available."""
+    """A question the agent got (Hit@1) and BM25 missed, relational if possible; else the best."""
     by_id = {record.question_id: record for record in baseline}
 
     def rank(record: RunRecord) -> tuple[bool, bool, bool]:
         other = by_id.get(record.question_id)
         bm25_hit = other is not None and other.metrics["ark"]["hit@1"] > 0
         return (
-            record.family in RELATIONAL_FAMILIES,
             record.metrics["ark"]["hit@1"] > 0,
             not bm25_hit,
+            record.family in RELATIONAL_FAMILIES,
         )
 
     candidates = [r for r in agent if r.result.trajectories]
