@@ -15,6 +15,7 @@ optional `distill` extra and is imported only here, when needed.
 
 from __future__ import annotations
 
+import logging
 import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ import numpy as np
 
 from graphs.errors import GraphImportError
 from graphs.stark_text import STARK_DATASETS
+
+logger = logging.getLogger(__name__)
 
 MAG_NODE_TYPES = MappingProxyType({0: "author", 1: "institution", 2: "field_of_study", 3: "paper"})
 MAG_RELATIONS = MappingProxyType(
@@ -117,6 +120,9 @@ def load_stark_files(root: str | Path, dataset: str) -> StarkFiles:
     if dataset == "mag":
         node_type_dict: Mapping[int, str] = MAG_NODE_TYPES
         edge_type_dict: Mapping[int, str] = MAG_RELATIONS
+        for name in ("node_type_dict.pkl", "edge_type_dict.pkl"):
+            if (directory / name).is_file():
+                logger.warning("%s ignored: MagSKB hard-codes MAG's type names", directory / name)
     else:
         edge_type_dict = _type_dict(read("edge_type_dict.pkl"), directory / "edge_type_dict.pkl")
         node_type_dict = MappingProxyType({0: "product"})

@@ -174,8 +174,13 @@ def test_prime_snapshot_serves_both_directions_without_symmetrising(tmp_path: Pa
     assert snapshot.num_edges == 4
 
 
-def test_mag_import_uses_hard_coded_type_dicts_and_paper_candidates(tmp_path: Path) -> None:
-    out = import_stark(write_mag(tmp_path / "mag"), "mag", tmp_path / "snap")
+def test_mag_import_uses_hard_coded_type_dicts_and_paper_candidates(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_mag(tmp_path / "mag")
+    _save(root / "processed", edge_type_dict={0: "x", 1: "y", 2: "z", 3: "w"})
+    out = import_stark(root, "mag", tmp_path / "snap")
+    assert "edge_type_dict.pkl ignored: MagSKB hard-codes" in caplog.text
     nodes = _nodes(out)
     assert nodes["0"]["text"] == "- author name: Ada Lovelace\n- author paper count: 12\n"
     assert nodes["1"]["text"] == (
