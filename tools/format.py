@@ -55,20 +55,29 @@ def edge_arrow(relation: str, *, outgoing: bool) -> str:
     return f"-[{relation}]->" if outgoing else f"<-[{relation}]-"
 
 
-def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
-    """A window of about `width` characters of `text` around the first matched query term.
+def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    """A pattern matching any of `terms` as a whole word, case-insensitively (None: no terms).
 
-    Words match when they equal a term case-insensitively (terms are index tokens, which are
-    whole alphanumeric runs). Without a match the snippet is the start of the text. Cut ends are
-    marked with an ellipsis; whitespace runs become single spaces.
+    Terms are index tokens, i.e. whole alphanumeric runs, hence the alphanumeric boundaries.
+    """
+    if not terms:
+        return None
+    alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
+
+
+def make_snippet(text: str, pattern: re.Pattern[str] | None, width: int) -> str:
+    """A window of about `width` characters of `text` around the first match of `pattern`.
+
+    Without a match the snippet is the start of the text. Cut ends are marked with an
+    ellipsis; whitespace runs become single spaces.
     """
     flat = " ".join(text.split())
     if width <= 0 or not flat:
         return ""
     start = 0
-    if terms:
-        alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
-        found = re.search(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", flat, re.IGNORECASE)
+    if pattern is not None:
+        found = pattern.search(flat)
         if found and found.end() > width:
             # some context before the match, and a full window when the match is near the end
             wanted = max(0, min(found.start() - width // 4, len(flat) - width))

@@ -9,6 +9,7 @@ outgoing before incoming, then neighbour degree (most connected first), then int
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from tools.format import (
     make_snippet,
     neighbors_text,
     no_neighbors_text,
+    term_pattern,
 )
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -138,8 +140,8 @@ def run_neighbors(
     query = args.query if args.query and args.query.strip() else None
     scores = neighbor_scores(snapshot.index, hood.nodes, query) if query else None
     shown = top_entries(order.keys(hood), scores, k)
-    terms = snapshot.index.matched_terms(query) if query else []
-    rows = [_row(snapshot, hood, int(i), scores, terms, config) for i in shown]
+    pattern = term_pattern(snapshot.index.matched_terms(query)) if query else None
+    rows = [_row(snapshot, hood, int(i), scores, pattern, config) for i in shown]
     breakdown: list[tuple[str, int]] = []
     if len(shown) < len(hood.nodes):
         breakdown = _counts(hood.relations, snapshot.relation_names)
@@ -165,7 +167,7 @@ def _row(
     hood: Neighborhood,
     position: int,
     scores: np.ndarray | None,
-    terms: Sequence[str],
+    pattern: re.Pattern[str] | None,
     config: ToolConfig,
 ) -> NeighborRow:
     node = int(hood.nodes[position])
@@ -178,7 +180,7 @@ def _row(
         relation=snapshot.relation_names[int(hood.relations[position])],
         outgoing=bool(hood.directions[position] > 0),
         score=score,
-        snippet=make_snippet(view.text, terms, config.neighbor_snippet_chars) if matched else "",
+        snippet=make_snippet(view.text, pattern, config.neighbor_snippet_chars) if matched else "",
     )
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
+from tools.format import NodeView, edge_arrow, make_snippet, node_label, term_pattern
 from tools.toolset import Toolset
 
 
@@ -184,3 +185,26 @@ def test_select_and_finish(toolset: Toolset) -> None:
 )
 def test_error_texts(toolset: Toolset, name: str, arguments: str, expected: str) -> None:
     assert toolset.call(name, arguments).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "width", "expected"),
+    [
+        ("alpha beta gamma delta", ["delta"], 100, "alpha beta gamma delta"),
+        ("alpha beta gamma delta epsilon", [], 12, "alpha beta…"),
+        ("one two three four five six seven eight nine ten", ["seven"], 16, "…six seven eight…"),
+        ("one two three four five six seven eight", ["eight"], 16, "…six seven eight"),
+        ("Zeta_x  zeta\n\tzetas ZETA end of it all", ["zeta"], 9, "Zeta_x…"),
+        ("prefix words here then Ünïcode ÜNÏCODE", ["ünïcode"], 20, "…then Ünïcode ÜNÏCODE"),
+        ("", ["x"], 10, ""),
+        ("some text", ["text"], 0, ""),
+    ],
+)
+def test_snippet_window(text: str, terms: list[str], width: int, expected: str) -> None:
+    assert make_snippet(text, term_pattern(terms), width) == expected
+
+
+def test_edge_arrows_and_labels() -> None:
+    assert edge_arrow("writes", outgoing=True) == "-[writes]->"
+    assert edge_arrow("cites", outgoing=False) == "<-[cites]-"
+    assert node_label(NodeView("P1", "A title", "paper")) == "[P1] A title (paper)"
