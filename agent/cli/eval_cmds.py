@@ -265,7 +265,7 @@ def eval_sweep(
             )
             return progress.start, progress.update
 
-        with _user_errors(err), _interrupt_hint(err, out):
+        with _user_errors(err), _interrupt_hint(err, out, how="(finished cells are kept)"):
             report = run_sweep(request, on_cell=on_cell)
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
@@ -303,7 +303,7 @@ def demo(
             )
             return progress.start, progress.update
 
-        with _user_errors(err), _interrupt_hint(err, out):
+        with _user_errors(err), _interrupt_hint(err, out, how="(the graph is kept)"):
             result = run_demo(request, handlers=handlers)
     console.print(demo_view(result))
     runs = out / "runs"
@@ -311,13 +311,14 @@ def demo(
 
 
 @contextmanager
-def _interrupt_hint(err: Console, out: Path) -> Iterator[None]:
+def _interrupt_hint(err: Console, out: Path, *, how: str = "with --resume") -> Iterator[None]:
+    """On Ctrl-C: say what is kept and how to continue, exit 130 without a traceback."""
     try:
         yield
     except KeyboardInterrupt:
         err.print(
             f"[yellow]interrupted[/]: finished questions are saved under {out}; "
-            "rerun the same command (with --resume for `ark eval`) to continue."
+            f"rerun the same command {how} to continue."
         )
         raise typer.Exit(code=130) from None
 

@@ -93,3 +93,41 @@ def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
         assert [t.answers for t in record.result.trajectories] == [
             t.answers for t in reference.result.trajectories
         ]
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    out = tmp_path / "run"
+    args = [
+        sys.executable,
+        "-c",
+        ARK,
+        "eval",
+        str(snapshot),
+        "--qa",
+        str(qa),
+        "--out",
+        str(out),
+        "--agents",
+        "3",
+        "--concurrency",
+        "1",
+    ]
+    process = subprocess.Popen(
+        args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # A background child inherits SIGINT ignored from some shells; restore Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while results_lines(out) < 2:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    message = " ".join(err.decode().split())
+    assert process.returncode == 130, message
+    assert "interrupted" in message and "--resume" in message and "Traceback" not in message
+    kept = read_results(out)
+    assert 2 <= len(kept) < sum(1 for _ in qa.open())
+    assert (out / RESULTS_FILE).read_bytes().endswith(b"\n")
