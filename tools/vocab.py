@@ -24,7 +24,7 @@ class Vocabulary:
         self._relation_codes = _lookup(self.relations)
 
     def type_codes(self, names: Sequence[str]) -> list[int]:
-        """Codes of node type names, in order.
+        """Distinct codes of node type names, in first-seen order.
 
         Raises:
             UnknownTypeError: For the first unknown name, suggesting the closest valid ones.
@@ -35,10 +35,10 @@ class Vocabulary:
             if code is None:
                 raise UnknownTypeError(name, self.node_types)
             codes.append(code)
-        return codes
+        return list(dict.fromkeys(codes))
 
     def relation_codes(self, names: Sequence[str]) -> list[int]:
-        """Codes of relation (edge type) names, in order.
+        """Distinct codes of relation (edge type) names, in first-seen order.
 
         Raises:
             UnknownRelationError: For the first unknown name, suggesting the closest valid ones.
@@ -49,7 +49,7 @@ class Vocabulary:
             if code is None:
                 raise UnknownRelationError(name, self.relations)
             codes.append(code)
-        return codes
+        return list(dict.fromkeys(codes))
 
 
 def _lookup(names: Sequence[str]) -> dict[str, int]:

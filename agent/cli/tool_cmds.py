@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphs.errors import GraphError
+from tools.config import ToolConfig
 
 if TYPE_CHECKING:
     from tools.observation import Observation
@@ -17,8 +18,19 @@ SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory.")]
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the whole observation as JSON instead of its text.")
 ]
-KOpt = Annotated[
-    int | None, typer.Option("-k", help="How many results (default and cap from ToolConfig).")
+_DEFAULTS = ToolConfig()
+SearchKOpt = Annotated[
+    int | None,
+    typer.Option(
+        "-k", help=f"How many results (default {_DEFAULTS.search_k}, at most {_DEFAULTS.max_k})."
+    ),
+]
+NeighborsKOpt = Annotated[
+    int | None,
+    typer.Option(
+        "-k",
+        help=f"How many neighbours (default {_DEFAULTS.neighbors_k}, at most {_DEFAULTS.max_k}).",
+    ),
 ]
 
 
@@ -31,7 +43,7 @@ def register(app: typer.Typer) -> None:
 def search(
     snapshot: SnapshotArg,
     query: Annotated[str, typer.Argument(help="Keywords, as the agent would send them.")],
-    k: KOpt = None,
+    k: SearchKOpt = None,
     types: Annotated[
         list[str] | None, typer.Option("--type", help="Only nodes of this type (repeatable).")
     ] = None,
@@ -56,7 +68,7 @@ def neighbors(
         list[str] | None,
         typer.Option("--edge-type", help="Only edges of this relation (repeatable)."),
     ] = None,
-    k: KOpt = None,
+    k: NeighborsKOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """One-hop neighbourhood of a node, printed as the agent's observation."""

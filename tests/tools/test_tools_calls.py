@@ -239,3 +239,9 @@ def test_neighbor_scores_equal_score_nodes_with_repeated_neighbours(
     for query in ("graph retrieval hub", "vector", ""):
         expected = snapshot.index.score_nodes(query, nodes)
         np.testing.assert_array_equal(neighbor_scores(snapshot.index, nodes, query), expected)
+
+
+def test_repeated_filter_names_do_not_repeat_neighbours(toolset: Toolset) -> None:
+    once = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites"]})
+    twice = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites", "Cites", "cites"]})
+    assert twice.node_ids == once.node_ids == ["P2", "P3"]
