@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trajectory import QuestionResult, Trajectory
+from agent.trajectory import QuestionResult, StopReason, Trajectory
 from evals.runner import Outcome, plan_run, run_questions
 from evals.runstore import RunStore, read_failures, read_results
 from evals.summary import summarize_run
@@ -44,7 +44,7 @@ class FakeAgent:
             await asyncio.sleep(self.delay_s if kind != "slow" else 0.2)
             if kind == "raise":
                 raise RuntimeError(f"boom on {question_id}")
-            stop = "error" if kind == "fail" else "finish"
+            stop: StopReason = "error" if kind == "fail" else "finish"
             trajectory = Trajectory(
                 question=question,
                 model="fake",
