@@ -51,7 +51,7 @@ def _mag_node(rng: np.random.Generator, code: int) -> dict:
         return {"type": "paper", "title": _sentence(rng, 8), "abstract": _sentence(rng, 120),
                 "Date": "2020-01-01", "OriginalVenue": -1, "JournalDisplayName": "J",
                 "ConferenceSeriesDisplayName": -1, "ConferenceInstancesDisplayName": -1,
-                "mag_id": int(rng.integers(1e9))}  # fmt: skip
+                "mag_id": int(rng.integers(1_000_000_000))}  # fmt: skip
     return {"type": MAG_NODE_TYPES[code], "DisplayName": _sentence(rng, 2),
             "PaperCount": int(rng.integers(-1, 100)), "CitationCount": -1}  # fmt: skip
 
