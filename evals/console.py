@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from types import TracebackType
 
 from rich.console import Console, Group, RenderableType
@@ -21,7 +22,7 @@ from rich.text import Text
 
 from evals.demo import DemoResult, trajectory_lines
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES
-from evals.runner import Outcome, RunPlan
+from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
 from evals.summary import RunSummary
 
 
@@ -84,6 +85,30 @@ class RunProgress:
         count = max(self._done, 1)
         text = f"Hit@1 {self._hit1 / count:.3f}  R@20 {self._recall / count:.3f}"
         return text + (f"  [red]failed {self._failed}[/]" if self._failed else "")
+
+
+class ProgressPerRun:
+    """One progress bar per run, for commands that chain runs (sweep, demo).
+
+    Use as a context manager; `handlers(label)` opens the next bar and returns its
+    (on_start, on_outcome) pair for `evaluate`/`run_baseline`.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._bars = ExitStack()
+
+    def __enter__(self) -> ProgressPerRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bars.close()
+
+    def handlers(self, label: str) -> tuple[StartHandler, OutcomeHandler]:
+        """Open a bar for the run called `label` (disabled when not on a terminal)."""
+        bar = RunProgress(self._console, enabled=self._console.is_terminal, label=label)
+        self._bars.enter_context(bar)
+        return bar.start, bar.update
 
 
 def results_table(

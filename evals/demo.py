@@ -19,8 +19,8 @@ from evals.baseline import BaselineRequest, run_baseline
 from evals.runner import EvalRequest, OutcomeHandler, StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
+from graphs.synth.generate import DOMAINS, SynthError, generate
 
-DOMAINS = ("products", "academic", "biomed")
 DEFAULT_DOMAIN = "products"
 DEFAULT_SEED = 0
 DEFAULT_LIMIT = 100
@@ -75,15 +75,13 @@ def ensure_graph(domain: str, seed: int, out: Path) -> tuple[Path, bool]:
         (snapshot directory, whether it was built now).
 
     Raises:
-        ValueError: unknown domain.
+        SynthError: unknown domain (a GraphError).
     """
     if domain not in DOMAINS:
-        raise ValueError(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}")
+        raise SynthError(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}")
     graph = Path(out) / f"graph-{domain}-seed{seed}"
     if (graph / "manifest.json").is_file() and (graph / "qa" / "test.jsonl").is_file():
         return graph, False
-    from graphs.synth.generate import generate
-
     generate(domain, seed, graph, overwrite=True)
     return graph, True
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -63,16 +64,17 @@ class DefaultCommandGroup(TyperGroup):
 
 
 @contextmanager
-def _user_errors(console: Console) -> Iterator[None]:
-    """Turn the typed errors of bad input into one clear line and exit code 2."""
+def _user_errors(console: Console, *extra: type[Exception]) -> Iterator[None]:
+    """Turn the typed errors of bad input (and `extra` ones) into one line and exit code 2."""
     from agent.models.base import ModelError
     from evals.qa import QAError
     from evals.runstore import RunStoreError
     from graphs.errors import GraphError
 
+    handled: tuple[type[Exception], ...] = (RunStoreError, GraphError, QAError, ModelError, *extra)
     try:
         yield
-    except (RunStoreError, GraphError, QAError, ModelError, ValueError) as error:
+    except handled as error:
         fail(str(error), console)
 
 
@@ -145,7 +147,7 @@ def eval_run(
     from evals.runner import EvalRequest, evaluate
 
     console = Console()
-    with _user_errors(Console(stderr=True)):
+    with _user_errors(Console(stderr=True), ValueError):
         config = agent_config(
             model=model,
             agents=agents,
@@ -207,7 +209,7 @@ def eval_report(
     """Compare runs side by side (overall and per family, both protocols) with figures."""
     from evals.report import build_report
 
-    with _user_errors(Console(stderr=True)):
+    with _user_errors(Console(stderr=True), ValueError):
         report = build_report(run_dirs, out)
     if out is None:
         print(report.markdown, end="")
@@ -233,11 +235,11 @@ def eval_sweep(
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
 ) -> None:
     """Run a grid of agents × max steps (resumable), then write the report with heatmaps."""
-    from evals.console import RunProgress
+    from evals.console import ProgressPerRun
     from evals.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
-    with _user_errors(err):
+    with _user_errors(err, ValueError):
         request = SweepRequest(
             snapshot=snapshot,
             qa=qa,
@@ -257,16 +259,12 @@ def eval_sweep(
             concurrency=concurrency,
             baseline=baseline,
         )
-    with ExitStack() as bars:
-
-        def on_cell(label: str) -> tuple[Any, Any]:
-            progress = bars.enter_context(
-                RunProgress(console, enabled=console.is_terminal, label=label)
-            )
-            return progress.start, progress.update
-
-        with _user_errors(err), _interrupt_hint(err, out, how="(finished cells are kept)"):
-            report = run_sweep(request, on_cell=on_cell)
+    with (
+        ProgressPerRun(console) as bars,
+        _user_errors(err),
+        _interrupt_hint(err, out, how="(finished cells are kept)"),
+    ):
+        report = run_sweep(request, on_cell=bars.handlers)
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 
@@ -286,28 +284,36 @@ def demo(
     max_steps: StepsOpt = 20,
 ) -> None:
     """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
-    from evals.console import RunProgress, demo_view
-    from evals.demo import DemoRequest, run_demo
+    from evals.console import ProgressPerRun, demo_view
+    from evals.demo import DOMAINS, DemoRequest, run_demo
 
     console, err = Console(), Console(stderr=True)
-    with _user_errors(err):
+    if domain not in DOMAINS:
+        fail(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}", err)
+    if model and not _endpoint_configured(model):
+        fail(f"-m {model} needs an endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it asks "
+             "for one), or leave out -m to run the offline rule policy", err)  # fmt: skip
+    with _user_errors(err, ValueError):
         config = agent_config(model=model or "rules", agents=agents, max_steps=max_steps)
         request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
     console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
                   f"first {limit} test questions")  # fmt: skip
-    with ExitStack() as bars:
-
-        def handlers(label: str) -> tuple[Any, Any]:
-            progress = bars.enter_context(
-                RunProgress(console, enabled=console.is_terminal, label=label)
-            )
-            return progress.start, progress.update
-
-        with _user_errors(err), _interrupt_hint(err, out, how="(the graph is kept)"):
-            result = run_demo(request, handlers=handlers)
+    with (
+        ProgressPerRun(console) as bars,
+        _user_errors(err),
+        _interrupt_hint(err, out, how="(the graph is kept)"),
+    ):
+        result = run_demo(request, handlers=bars.handlers)
     console.print(demo_view(result))
     runs = out / "runs"
     console.print(f"runs in {runs}; compare them with `ark eval report {runs}/*`", style="dim")
+
+
+def _endpoint_configured(model: str) -> bool:
+    """Local specs need no endpoint; served models need OPENAI_BASE_URL or OPENAI_API_KEY."""
+    if model == "rules" or model.startswith("hf:"):
+        return True
+    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
 
 
 @contextmanager

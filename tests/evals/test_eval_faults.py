@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from agent.cli.app import build_app
 from agent.config import AgentConfig
+from agent.factory import make_agent
+from agent.models.openai_http import OpenAIChatModel
+from agent.models.retry import RetryPolicy
 from evals.runner import EvalRequest, evaluate
 from evals.runstore import read_failures, read_results
 from evals.summary import summarize_run
@@ -33,44 +39,51 @@ def scripted_agent(body: dict[str, Any]) -> dict[str, Any]:
     return tool_call_reply("finish", {}, call_id="c2")
 
 
-@pytest.mark.slow
 def test_flaky_endpoint_loses_no_question(tmp_path: Path) -> None:
     snapshot, qa = build_tiny(tmp_path)
     faults = (Fault.timeout(delay_s=1.0), Fault.rate_limited(), Fault.server_error(500))
     server = FakeOpenAIServer(responder=scripted_agent, fault_rate=0.2, rate_faults=faults, seed=7)
+    graph = Snapshot.open(snapshot)
     with server:
-        config = AgentConfig(
-            model="openai:fake",
-            base_url=server.base_url,
-            n_agents=2,
-            max_steps=5,
-            request_timeout_s=0.3,
-            max_retries=8,
-        )
+        config = AgentConfig(model="openai:fake", base_url=server.base_url, n_agents=2,
+                             max_steps=5, request_timeout_s=0.3)  # fmt: skip
+        # The real HTTP adapter, with a short backoff so the test stays quick.
+        model = OpenAIChatModel("fake", base_url=server.base_url, timeout_s=0.3,
+                                retry=RetryPolicy(max_retries=8, base_delay_s=0.02))  # fmt: skip
         plan = evaluate(
-            EvalRequest(
-                snapshot=snapshot,
-                qa=qa,
-                split=None,
-                out=tmp_path / "run",
-                agent=config,
-                concurrency=16,
-                limit=16,
-            )
-        )
+            EvalRequest(snapshot=snapshot, qa=qa, split=None, out=tmp_path / "run",
+                        agent=config, concurrency=8),
+            asker=make_agent(graph, config, model=model),
+        )  # fmt: skip
     injected = [r.fault.kind for r in server.requests if r.fault is not None]
     assert len(injected) >= 0.1 * len(server.requests)
     assert {"timeout", "status"} <= set(injected)
 
     records = read_results(tmp_path / "run")
+    assert len(records) == plan.total == 24
     assert sorted(r.question_id for r in records) == sorted(i.id for i in plan.pending)
     assert read_failures(tmp_path / "run") == []
     assert summarize_run(tmp_path / "run").overall.failures == 0
-    graph = Snapshot.open(snapshot)
     for record in records:
         top, _ = graph.index.search(record.query, 5)
         assert record.result.fused == [graph.external_id(int(top[0]))]
         assert all(t.stop_reason == "finish" for t in record.result.trajectories)
+
+
+def test_cli_against_a_flaky_endpoint(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    faults = (Fault.rate_limited(retry_after="0"), Fault.server_error(500))
+    server = FakeOpenAIServer(faults, responder=scripted_agent, fault_rate=0.2, rate_faults=faults)
+    with server:
+        args = ["eval", str(snapshot), "--qa", str(qa), "--out", str(tmp_path / "run"),
+                "-m", "openai:fake", "--base-url", server.base_url, "--agents", "1",
+                "--limit", "6", "--json"]  # fmt: skip
+        result = CliRunner().invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["questions"], summary["failures"]) == (6, 0)
+    assert sum(r.fault is not None for r in server.requests) >= 2
+    assert all(r.body["model"] == "fake" for r in server.requests)
 
 
 def test_dead_endpoint_records_every_question_as_failed(tmp_path: Path) -> None:
