@@ -1,0 +1,277 @@
+"""Model adapter for a local transformers model, PEFT adapter or merged student (`hf:PATH`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from agent.models.base import Message, ModelError, ModelReply
+from agent.models.toolcall_parse import (
+    THINK_CLOSE,
+    THINK_OPEN,
+    TOOL_CALL_CLOSE,
+    TOOL_CALL_OPEN,
+    count_tool_calls,
+    parse_tool_call_text,
+)
+
+logger = logging.getLogger(__name__)
+
+INSTALL_HINT = "the hf: backend needs the distill extra: pip install 'ark-kg[distill]'"
+_PARSER_TAGS = frozenset({TOOL_CALL_OPEN, TOOL_CALL_CLOSE, THINK_OPEN, THINK_CLOSE})
+
+
+def template_messages(messages: list[Message], *, decode_arguments: bool) -> list[Message]:
+    """Copy `messages` into the shape the chat template expects.
+
+    `content: None` becomes "". With `decode_arguments`, tool-call `arguments` that parse as a
+    JSON object become dicts: templates such as Qwen2.5's stock one render arguments with
+    `| tojson`, which would quote and escape a string. ARK's Qwen template (and Qwen3's) write
+    a string verbatim, which reproduces exactly what the model generated, so there arguments
+    stay strings. Malformed arguments always stay strings.
+    """
+    prepared = []
+    for message in messages:
+        copy = dict(message)
+        if copy.get("content") is None:
+            copy["content"] = ""
+        if copy.get("tool_calls") and decode_arguments:
+            copy["tool_calls"] = [_decoded_call(call) for call in copy["tool_calls"]]
+        prepared.append(copy)
+    return prepared
+
+
+def renders_string_arguments(tokenizer: Any) -> bool:
+    """Probe the chat template: does it write string tool-call arguments verbatim?"""
+    probe = '{"ark_probe": 1}'
+    messages = [
+        {"role": "user", "content": "probe"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_0",
+                    "type": "function",
+                    "function": {"name": "probe", "arguments": probe},
+                },
+            ],
+        },
+    ]
+    try:
+        text = tokenizer.apply_chat_template(messages, tokenize=False)
+    except (jinja2.TemplateError, ValueError, TypeError, KeyError):
+        logger.debug("chat template probe failed; tool-call arguments will be passed as dicts")
+        return False
+    return isinstance(text, str) and probe in text
+
+
+def _decoded_call(call: dict[str, Any]) -> dict[str, Any]:
+    function = dict(call.get("function") or {})
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            function["arguments"] = decoded
+    return {**call, "function": function}
+
+
+class LocalHFModel:
+    """A causal LM run in-process with transformers; tool calls parsed from its text.
+
+    One model object is shared by all agents: generation runs in a worker thread under a lock,
+    so concurrent agents queue for it instead of corrupting each other's state or seeds.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, *, name: str, max_tokens: int = 1024) -> None:
+        """Wrap an already loaded model and tokenizer (use `load` to read them from disk).
+
+        Args:
+            model: A transformers causal LM (or a PEFT-wrapped one), in eval mode.
+            tokenizer: Its tokenizer; must carry a chat template.
+            name: Reported model name (`hf:PATH`).
+            max_tokens: max_new_tokens per turn.
+        """
+        if not getattr(tokenizer, "chat_template", None):
+            raise ModelError(
+                f"{name}: the tokenizer has no chat template; save one with the model "
+                "(tokenizer.chat_template = ...; tokenizer.save_pretrained(PATH))"
+            )
+        self.name = name
+        self.max_tokens = max_tokens
+        self._model = model
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+        self._eos_ids = _eos_ids(model, tokenizer)
+        eos_texts = tokenizer.convert_ids_to_tokens(sorted(self._eos_ids))
+        self._stop_texts = [text for text in eos_texts if isinstance(text, str)]
+        self._decode_arguments = not renders_string_arguments(tokenizer)
+        self._strip_texts = [
+            token for token in tokenizer.all_special_tokens if token not in _PARSER_TAGS
+        ]
+
+    @classmethod
+    def load(
+        cls, path: str | Path, *, max_tokens: int = 1024, device: str | None = None
+    ) -> LocalHFModel:
+        """Load `path`: a model directory, or a PEFT adapter directory (merged on load).
+
+        An adapter's base is read from `base_model_name_or_path` in adapter_config.json; its
+        tokenizer comes from the adapter directory when saved there, else from the base.
+
+        Args:
+            path: Directory with config.json or adapter_config.json.
+            max_tokens: max_new_tokens per turn.
+            device: torch device; None picks cuda when available, else cpu.
+
+        Raises:
+            ModelError: The distill extra is missing, or the files cannot be loaded.
+        """
+        path = Path(path).expanduser()
+        adapter_config = path / "adapter_config.json"
+        if not adapter_config.is_file() and not (path / "config.json").is_file():
+            raise ModelError(
+                f"hf:{path}: no config.json (a model) or adapter_config.json (a PEFT adapter) "
+                "there; point -m hf:PATH at a saved model or adapter directory"
+            )
+        torch, transformers = _import_backend()
+        base = _adapter_base(adapter_config) if adapter_config.is_file() else str(path)
+        if not Path(base).is_dir() and (path / base).is_dir():
+            base = str(path / base)  # a base given relative to the adapter directory
+        tokenizer_source = path if (path / "tokenizer_config.json").is_file() else base
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_source)
+            model = transformers.AutoModelForCausalLM.from_pretrained(base, dtype=dtype)
+            if adapter_config.is_file():
+                from peft import PeftModel
+
+                model = PeftModel.from_pretrained(model, str(path)).merge_and_unload()
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(
+                f"hf:{path}: cannot load the model ({exc}); the directory must hold a "
+                "transformers model (config.json + weights + tokenizer) or a PEFT adapter "
+                "whose base_model_name_or_path is a local model directory"
+            ) from exc
+        model.to(device).eval()
+        logger.info("loaded hf:%s on %s (base %s)", path, device, base)
+        return cls(model, tokenizer, name=f"hf:{path}", max_tokens=max_tokens)
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        """Render the chat template, generate in a worker thread, parse `<tool_call>` blocks.
+
+        Greedy when temperature is None or 0; sampling seeded through torch when `seed` is set.
+        """
+        return await asyncio.to_thread(self._generate_sync, messages, tools, temperature, seed)
+
+    def _generate_sync(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        temperature: float | None,
+        seed: int | None,
+    ) -> ModelReply:
+        import torch
+
+        prompt = self._tokenizer.apply_chat_template(
+            template_messages(messages, decode_arguments=self._decode_arguments),
+            tools=tools or None,
+            add_generation_prompt=True,
+            tokenize=False,
+        )
+        inputs = self._tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        inputs = inputs.to(self._model.device)
+        prompt_len = int(inputs["input_ids"].shape[1])
+        options = self._sampling_options(temperature)
+        with self._lock:
+            if seed is not None:
+                torch.manual_seed(seed)
+            try:
+                with torch.inference_mode():
+                    output = self._model.generate(**inputs, **options)
+            except torch.cuda.OutOfMemoryError as exc:
+                raise ModelError(
+                    f"{self.name}: out of memory while generating; lower max_tokens, the "
+                    "number of agents or max_steps"
+                ) from exc
+        new_ids = output[0, prompt_len:].tolist()
+        text = self._decode(new_ids)
+        message = parse_tool_call_text(text, first_call_index=count_tool_calls(messages))
+        usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
+        return ModelReply(message=message, usage=usage)
+
+    def _sampling_options(self, temperature: float | None) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "max_new_tokens": self.max_tokens,
+            "eos_token_id": sorted(self._eos_ids) or None,
+            "pad_token_id": self._tokenizer.pad_token_id
+            if self._tokenizer.pad_token_id is not None
+            else next(iter(sorted(self._eos_ids)), None),
+        }
+        if temperature:
+            options.update(do_sample=True, temperature=float(temperature))
+        else:
+            options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        return options
+
+    def _decode(self, ids: list[int]) -> str:
+        text = self._tokenizer.decode(ids, skip_special_tokens=False)
+        for stop in self._stop_texts:
+            text = text.split(stop, 1)[0]
+        for token in self._strip_texts:
+            text = text.replace(token, "")
+        return text
+
+
+def _import_backend() -> tuple[Any, Any]:
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ModelError(f"{INSTALL_HINT} ({exc})") from exc
+    return torch, transformers
+
+
+def _adapter_base(adapter_config: Path) -> str:
+    try:
+        base = json.loads(adapter_config.read_text()).get("base_model_name_or_path")
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{adapter_config}: unreadable adapter config ({exc})") from exc
+    if not isinstance(base, str) or not base:
+        raise ModelError(
+            f"{adapter_config} does not name its base model; set base_model_name_or_path "
+            "to the base model directory, or merge the adapter (ark distill merge)"
+        )
+    try:
+        import peft  # noqa: F401
+    except ImportError as exc:
+        raise ModelError(f"{INSTALL_HINT} ({exc})") from exc
+    return base
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids: set[int] = set()
+    generation_eos = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    for candidate in (generation_eos, tokenizer.eos_token_id):
+        if isinstance(candidate, int):
+            ids.add(candidate)
+        elif isinstance(candidate, (list, tuple)):
+            ids.update(int(item) for item in candidate)
+    return ids

@@ -1,0 +1,272 @@
+"""The hf: adapter on tiny Qwen3 models saved to disk and loaded through from_pretrained."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import AgentConfig
+from agent.models.base import Model, ModelError, ModelReply
+from agent.models.local_hf import LocalHFModel, renders_string_arguments, template_messages
+from agent.models.registry import load_model
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+peft = pytest.importorskip("peft")
+
+MAX_TOKENS = 16
+MARKUP = ["<tool_call>", "</tool_call>", "<think>", "</think>"]
+# The chain model answers the generation prompt (ending in "assistant") with these tokens.
+SEARCH_CHAIN = [
+    "assistant",
+    "<tool_call>",
+    '{"name":',
+    '"search",',
+    '"arguments":',
+    '{"query":',
+    '"alien"}}',
+    "</tool_call>",
+    "<|im_end|>",
+]
+# Qwen2.5-style: arguments always go through tojson, so string arguments must become dicts.
+TOJSON_TEMPLATE = (
+    "{%- if tools %}<|im_start|>system\n# Tools\n<tools>{% for t in tools %}\n{{ t | tojson }}"
+    "{% endfor %}\n</tools><|im_end|>\n{% endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n"
+    "</tool_response><|im_end|>\n"
+    "{%- else %}<|im_start|>{{ m.role }}\n{{ m.content }}"
+    "{%- for c in m.tool_calls or [] %}\n<tool_call>\n"
+    '{"name": "{{ c.function.name }}", "arguments": {{ c.function.arguments | tojson }}}'
+    "\n</tool_call>{% endfor %}<|im_end|>\n{% endif %}{% endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search the graph.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string", "description": "Query."}},
+            },
+        },
+    }
+]
+HISTORY: list[dict[str, Any]] = [
+    {"role": "system", "content": "You search a graph."},
+    {"role": "user", "content": "Who directed Alien?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_0",
+                "type": "function",
+                "function": {"name": "search", "arguments": '{"query": "alien"}'},
+            },
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "search", "arguments": '{"query": '},
+            },
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_0", "content": "n1 Alien (film)"},
+    {"role": "tool", "tool_call_id": "call_1", "content": "bad arguments"},
+]
+
+
+def chain_tokenizer() -> Any:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    core = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    specials = ["<unk>", "<pad>", "<|im_start|>", "<|im_end|>", *MARKUP]
+    # Markup goes in as trainer "special" tokens so it splits off adjacent text; the
+    # transformers wrapper does not declare it special, so decoding keeps it (as Qwen's).
+    trainer = trainers.WordLevelTrainer(
+        special_tokens=specials,
+        show_progress=False,
+    )
+    words = [token for token in SEARCH_CHAIN if token not in specials]
+    # (A special token repeated in the corpus would be counted again, leaving holes in the ids.)
+    corpus = [" ".join(words), '"finish", system user tool # Tools <tools> </tools>']
+    core.train_from_iterator(corpus, trainer=trainer)
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=core, unk_token="<unk>", pad_token="<pad>", eos_token="<|im_end|>"
+    )
+    tokenizer.chat_template = TOJSON_TEMPLATE
+    assert sorted(tokenizer.get_vocab().values()) == list(range(len(tokenizer)))
+    return tokenizer
+
+
+def wire_chain(lm_head: Any, tokenizer: Any, chain: list[str]) -> None:
+    """Make token chain[i] predict chain[i + 1] (the residual stream carries only the input)."""
+    ids = tokenizer.convert_tokens_to_ids(chain)
+    with torch.no_grad():
+        for current, following in itertools.pairwise(ids):
+            lm_head.weight[:, current] = 0.0
+            lm_head.weight[following, current] = 1.0
+
+
+def build_chain_model(out: Path) -> Path:
+    """A Qwen3 whose layers are silenced, one-hot embeddings and a wired head: greedy output
+    follows SEARCH_CHAIN, so a real tool call comes out of the real generate path."""
+    tokenizer = chain_tokenizer()
+    width = -(-len(tokenizer) // 4) * 4
+    config = transformers.Qwen3Config(
+        vocab_size=len(tokenizer), hidden_size=width, intermediate_size=8, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=width // 4,
+        max_position_embeddings=512, tie_word_embeddings=False,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+    )  # fmt: skip
+    model = transformers.Qwen3ForCausalLM(config)
+    with torch.no_grad():
+        model.model.embed_tokens.weight.copy_(torch.eye(len(tokenizer), width))
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight.zero_()
+            layer.mlp.down_proj.weight.zero_()
+        model.lm_head.weight.zero_()
+    wire_chain(model.lm_head, tokenizer, SEARCH_CHAIN)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
+
+
+def build_finish_adapter(base: Path, out: Path) -> Path:
+    """A LoRA adapter whose saved lm_head copy swaps the tool name `search` for `finish`."""
+    model = transformers.AutoModelForCausalLM.from_pretrained(base)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    config = peft.LoraConfig(r=2, target_modules=["q_proj", "v_proj"], modules_to_save=["lm_head"])
+    wrapped = peft.get_peft_model(model, config)
+    chain = [token if token != '"search",' else '"finish",' for token in SEARCH_CHAIN]
+    wire_chain(wrapped.base_model.model.lm_head.modules_to_save["default"], tokenizer, chain)
+    wrapped.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def chain_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_chain_model(tmp_path_factory.mktemp("chain") / "base")
+
+
+@pytest.fixture(scope="module")
+def scratch_model(tmp_path_factory: pytest.TempPathFactory) -> LocalHFModel:
+    scratch = pytest.importorskip("distill.scratch")
+    # The corpus holds the prompt's own text so BPE keeps the prompt short (fast on CPU).
+    texts = [json.dumps(HISTORY), json.dumps(TOOLS), "# Tools <tools> function call"] * 20
+    spec = scratch.ScratchSpec(vocab_size=600, hidden_size=32, intermediate_size=64)
+    path = scratch.save_scratch_base(tmp_path_factory.mktemp("scratch") / "m", texts, spec)
+    return LocalHFModel.load(path, max_tokens=MAX_TOKENS)
+
+
+def generate(model: Model, **kw: Any) -> ModelReply:
+    return asyncio.run(model.generate(HISTORY, TOOLS, **kw))
+
+
+def test_chain_model_emits_a_parsed_tool_call(chain_dir: Path) -> None:
+    model = LocalHFModel.load(chain_dir, max_tokens=16)
+    assert isinstance(model, Model) and model.name == f"hf:{chain_dir}"
+    reply = generate(model)
+    assert reply.message == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "search", "arguments": '{"query": "alien"}'},
+            }
+        ],
+    }
+    assert reply.usage is not None and reply.usage["completion_tokens"] == 8
+    assert reply.usage["prompt_tokens"] > 20
+
+
+def test_tojson_templates_get_dict_arguments(chain_dir: Path) -> None:
+    tokenizer = transformers.AutoTokenizer.from_pretrained(chain_dir)
+    assert not renders_string_arguments(tokenizer)
+    prompt = tokenizer.apply_chat_template(
+        template_messages(HISTORY, decode_arguments=True), tools=TOOLS, tokenize=False
+    )
+    assert '"arguments": {"query": "alien"}}' in prompt
+    assert '"arguments": "{\\"query\\": "}' in prompt  # malformed stays a string
+    assert "None" not in prompt
+
+
+def test_template_messages_copies_and_converts() -> None:
+    prepared = template_messages(HISTORY, decode_arguments=True)
+    calls = prepared[2]["tool_calls"]
+    assert calls[0]["function"]["arguments"] == {"query": "alien"}
+    assert calls[1]["function"]["arguments"] == '{"query": '
+    assert prepared[2]["content"] == ""
+    assert HISTORY[2]["tool_calls"][0]["function"]["arguments"] == '{"query": "alien"}'
+    kept = template_messages(HISTORY, decode_arguments=False)
+    assert kept[2]["tool_calls"] == HISTORY[2]["tool_calls"]
+
+
+def test_peft_adapter_loads_on_its_base(chain_dir: Path, tmp_path: Path) -> None:
+    adapter = build_finish_adapter(chain_dir, tmp_path / "adapter")
+    assert json.loads((adapter / "adapter_config.json").read_text())["base_model_name_or_path"]
+    model = load_model(AgentConfig(model=f"hf:{adapter}", max_tokens=16))
+    assert isinstance(model, LocalHFModel)
+    [call] = generate(model).message["tool_calls"]
+    assert call["function"] == {"name": "finish", "arguments": '{"query": "alien"}'}
+
+
+def test_adapter_without_base_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "adapter_config.json").write_text(json.dumps({"peft_type": "LORA"}))
+    with pytest.raises(ModelError, match="base_model_name_or_path"):
+        LocalHFModel.load(tmp_path)
+
+
+def test_missing_distill_extra_says_how_to_install(
+    chain_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    with pytest.raises(ModelError, match=r"pip install 'ark-kg\[distill\]'"):
+        LocalHFModel.load(chain_dir)
+
+
+def test_tokenizer_without_chat_template_is_rejected() -> None:
+    class Bare:
+        chat_template = None
+
+    with pytest.raises(ModelError, match="no chat template"):
+        LocalHFModel(object(), Bare(), name="hf:x")
+
+
+@pytest.mark.parametrize("temperature", [None, 1.5])
+def test_random_model_garbage_is_still_a_well_formed_turn(
+    scratch_model: LocalHFModel, temperature: float | None
+) -> None:
+    assert renders_string_arguments(scratch_model._tokenizer)
+    reply = generate(scratch_model, temperature=temperature, seed=7)
+    message = reply.message
+    assert message["role"] == "assistant"
+    assert set(message) <= {"role", "content", "tool_calls"}
+    assert message["content"] is None or isinstance(message["content"], str)
+    for index, call in enumerate(message.get("tool_calls", []), start=2):
+        assert call["id"] == f"call_{index}" and call["type"] == "function"
+        assert isinstance(call["function"]["name"], str)
+        assert isinstance(call["function"]["arguments"], str)
+    assert reply.usage is not None and 1 <= reply.usage["completion_tokens"] <= MAX_TOKENS
+
+
+def test_seeded_sampling_is_reproducible_under_concurrency(scratch_model: LocalHFModel) -> None:
+    async def three() -> list[ModelReply]:
+        calls = [scratch_model.generate(HISTORY, TOOLS, temperature=1.0, seed=s) for s in (1, 2, 1)]
+        return list(await asyncio.gather(*calls))
+
+    first, second, again = asyncio.run(three())
+    assert first.message == again.message
+    assert generate(scratch_model, temperature=1.0, seed=2).message == second.message

@@ -1,0 +1,75 @@
+"""Model specs map onto adapters; bad specs fail with errors that list the valid forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import AgentConfig
+from agent.models.base import ModelError
+from agent.models.openai_http import OpenAIChatModel
+from agent.models.registry import ModelSpecError, load_model, resolve_model_spec
+from agent.models.scripted import ScriptedModel
+
+
+def test_rules_uses_the_factory() -> None:
+    built = ScriptedModel([], name="rules")
+    assert load_model(AgentConfig(model="rules"), rules_factory=lambda: built) is built
+
+
+def test_rules_without_factory_is_a_clear_error() -> None:
+    with pytest.raises(ModelSpecError, match="rules_factory"):
+        load_model(AgentConfig(model="rules"))
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [("openai:gpt-4o-mini", "gpt-4o-mini"), ("qwen3:8b", "qwen3:8b"), ("  llama  ", "llama")],
+)
+def test_other_specs_build_the_http_adapter(spec: str, name: str) -> None:
+    config = AgentConfig(model=spec, base_url="http://127.0.0.1:9/v1", max_tokens=64)
+    model = load_model(config)
+    assert isinstance(model, OpenAIChatModel)
+    assert model.name == name and model.max_tokens == 64
+    assert model.base_url.startswith("http://127.0.0.1:9/v1")
+
+
+@pytest.mark.parametrize("spec", ["", "   ", "openai:", "openai:  "])
+def test_empty_specs_list_the_forms(spec: str) -> None:
+    with pytest.raises(ModelSpecError, match=r"hf:PATH.*openai:NAME") as info:
+        load_model(AgentConfig(model=spec))
+    assert isinstance(info.value, ModelError) and isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("suffix", ["", "does-not-exist", "file.txt"])
+def test_hf_needs_an_existing_directory(tmp_path: Path, suffix: str) -> None:
+    (tmp_path / "file.txt").write_text("not a model")
+    path = str(tmp_path / suffix) if suffix else ""
+    with pytest.raises(ModelSpecError, match="hf:"):
+        load_model(AgentConfig(model=f"hf:{path}"))
+
+
+def test_hf_directory_without_a_model_is_a_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"no config\.json"):
+        load_model(AgentConfig(model=f"hf:{tmp_path}"))
+
+
+@pytest.mark.parametrize(
+    ("cli", "env", "expected"),
+    [
+        ("gpt-4o", {"ARK_MODEL": "rules"}, "gpt-4o"),
+        (None, {"ARK_MODEL": " hf:/models/student "}, "hf:/models/student"),
+        (None, {}, "rules"),
+        ("  ", {"ARK_MODEL": "qwen3:8b"}, "qwen3:8b"),
+        (None, {"ARK_MODEL": ""}, "rules"),
+    ],
+)
+def test_resolve_model_spec(cli: str | None, env: dict[str, str], expected: str) -> None:
+    assert resolve_model_spec(cli, environ=env) == expected
+
+
+def test_resolve_model_spec_reads_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARK_MODEL", "openai:from-env")
+    assert resolve_model_spec(None) == "openai:from-env"
+    assert resolve_model_spec(None, default="x", environ={}) == "x"
