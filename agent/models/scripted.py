@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.models.base import Message, ModelError, ModelReply
-from agent.models.toolcall_parse import call_id, count_tool_calls
+from agent.models.toolcall_parse import ensure_call_ids
 
 Turn = Message | ModelReply | Callable[[list[Message]], "Message | ModelReply"]
 """A scripted turn: an assistant message, a full reply, or a function of the messages so far."""
@@ -123,15 +123,9 @@ class ScriptedModel:
 def _normalised(message: Message, history: list[Message]) -> Message:
     message = copy.deepcopy(message)
     message.setdefault("role", "assistant")
-    calls = message.get("tool_calls")
-    if not calls:
+    if not message.get("tool_calls"):
         message.pop("tool_calls", None)
         if message.get("content") is None:
             message["content"] = ""
         return message
-    first = count_tool_calls(history)
-    for offset, call in enumerate(calls):
-        call.setdefault("type", "function")
-        if not call.get("id"):
-            call["id"] = call_id(first + offset)
-    return message
+    return ensure_call_ids(message, history)

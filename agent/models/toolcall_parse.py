@@ -47,6 +47,25 @@ def count_tool_calls(messages: Iterable[Message]) -> int:
     )
 
 
+def ensure_call_ids(message: Message, history: Iterable[Message]) -> Message:
+    """Return a copy of an assistant message whose tool calls all have an id and a type.
+
+    Missing ids become `call_<n>`, numbered after the calls already in `history`; ids that
+    are present are kept. For models that build messages by hand (tests, benchmarks).
+    """
+    calls = message.get("tool_calls")
+    if not calls:
+        return dict(message)
+    first = count_tool_calls(history)
+    filled = []
+    for offset, call in enumerate(calls):
+        call = {**call, "type": call.get("type") or "function"}
+        if not call.get("id"):
+            call["id"] = call_id(first + offset)
+        filled.append(call)
+    return {**message, "tool_calls": filled}
+
+
 def strip_thinking(text: str) -> str:
     """Remove `<think>...</think>` reasoning from generated text.
 

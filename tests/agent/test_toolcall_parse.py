@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from agent.models.toolcall_parse import count_tool_calls, parse_tool_call_text, strip_thinking
+from agent.models.toolcall_parse import (
+    count_tool_calls,
+    ensure_call_ids,
+    parse_tool_call_text,
+    strip_thinking,
+)
 
 
 def calls_of(message: dict[str, Any]) -> list[tuple[str, str]]:
@@ -190,3 +195,24 @@ def test_outside_text_between_blocks_is_content() -> None:
     message = parse_tool_call_text(text)
     assert message["content"] == "First  then  end"
     assert [name for name, _ in calls_of(message)] == ["a", "b"]
+
+
+def test_ensure_call_ids_fills_only_missing_ids() -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]},
+    ]
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"function": {"name": "x", "arguments": "{}"}},
+            {"id": "kept", "type": "function", "function": {"name": "y", "arguments": "{}"}},
+            {"id": "", "function": {"name": "z", "arguments": "{}"}},
+        ],
+    }
+    filled = ensure_call_ids(message, history)
+    assert [call["id"] for call in filled["tool_calls"]] == ["call_1", "kept", "call_3"]
+    assert all(call["type"] == "function" for call in filled["tool_calls"])
+    assert "id" not in message["tool_calls"][0]  # the input is not mutated
+    text_only = {"role": "assistant", "content": "hi"}
+    assert ensure_call_ids(text_only, history) == text_only
