@@ -215,7 +215,7 @@ class BM25Index:
             lower id first.
 
         Raises:
-            GraphError: If ``k`` or a type code is negative.
+            GraphError: If ``k`` is negative or a type code is outside ``[0, 32767]``.
         """
         if k < 0:
             raise GraphError(f"k must be >= 0, got {k}")
@@ -252,8 +252,8 @@ class BM25Index:
         if not node_types:
             return query
         codes = [int(code) for code in node_types]
-        if min(codes) < 0:
-            raise GraphError(f"node type codes must be >= 0, got {codes}")
+        if min(codes) < 0 or max(codes) > np.iinfo(np.int16).max:
+            raise GraphError(f"node type codes must lie in [0, 32767], got {codes}")
         # a bare filter clause would add 1.0 to every score; the wrapper makes it score 0
         type_filter = tantivy.Query.const_score_query(
             tantivy.Query.term_set_query(self._schema, "type", codes), 0.0
@@ -273,16 +273,21 @@ class BM25Index:
             float32 scores aligned with ``nodes`` (0 for nodes matching no query token).
 
         Raises:
-            GraphError: If a node id is outside ``[0, num_docs)``.
+            GraphError: If ``nodes`` is not a 1-D integer array or an id is outside
+                ``[0, num_docs)``.
         """
         nodes = np.asarray(nodes)
-        terms = [term for _, term in self._query_terms(query)]
-        if not nodes.size or not terms:
-            return np.zeros(nodes.size, dtype=np.float32)
-        if nodes.min() < 0 or nodes.max() >= self.num_docs:
+        if nodes.ndim != 1 or (nodes.size and not np.issubdtype(nodes.dtype, np.integer)):
+            raise GraphError(
+                f"nodes must be a 1-D array of integer internal ids, got {nodes.dtype} "
+                f"with shape {nodes.shape}"
+            )
+        if nodes.size and (nodes.min() < 0 or nodes.max() >= self.num_docs):
             raise GraphError(
                 f"node ids must lie in [0, {self.num_docs}); got {nodes.min()}..{nodes.max()}"
             )
+        terms = [term for _, term in self._query_terms(query)]
+        if not nodes.size or not terms:
+            return np.zeros(nodes.size, dtype=np.float32)
         unique, inverse = np.unique(nodes, return_inverse=True)
-        scores = self._postings.score(terms, unique.astype(np.int32), BOOSTS)
-        return scores[inverse.reshape(nodes.shape)]
+        return self._postings.score(terms, unique.astype(np.int32), BOOSTS)[inverse]

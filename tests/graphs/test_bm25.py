@@ -169,6 +169,20 @@ def test_score_nodes_keeps_input_order_and_repeats(index: BM25Index) -> None:
     assert scores.tolist() == singles
     with pytest.raises(GraphError, match="node ids must lie"):
         index.score_nodes("w1", np.array([400]))
+    with pytest.raises(GraphError, match="node ids must lie"):
+        index.score_nodes("", np.array([-1]))
+    with pytest.raises(GraphError, match="1-D array of integer"):
+        index.score_nodes("w1", np.array([0.5]))
+    with pytest.raises(GraphError, match="1-D array of integer"):
+        index.score_nodes("w1", np.zeros((2, 2), np.int64))
+
+
+def test_bad_type_codes_are_rejected(index: BM25Index) -> None:
+    with pytest.raises(GraphError, match=r"type codes must lie in \[0, 32767\]"):
+        index.search("w1", 5, node_types=[-1])
+    with pytest.raises(GraphError, match="type codes must lie"):
+        index.search("w1", 5, node_types=[2**40])
+    assert index.search("w1", 5, node_types=[9])[0].size == 0  # valid code, no such nodes
 
 
 def test_matched_terms_lists_only_indexed_tokens(index: BM25Index) -> None:
