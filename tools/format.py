@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,19 +54,30 @@ def edge_arrow(relation: str, *, outgoing: bool) -> str:
     return f"-[{relation}]->" if outgoing else f"<-[{relation}]-"
 
 
-def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    """A pattern matching any of `terms` as a whole word, case-insensitively (None: no terms).
+def first_match(text: str, terms: Sequence[str]) -> tuple[int, int] | None:
+    """(start, end) of the earliest whole-word, case-insensitive occurrence of any term.
 
-    Terms are index tokens, i.e. whole alphanumeric runs, hence the alphanumeric boundaries.
+    Terms are index tokens: lower-cased whole alphanumeric runs. Plain `str.find` on the
+    lower-cased text, not a regex: compiling a pattern per query cost more than the search.
     """
-    if not terms:
+    lowered = text.lower()
+    if len(lowered) != len(text):  # rare characters whose lower case is longer: no offsets
         return None
-    alternatives = "|".join(re.escape(term) for term in sorted(terms, key=len, reverse=True))
-    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
+    best: tuple[int, int] | None = None
+    for term in terms:
+        position = lowered.find(term)
+        while position >= 0 and (best is None or position < best[0]):
+            end = position + len(term)
+            before_ok = position == 0 or not lowered[position - 1].isalnum()
+            if before_ok and (end == len(lowered) or not lowered[end].isalnum()):
+                best = (position, end)
+                break
+            position = lowered.find(term, position + 1)
+    return best
 
 
-def make_snippet(text: str, pattern: re.Pattern[str] | None, width: int) -> str:
-    """A window of about `width` characters of `text` around the first match of `pattern`.
+def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
+    """A window of about `width` characters of `text` around the first matched query term.
 
     Without a match the snippet is the start of the text. Cut ends are marked with an
     ellipsis; whitespace runs become single spaces.
@@ -76,12 +86,11 @@ def make_snippet(text: str, pattern: re.Pattern[str] | None, width: int) -> str:
     if width <= 0 or not flat:
         return ""
     start = 0
-    if pattern is not None:
-        found = pattern.search(flat)
-        if found and found.end() > width:
-            # some context before the match, and a full window when the match is near the end
-            wanted = max(0, min(found.start() - width // 4, len(flat) - width))
-            start = min(_next_word(flat, wanted), found.start())
+    found = first_match(flat, terms) if terms else None
+    if found and found[1] > width:
+        # some context before the match, and a full window when the match is near the end
+        wanted = max(0, min(found[0] - width // 4, len(flat) - width))
+        start = min(_next_word(flat, wanted), found[0])
     stop = min(len(flat), start + width)
     if stop < len(flat):
         stop = _word_end(flat, start, stop)

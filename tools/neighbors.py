@@ -9,7 +9,6 @@ outgoing before incoming, then neighbour degree (most connected first), then int
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,6 @@ from tools.format import (
     make_snippet,
     neighbors_text,
     no_neighbors_text,
-    term_pattern,
 )
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -140,8 +138,19 @@ def run_neighbors(
     query = args.query if args.query and args.query.strip() else None
     scores = neighbor_scores(snapshot.index, hood.nodes, query) if query else None
     shown = top_entries(order.keys(hood), scores, k)
-    pattern = term_pattern(snapshot.index.matched_terms(query)) if query else None
-    rows = [_row(snapshot, hood, int(i), scores, pattern, config) for i in shown]
+    terms = snapshot.index.matched_terms(query) if query else []
+    ranked: list[float] = scores[shown].tolist() if scores is not None else []
+    shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
+    rows = [
+        _row(snapshot, node, relation, direction, score, terms, config)
+        for node, relation, direction, score in zip(
+            hood.nodes[shown].tolist(),
+            hood.relations[shown].tolist(),
+            hood.directions[shown].tolist(),
+            shown_scores,
+            strict=True,
+        )
+    ]
     breakdown: list[tuple[str, int]] = []
     if len(shown) < len(hood.nodes):
         breakdown = _counts(hood.relations, snapshot.relation_names)
@@ -158,29 +167,28 @@ def run_neighbors(
     return Observation(
         text=text,
         node_ids=[row.node.node_id for row in rows],
-        scores=[float(scores[i]) for i in shown] if scores is not None else [],
+        scores=ranked,
     )
 
 
 def _row(
     snapshot: Snapshot,
-    hood: Neighborhood,
-    position: int,
-    scores: np.ndarray | None,
-    pattern: re.Pattern[str] | None,
+    node: int,
+    relation: int,
+    direction: int,
+    score: float | None,
+    terms: Sequence[str],
     config: ToolConfig,
 ) -> NeighborRow:
-    node = int(hood.nodes[position])
-    score = float(scores[position]) if scores is not None else None
     matched = score is not None and score > 0 and config.neighbor_snippet_chars > 0
     view = _view(snapshot, node, with_text=matched)
     matched = matched and view.text != view.name
     return NeighborRow(
         node=view,
-        relation=snapshot.relation_names[int(hood.relations[position])],
-        outgoing=bool(hood.directions[position] > 0),
+        relation=snapshot.relation_names[relation],
+        outgoing=direction > 0,
         score=score,
-        snippet=make_snippet(view.text, pattern, config.neighbor_snippet_chars) if matched else "",
+        snippet=make_snippet(view.text, terms, config.neighbor_snippet_chars) if matched else "",
     )
 
 

@@ -14,7 +14,6 @@ from tools.format import (
     filters_text,
     make_snippet,
     search_text,
-    term_pattern,
 )
 from tools.observation import Observation
 from tools.schemas import SearchArgs
@@ -47,13 +46,13 @@ def run_search(
     if not index.tokenize(args.query):
         return Observation(text="\n".join([empty_query_text(args.query), *notes]))
     ids, scores = index.search(args.query, k, node_types=type_codes)
-    pattern = term_pattern(index.matched_terms(args.query)) if len(ids) else None
+    terms = index.matched_terms(args.query) if len(ids) else []
     hits = []
     for node, score in zip(ids.tolist(), scores.tolist(), strict=True):
         view = NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
         text = snapshot.text(node)
         # a node without text stores its name as text: a snippet would only repeat the name
-        snippet = make_snippet(text, pattern, config.snippet_chars) if text != view.name else ""
+        snippet = make_snippet(text, terms, config.snippet_chars) if text != view.name else ""
         hits.append(SearchHit(view, score, snippet))
     text = search_text(
         args.query,
