@@ -10,7 +10,9 @@ same batch runner as `ark eval`, and a markdown table per protocol is written.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -85,6 +87,17 @@ def wins(rules: RunSummary, bm25: RunSummary) -> tuple[int, int]:
     return won, total
 
 
+def _commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(["git", "status", "--porcelain", "graphs", "agent", "tools", "evals"],
+                               capture_output=True, text=True, check=True).stdout  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" + uncommitted changes" if dirty.strip() else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--domains", default=",".join(DOMAINS))
@@ -104,6 +117,9 @@ def main() -> None:
         f"{args.seed}); rule policy with n={args.agents} agents, T=20; BM25 = top-100 global "
         "search for the raw question. Same runner, run-directory format and metrics as "
         "`ark eval` / `ark baseline bm25`. Δ = rules − BM25.",
+        "",
+        f"Code: commit {_commit()}; machine: {os.cpu_count()} cores, shared with other work "
+        "(wall times are indicative only).",
         "",
         "Command:",
         "",

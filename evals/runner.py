@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.trajectory import QuestionResult
 from evals.metrics import CandidateTest, score_question
+from evals.qa import QAItem
 from evals.runstore import FailureRecord, RunRecord, RunStore
 
 if TYPE_CHECKING:
@@ -26,30 +27,6 @@ if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
 logger = logging.getLogger(__name__)
-
-
-class Question(Protocol):
-    """What the runner needs of a QA item (evals.qa.QAItem has it)."""
-
-    @property
-    def id(self) -> str:
-        """Question id, unique within its set."""
-        ...
-
-    @property
-    def query(self) -> str:
-        """The question text."""
-        ...
-
-    @property
-    def answer_ids(self) -> Sequence[str]:
-        """External ids of the gold answers."""
-        ...
-
-    @property
-    def family(self) -> str | None:
-        """Question family label, if any."""
-        ...
 
 
 class Asker(Protocol):
@@ -78,7 +55,7 @@ class Outcome:
 OutcomeHandler = Callable[[Outcome], None]
 
 
-def _failure(item: Question, error_type: str, error: str, trace: str | None = None) -> Outcome:
+def _failure(item: QAItem, error_type: str, error: str, trace: str | None = None) -> Outcome:
     failure = FailureRecord(
         question_id=item.id,
         query=item.query,
@@ -90,7 +67,7 @@ def _failure(item: Question, error_type: str, error: str, trace: str | None = No
     return Outcome(item.id, failure=failure)
 
 
-async def attempt(asker: Asker, item: Question, is_candidate: CandidateTest) -> Outcome:
+async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Outcome:
     """Ask one question and score it; any failure becomes a FailureRecord, never a raise."""
     try:
         result = await asker.ask(item.query, question_id=item.id)
@@ -113,7 +90,7 @@ async def attempt(asker: Asker, item: Question, is_candidate: CandidateTest) -> 
 
 async def run_questions(
     asker: Asker,
-    items: Sequence[Question],
+    items: Sequence[QAItem],
     store: RunStore,
     is_candidate: CandidateTest,
     *,
@@ -137,7 +114,7 @@ async def run_questions(
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     semaphore = asyncio.Semaphore(concurrency)
 
-    async def run_one(item: Question) -> Outcome:
+    async def run_one(item: QAItem) -> Outcome:
         async with semaphore:
             outcome = await attempt(asker, item, is_candidate)
         if outcome.record is not None:
@@ -206,14 +183,14 @@ class RunPlan:
     total: int
     already_done: int
     retrying: int
-    pending: Sequence[Question]
+    pending: Sequence[QAItem]
     warnings: tuple[str, ...] = ()
 
 
 StartHandler = Callable[[RunPlan], None]
 
 
-def plan_run(items: Sequence[Question], store: RunStore, failed_ids: set[str]) -> RunPlan:
+def plan_run(items: Sequence[QAItem], store: RunStore, failed_ids: set[str]) -> RunPlan:
     """Split the question set into finished and pending questions (failed ones are retried)."""
     finished = store.finished_ids()
     pending = [item for item in items if item.id not in finished]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.trajectory import QuestionResult, StopReason, Trajectory
+from evals.qa import QAItem
 from evals.runner import Outcome, plan_run, run_questions
 from evals.runstore import RunStore, read_failures, read_results
 from evals.summary import summarize_run
@@ -16,12 +17,8 @@ from evals.summary import summarize_run
 CONFIG = {"agent": {"model": "fake"}, "snapshot": "s", "qa": "q", "split": "test"}
 
 
-@dataclass(frozen=True)
-class Item:
-    id: str
-    query: str
-    answer_ids: tuple[str, ...]
-    family: str | None = None
+def Item(id: str, query: str, answer_ids: tuple[str, ...], family: str | None = None) -> QAItem:
+    return QAItem(id=id, query=query, answer_ids=list(answer_ids), family=family)
 
 
 @dataclass
