@@ -89,13 +89,15 @@ def wins(rules: RunSummary, bm25: RunSummary) -> tuple[int, int]:
 
 def _commit() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain", "graphs", "agent", "tools", "evals"],
-                               capture_output=True, text=True, check=True).stdout  # fmt: skip
+        head = _git("rev-parse", "--short", "HEAD").strip()
+        dirty = _git("status", "--porcelain", "graphs", "agent", "tools", "evals").strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return head + (" + uncommitted changes" if dirty.strip() else "")
+    return head + (" + uncommitted changes" if dirty else "")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
 
 
 def main() -> None:
