@@ -6,10 +6,12 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.runnables import RunnableConfig
+
 from agent.events import AgentEvent, EventHandler
 from agent.graph import build_agent_graph
 from agent.state import AgentState, RunContext
-from agent.trajectory import QuestionResult, StepRecord, Trajectory
+from agent.trajectory import QuestionResult, StepRecord, StopReason, Trajectory
 from agent.vote import fuse
 
 if TYPE_CHECKING:
@@ -66,9 +68,9 @@ class ArkAgent:
         }
         started = time.perf_counter()
         # Each model turn takes at most three graph super-steps (model, tools or nudge).
-        limit = {"recursion_limit": 3 * self.config.max_steps + 10}
+        limit = RunnableConfig(recursion_limit=3 * self.config.max_steps + 10)
         final: dict[str, Any] = await self._graph.ainvoke(initial, limit, context=context)
-        stop_reason = final.get("stop_reason") or "max_steps"
+        stop_reason: StopReason = final.get("stop_reason") or "max_steps"
         if on_event is not None:
             on_event(AgentEvent(agent_index, "done", final.get("step", 0), content=stop_reason))
         return Trajectory(

@@ -52,6 +52,8 @@ async def run_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
         name = str(function.get("name") or "")
         arguments = function.get("arguments")
         started = time.perf_counter()
+        error_kind: str | None
+        error: str | None
         if finished:
             text, error_kind, error = AFTER_FINISH, "after_finish", AFTER_FINISH
         else:
@@ -98,10 +100,10 @@ def route_after_model(
 ) -> Literal["tools", "nudge", "__end__"]:
     """Tools if the model called any; otherwise stop on error or step limit, else nudge."""
     if state.get("stop_reason") == "error":
-        return END
+        return "__end__"
     if state["messages"][-1].get("tool_calls"):
         return "tools"
-    return END if _out_of_steps(state, runtime) else "nudge"
+    return "__end__" if _out_of_steps(state, runtime) else "nudge"
 
 
 def route_after_tools(
@@ -109,7 +111,7 @@ def route_after_tools(
 ) -> Literal["model", "__end__"]:
     """Back to the model unless `finish` was called or the step limit is reached."""
     if state.get("finished") or _out_of_steps(state, runtime):
-        return END
+        return "__end__"
     return "model"
 
 
