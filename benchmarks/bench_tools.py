@@ -28,6 +28,7 @@ from bench_search import make_corpus  # noqa: E402
 
 from graphs.build import build_snapshot  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
+from tools.neighbors import neighbor_scores  # noqa: E402
 from tools.toolset import Toolset  # noqa: E402
 
 TYPE_NAMES = ["paper", "author", "field", "venue"]  # make_corpus's type codes 0..3
@@ -162,7 +163,11 @@ def neighbor_calls(
 
 
 def neighbor_rows(snapshot: Snapshot, toolset: Toolset, rounds: int, seed: int) -> list[str]:
-    """Markdown rows: neighbors p50/p95 per degree bucket and variant."""
+    """Markdown rows: neighbors p50/p95 per degree bucket and variant.
+
+    The `query: BM25 scoring only` rows time `neighbor_scores` (graphs' `score_nodes` on the
+    distinct neighbours) for the same calls, to show how much of a ranked call is scoring.
+    """
     rng = np.random.default_rng(seed + 4)
     rows = []
     for label, anchors in anchors_by_bucket(snapshot, seed).items():
@@ -171,7 +176,19 @@ def neighbor_rows(snapshot: Snapshot, toolset: Toolset, rounds: int, seed: int) 
             calls = neighbor_calls(snapshot, anchors, variant, rounds, rng)
             timings = latency(lambda arguments: _checked(toolset, "neighbors", arguments), calls)
             rows.append(f"| {label} | {len(anchors)} | {degree:,} | {variant} | {timings} |")
+            if variant == "query":
+                scoring = latency(lambda arguments: _score_only(snapshot, arguments), calls)
+                rows.append(
+                    f"| {label} | {len(anchors)} | {degree:,} | query: BM25 scoring only "
+                    f"| {scoring} |"
+                )
     return rows
+
+
+def _score_only(snapshot: Snapshot, arguments: str) -> None:
+    call = json.loads(arguments)
+    hood = snapshot.neighbors(snapshot.internal_id(call["node_id"]))
+    neighbor_scores(snapshot.index, hood.nodes, call["query"])
 
 
 def _checked(toolset: Toolset, name: str, arguments: str) -> None:

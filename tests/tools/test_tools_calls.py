@@ -10,7 +10,7 @@ import pytest
 
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
-from tools.neighbors import neighbor_scores, top_entries
+from tools.neighbors import NeighborOrder, neighbor_scores, top_entries
 from tools.toolset import Toolset
 
 
@@ -245,3 +245,13 @@ def test_repeated_filter_names_do_not_repeat_neighbours(toolset: Toolset) -> Non
     once = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites"]})
     twice = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites", "Cites", "cites"]})
     assert twice.node_ids == once.node_ids == ["P2", "P3"]
+
+
+def test_unpacked_order_keys_sort_like_packed_ones(generated_snapshot: Snapshot) -> None:
+    snapshot = generated_snapshot
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    packed = NeighborOrder(snapshot.relation_names, snapshot.degrees)
+    fallback = NeighborOrder(snapshot.relation_names, snapshot.degrees)
+    fallback._packed = False  # what a graph too large for one 63-bit key would use
+    first, second = packed.keys(hood), fallback.keys(hood)
+    assert np.array_equal(np.argsort(first, kind="stable"), np.argsort(second, kind="stable"))
