@@ -255,3 +255,34 @@ def test_unpacked_order_keys_sort_like_packed_ones(generated_snapshot: Snapshot)
     fallback._packed = False  # what a graph too large for one 63-bit key would use
     first, second = packed.keys(hood), fallback.keys(hood)
     assert np.array_equal(np.argsort(first, kind="stable"), np.argsort(second, kind="stable"))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"analytical engine"',
+        "title:engine",
+        "(babbage OR lovelace) AND NOT engine",
+        "engine*",
+        "engine~2^3",
+        "\\",
+        "étude 図書館 🙂 ΣΑΣ",
+        "",
+        "\x00",
+    ],
+)
+def test_any_text_is_a_valid_query(toolset: Toolset, query: str) -> None:
+    for name, arguments in (
+        ("search", {"query": query}),
+        ("neighbors", {"node_id": "P1", "query": query}),
+    ):
+        observation = toolset.call(name, arguments)
+        assert observation.error is None, observation.text
+        assert observation.text
+
+
+def test_query_words_match_whatever_the_syntax(toolset: Toolset) -> None:
+    plain = toolset.call("search", {"query": "babbage lovelace"})
+    syntax = toolset.call("search", {"query": "(babbage OR lovelace)"})
+    assert syntax.node_ids == plain.node_ids == ["A1", "A2", "P3"]  # tied scores: lower id first
+    assert syntax.scores == plain.scores
