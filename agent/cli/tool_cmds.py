@@ -91,6 +91,9 @@ def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: 
     except GraphError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(code=2) from None
+    except OSError as error:  # a file the manifest did not list (e.g. an older snapshot format)
+        typer.echo(f"error: cannot open snapshot {snapshot_path}: {error}; rebuild it", err=True)
+        raise typer.Exit(code=2) from None
     given = {name: value for name, value in arguments.items() if value is not None}
     observation = Toolset(snapshot).call(tool, given)
     _print(observation, as_json=as_json)

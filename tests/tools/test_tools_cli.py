@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import typer
@@ -81,3 +82,14 @@ def test_bad_snapshot_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert err.startswith("error: ")
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_damaged_snapshot_is_one_line_and_exit_2(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_snapshot.path, copy)
+    for part in sorted((copy / "csr").glob("*.npy"))[:1]:
+        part.unlink()
+    code, out, err = _run("neighbors", str(copy), "P1")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
