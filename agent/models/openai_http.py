@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -15,8 +16,9 @@ import openai
 
 from agent.config import AgentConfig
 from agent.models.base import Message, ModelError, ModelReply
+from agent.models.openai_reply import MalformedCompletionError, reply_from_completion
 from agent.models.retry import RetryPolicy, is_retryable_status, parse_retry_after
-from agent.models.toolcall_parse import call_id, count_tool_calls
+from agent.models.toolcall_parse import count_tool_calls
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +26,10 @@ PLACEHOLDER_API_KEY = "EMPTY"
 """Sent when OPENAI_API_KEY is unset: local servers (vLLM, Ollama, llama.cpp) accept any key."""
 
 _MAX_SERVER_MESSAGE = 300
+# OpenAI's reasoning models reject max_tokens (wanting max_completion_tokens) and any
+# temperature but 1: "Unsupported parameter: 'max_tokens' ...", "Unsupported value: 'temperature'".
+_UNSUPPORTED = re.compile(r"unsupported (?:parameter|value)\W+(\w+)", re.IGNORECASE)
+_ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice"})
 
 
 class _RetryableFailure(Exception):
@@ -35,8 +41,13 @@ class _RetryableFailure(Exception):
         self.retry_after_s = retry_after_s
 
 
-class MalformedCompletionError(ValueError):
-    """A 200 response whose body is not a usable chat completion (retried like a 5xx)."""
+class _Rejected(Exception):
+    """A non-retryable HTTP status; `detail` is the server's message, key redacted."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status = status
+        self.detail = detail
 
 
 class OpenAIChatModel:
@@ -44,7 +55,10 @@ class OpenAIChatModel:
 
     The openai client's own retries are off; this adapter retries timeouts, connection
     errors, 429 and 5xx (and malformed bodies) under `RetryPolicy`, honouring Retry-After.
-    Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup.
+    Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup, except
+    a 400 naming an unsupported `max_tokens` (sent as `max_completion_tokens` instead),
+    `temperature`, `seed` or `tool_choice` (omitted): OpenAI's reasoning models reject those,
+    and the adapter remembers the fix for later calls.
     The API key is handed to the client and never stored, logged or put in an error.
     """
 
@@ -92,6 +106,7 @@ class OpenAIChatModel:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
+        self._unsupported: set[str] = set()
 
     @classmethod
     def from_config(cls, config: AgentConfig, model: str, **overrides: Any) -> OpenAIChatModel:
@@ -131,6 +146,42 @@ class OpenAIChatModel:
         Raises:
             ModelError: On a non-retryable HTTP error, or when every retry failed.
         """
+        request = self._request(messages, tools, temperature, seed)
+        first_call = count_tool_calls(messages)
+        attempt = 0
+        while True:
+            try:
+                body = await self._post(request)
+                return reply_from_completion(body, first_call_index=first_call)
+            except _Rejected as rejected:
+                request = self._adapted(request, rejected)
+                continue
+            except _RetryableFailure as failure:
+                last = failure
+            except MalformedCompletionError as exc:
+                last = _RetryableFailure(str(exc))
+            reason = self._redact(last.reason)
+            if attempt >= self.retry.max_retries:
+                raise ModelError(
+                    f"model {self.name!r} at {self.base_url} failed {attempt + 1} time(s); last "
+                    f"failure: {reason}. Check that the server is up and not overloaded, or "
+                    "raise the request timeout / max_retries."
+                )
+            delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
+            attempt += 1
+            logger.warning(
+                "model %s: %s; retry %d/%d in %.2fs",
+                self.name, reason, attempt, self.retry.max_retries, delay,
+            )  # fmt: skip
+            await self._sleep(delay)
+
+    def _request(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        temperature: float | None,
+        seed: int | None,
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.name,
             "messages": messages,
@@ -143,32 +194,18 @@ class OpenAIChatModel:
             request["temperature"] = temperature
         if seed is not None:
             request["seed"] = seed
-        attempts = self.retry.max_retries + 1
-        for attempt in range(attempts):
-            try:
-                body = await self._post(request)
-                return reply_from_completion(body, first_call_index=count_tool_calls(messages))
-            except _RetryableFailure as failure:
-                last = failure
-            except MalformedCompletionError as exc:
-                last = _RetryableFailure(str(exc))
-            reason = self._redact(last.reason)
-            if attempt + 1 < attempts:
-                delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
-                logger.warning(
-                    "model %s: %s; retry %d/%d in %.2fs",
-                    self.name,
-                    reason,
-                    attempt + 1,
-                    self.retry.max_retries,
-                    delay,
-                )
-                await self._sleep(delay)
-        raise ModelError(
-            f"model {self.name!r} at {self.base_url} failed {attempts} time(s); last failure: "
-            f"{reason}. Check that the server is up and not overloaded, or raise the "
-            "request timeout / max_retries."
-        )
+        return _without(request, self._unsupported)
+
+    def _adapted(self, request: dict[str, Any], rejected: _Rejected) -> dict[str, Any]:
+        """Drop (or rename) a parameter the endpoint says it does not support, or raise."""
+        match = _UNSUPPORTED.search(rejected.detail) if rejected.status == 400 else None
+        param = match.group(1) if match else None
+        if param not in _ADAPTABLE or param not in request:
+            raise ModelError(self._status_hint(rejected.status, rejected.detail))
+        self._unsupported.add(param)
+        action = "sending max_completion_tokens" if param == "max_tokens" else "omitting it"
+        logger.warning("model %s does not support %r; %s from now on", self.name, param, action)
+        return _without(request, {param})
 
     async def _post(self, request: dict[str, Any]) -> Any:
         try:
@@ -184,7 +221,7 @@ class OpenAIChatModel:
                 raise _RetryableFailure(
                     f"HTTP {exc.status_code}: {detail}", retry_after_s=wait
                 ) from exc
-            raise ModelError(self._status_hint(exc.status_code, detail)) from None
+            raise _Rejected(exc.status_code, detail) from None
         try:
             return json.loads(raw.http_response.text)
         except ValueError as exc:
@@ -227,62 +264,10 @@ def _server_message(exc: openai.APIStatusError) -> str:
     return message[:_MAX_SERVER_MESSAGE]
 
 
-def reply_from_completion(body: Any, *, first_call_index: int = 0) -> ModelReply:
-    """Convert a decoded chat-completion body into a plain-dict ModelReply.
-
-    Tool-call `arguments` stay the raw string the model wrote (a dict some servers send is
-    serialised); missing call ids are synthesised as `call_<n>`, numbered from
-    `first_call_index` (the calls already in the conversation).
-
-    Raises:
-        MalformedCompletionError: When the body has no usable first choice.
-    """
-    if not isinstance(body, Mapping):
-        raise MalformedCompletionError(f"response is not a JSON object: {str(body)[:80]!r}")
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices:
-        error = body.get("error")
-        detail = f" (error: {str(error)[:_MAX_SERVER_MESSAGE]})" if error else ""
-        raise MalformedCompletionError(f"response has no choices{detail}")
-    raw_message = choices[0].get("message") if isinstance(choices[0], Mapping) else None
-    if not isinstance(raw_message, Mapping):
-        raise MalformedCompletionError("response choice has no message")
-    content = raw_message.get("content")
-    message: Message = {"role": "assistant", "content": content}
-    calls = [
-        _tool_call(raw, first_call_index + offset)
-        for offset, raw in enumerate(raw_message.get("tool_calls") or [])
-        if isinstance(raw, Mapping)
-    ]
-    if calls:
-        message["tool_calls"] = calls
-    elif content is None:
-        message["content"] = ""
-    return ModelReply(message=message, usage=_usage(body.get("usage")))
-
-
-def _tool_call(raw: Mapping[str, Any], index: int) -> dict[str, Any]:
-    function = raw.get("function")
-    function = function if isinstance(function, Mapping) else {}
-    arguments = function.get("arguments")
-    if arguments is None:
-        arguments = ""
-    elif not isinstance(arguments, str):
-        arguments = json.dumps(arguments, ensure_ascii=False)
-    name = function.get("name")
-    return {
-        "id": raw.get("id") or call_id(index),
-        "type": "function",
-        "function": {"name": name if isinstance(name, str) else "", "arguments": arguments},
-    }
-
-
-def _usage(raw: Any) -> dict[str, int] | None:
-    if not isinstance(raw, Mapping):
-        return None
-    usage = {
-        key: raw[key]
-        for key in ("prompt_tokens", "completion_tokens")
-        if isinstance(raw.get(key), int)
-    }
-    return usage or None
+def _without(request: dict[str, Any], unsupported: set[str]) -> dict[str, Any]:
+    adapted = dict(request)
+    for param in unsupported & adapted.keys():
+        value = adapted.pop(param)
+        if param == "max_tokens":
+            adapted["max_completion_tokens"] = value
+    return adapted

@@ -267,3 +267,48 @@ def test_from_config_maps_fields(server: FakeOpenAIServer) -> None:
     server.push(text_reply("x"))
     generate(model)
     assert server.requests[0].body["max_tokens"] == 77
+
+
+def test_unsupported_parameters_are_adapted_once_and_remembered(server: FakeOpenAIServer) -> None:
+    server.push(
+        Fault.http_error(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+        ),
+        Fault.http_error(
+            400,
+            "Unsupported value: 'temperature' does not support 0.7 with this model. "
+            "Only the default (1) value is supported.",
+        ),
+        text_reply("first"),
+        text_reply("second"),
+    )
+    sleep = SleepRecorder()
+    model = make_model(server, sleep)
+
+    async def twice() -> list[ModelReply]:
+        try:
+            return [await model.generate(QUESTION, TOOLS, temperature=0.7) for _ in range(2)]
+        finally:
+            await model.aclose()
+
+    replies = asyncio.run(twice())
+    assert [reply.message["content"] for reply in replies] == ["first", "second"]
+    bodies = [request.body for request in server.requests]
+    assert len(bodies) == 4 and sleep.delays == []
+    assert "max_tokens" in bodies[0] and "temperature" in bodies[1]
+    for body in bodies[2:]:
+        assert body["max_completion_tokens"] == 1024
+        assert "max_tokens" not in body and "temperature" not in body
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Unsupported parameter: 'logprobs' is not supported", "Unsupported value: 'messages'"],
+)
+def test_unsupported_parameters_we_did_not_send_are_errors(message: str) -> None:
+    with FakeOpenAIServer([Fault.http_error(400, message), text_reply("never")]) as srv:
+        with pytest.raises(ModelError, match="HTTP 400"):
+            generate(make_model(srv, SleepRecorder()))
+        assert len(srv.requests) == 1

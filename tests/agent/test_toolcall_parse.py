@@ -201,7 +201,7 @@ def test_ensure_call_ids_fills_only_missing_ids() -> None:
     history: list[dict[str, Any]] = [
         {"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]},
     ]
-    message = {
+    message: dict[str, Any] = {
         "role": "assistant",
         "content": None,
         "tool_calls": [
