@@ -35,6 +35,12 @@ class Toolset:
     `call` never raises on a bad call: unknown tools, malformed or invalid arguments, unknown
     ids and unknown type names come back as observations with `error` set. Anything else that
     goes wrong is a bug and propagates.
+
+    Leniency, where the intent is unambiguous: empty arguments mean `{}`; a lone string where
+    a list of names or ids is expected is a one-element list; numbers are accepted as ids and
+    numeric strings as k; type and relation names also match case-insensitively. A parameter
+    switched off by an ablation is ignored and the observation says so. k above `max_k` is
+    capped with a note; k below 1, true/false or fractional k is an error.
     """
 
     def __init__(self, snapshot: Snapshot, config: ToolConfig | None = None) -> None:
