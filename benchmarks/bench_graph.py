@@ -134,6 +134,7 @@ def child_open(path: str) -> dict[str, Any]:
     snap = Snapshot.open(path)
     open_s = time.perf_counter() - started
     after = process.memory_info().rss
+    rss_split_after_open = rss_split()
     degrees = snap.degrees
     nodes = pick_nodes(degrees, np.random.default_rng(1))
     paper, cites = [snap.type_code("paper")], [snap.relation_code("cites")]
@@ -160,10 +161,23 @@ def child_open(path: str) -> dict[str, Any]:
         "open_s": open_s,
         "rss_before_open_mb": before / 2**20,
         "rss_after_open_mb": after / 2**20,
+        "rss_split_after_open": rss_split_after_open,
         "lookups": lookups,
         "id_roundtrip_us": id_us,
         "rss_after_lookups_mb": process.memory_info().rss / 2**20,
+        "rss_split_after_lookups": rss_split(),
     }
+
+
+def rss_split() -> str:
+    """Anonymous vs file-backed (memory-mapped, reclaimable page cache) resident memory."""
+    fields = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("RssAnon", "RssFile"):
+            fields[key] = int(value.split()[0]) / 1024
+    anonymous, mapped = fields.get("RssAnon", 0.0), fields.get("RssFile", 0.0)
+    return f"{anonymous:.0f} MB anonymous + {mapped:.0f} MB mapped files"
 
 
 def child_networkx(workdir: str, num_edges: int) -> dict[str, Any]:
@@ -331,7 +345,9 @@ def report(
         f"(min {open_times[0] * 1e3:.0f}, max {open_times[-1] * 1e3:.0f}) | <= 1 s |",
         f"| RSS after open (process total) | {snap['rss_after_open_mb']:.0f} MB | <= 300 MB |",
         f"| RSS added by open | {added_mb:.0f} MB | |",
-        f"| RSS after all lookups | {snap['rss_after_lookups_mb']:.0f} MB | |",
+        f"| RSS after open, split | {snap['rss_split_after_open']} | |",
+        f"| RSS after all lookups | {snap['rss_after_lookups_mb']:.0f} MB "
+        f"({snap['rss_split_after_lookups']}) | |",
         f"| external id -> internal id -> external id | {snap['id_roundtrip_us']:.1f} us | |",
         "",
         f"## Neighbour lookups (us; {ROUNDS} rounds over up to 200 nodes per bucket)",
@@ -362,6 +378,11 @@ def main() -> None:
     parser.add_argument("--opens", type=int, default=3, help="fresh processes timing open")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temp dir")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks/results/graph.md")
+    parser.add_argument(
+        "--skip-import",
+        action="store_true",
+        help="reuse WORKDIR/snapshot and the import numbers saved in WORKDIR/import.json",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -373,7 +394,11 @@ def main() -> None:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_graph_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        built = import_graph(workdir, args)
+        if args.skip_import:
+            built = json.loads((workdir / "import.json").read_text())
+        else:
+            built = import_graph(workdir, args)
+            (workdir / "import.json").write_text(json.dumps(built))
         logging.info("import: %s", built)
         opens = [run_child("open", str(workdir / "snapshot")) for _ in range(args.opens)]
         logging.info("open: %s", [round(o["open_s"], 3) for o in opens])

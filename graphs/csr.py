@@ -9,7 +9,16 @@ from pathlib import Path
 import numpy as np
 
 OUT, IN = np.int8(1), np.int8(-1)
-ARRAY_FILES = ("indptr", "neighbors", "relations", "directions", "node_types")
+KEY_LIMIT = 2**62
+"""Graphs whose (node, relation, direction, node) key fits below this sort one int64 key."""
+ARRAY_FILES = (
+    "indptr",
+    "neighbors",
+    "neighbor_types",
+    "relations",
+    "directions",
+    "node_types",
+)
 
 
 @dataclass(frozen=True)
@@ -42,37 +51,64 @@ def build_csr(
 
     Every edge is stored twice: in src's row with direction +1 and in dst's row with -1.
     Rows are sorted by (relation, direction (+1 first), neighbour), so a relation filter
-    is a binary-search slice.
+    is a binary-search slice; each entry also holds its neighbour's type code, so a type
+    filter reads the row instead of gathering from the per-node type array.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    num_nodes = len(node_types)
-    anchors = np.concatenate((src, dst)).astype(np.int64)
-    others = np.concatenate((dst, src)).astype(np.int64)
-    codes = np.concatenate((relations, relations)).astype(np.int64)
-    incoming = np.repeat(np.array([0, 1], dtype=np.int64), len(src))
+    num_nodes, num_edges = len(node_types), len(src)
     span, kinds = max(num_nodes, 1), max(num_relations, 1)
-    if span * span * kinds * 2 < 2**62:
-        # One int64 key per entry: a plain sort, then decode, is far cheaper than an argsort.
-        key = ((anchors * kinds + codes) * 2 + incoming) * span + others
-        del anchors, others, codes, incoming
-        key.sort()
-        rest, neighbor = np.divmod(key, span)
-        del key
-        rest, direction_bit = np.divmod(rest, 2)
-        anchor, relation = np.divmod(rest, kinds)
-        del rest
+    if span * span * kinds * 2 < KEY_LIMIT:
+        neighbor, relation, direction_bit, anchor = _sorted_by_key(src, dst, relations, span, kinds)
     else:
+        anchors = np.concatenate((src, dst)).astype(np.int64)
+        others = np.concatenate((dst, src)).astype(np.int64)
+        codes = np.concatenate((relations, relations)).astype(np.int64)
+        incoming = np.repeat(np.array([0, 1], dtype=np.int64), num_edges)
         order = np.lexsort((others, incoming, codes, anchors))
         anchor, relation = anchors[order], codes[order]
         direction_bit, neighbor = incoming[order], others[order]
     indptr = np.zeros(num_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(anchor, minlength=num_nodes), out=indptr[1:])
-    neighbor_type = np.int32 if num_nodes < 2**31 else np.int64
+    del anchor
+    types = np.asarray(node_types, dtype=np.int16)
     np.save(directory / "indptr.npy", indptr)
-    np.save(directory / "neighbors.npy", neighbor.astype(neighbor_type))
+    np.save(directory / "neighbors.npy", neighbor.astype(_id_dtype(num_nodes)))
+    np.save(directory / "neighbor_types.npy", types[neighbor])
     np.save(directory / "relations.npy", relation.astype(np.int16))
     np.save(directory / "directions.npy", np.where(direction_bit == 0, OUT, IN).astype(np.int8))
-    np.save(directory / "node_types.npy", np.asarray(node_types, dtype=np.int16))
+    np.save(directory / "node_types.npy", types)
+
+
+def _id_dtype(num_nodes: int) -> type[np.signedinteger]:
+    return np.int32 if num_nodes < 2**31 else np.int64
+
+
+def _sorted_by_key(
+    src: np.ndarray, dst: np.ndarray, relations: np.ndarray, span: int, kinds: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sort both directions by one int64 key, built and decoded in place to save memory.
+
+    A plain sort of the key is far cheaper than an argsort or a lexsort.
+    """
+    num_edges = len(src)
+    key = np.empty(2 * num_edges, dtype=np.int64)
+    for half, (anchor, other, bit) in enumerate(((src, dst, 0), (dst, src, 1))):
+        part = key[half * num_edges : (half + 1) * num_edges]
+        part[:] = anchor
+        part *= kinds
+        part += relations
+        part *= 2
+        part += bit
+        part *= span
+        part += other
+    key.sort()
+    neighbor = (key % span).astype(_id_dtype(span))
+    key //= span
+    direction_bit = (key % 2).astype(np.int8)
+    key //= 2
+    relation = (key % kinds).astype(np.int16)
+    key //= kinds
+    return neighbor, relation, direction_bit, key
 
 
 class CSR:
@@ -86,6 +122,7 @@ class CSR:
         }
         self.indptr: np.ndarray = arrays["indptr"]
         self.neighbors: np.ndarray = arrays["neighbors"]
+        self.neighbor_types: np.ndarray = arrays["neighbor_types"]
         self.relations: np.ndarray = arrays["relations"]
         self.directions: np.ndarray = arrays["directions"]
         self.node_types: np.ndarray = arrays["node_types"]
@@ -120,18 +157,17 @@ class CSR:
                 start + int(row.searchsorted(code, "right")),
             )
         if relations is None or len(relations) == 1:
-            nodes = self.neighbors[start:stop]
-            codes = self.relations[start:stop]
-            directions = self.directions[start:stop]
+            index: slice | np.ndarray = slice(start, stop)
         else:
             index = self._relation_index(start, stop, relations)
-            nodes, codes, directions = (
-                self.neighbors[index],
-                self.relations[index],
-                self.directions[index],
-            )
+        nodes, codes, directions = (
+            self.neighbors[index],
+            self.relations[index],
+            self.directions[index],
+        )
         if node_types is not None and len(nodes):
-            found = self.node_types[nodes]
+            # Row-aligned neighbour types: a contiguous read instead of a random gather.
+            found = self.neighbor_types[index]
             if len(node_types) == 1:
                 keep = np.flatnonzero(found == np.int16(node_types[0]))
             else:

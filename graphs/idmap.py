@@ -44,7 +44,8 @@ class IdMap:
         key = external_id.encode("utf-8")
         if len(key) > self._width or not key:
             return -1
-        position = int(np.searchsorted(self._sorted, np.bytes_(key)))
+        # A needle of the array's own dtype: np.bytes_(key) makes searchsorted ~10x slower.
+        position = int(self._sorted.searchsorted(np.array(key, dtype=self._sorted.dtype)))
         if position < len(self._sorted) and self._sorted[position] == key:
             return int(self._order[position])
         return -1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -17,6 +18,7 @@ NODE_COLUMNS = ("id", "type", "name", "text")
 EDGE_COLUMNS = ("src", "dst", "relation")
 EDGE_ENDS = ("src", "dst")
 MAX_CODES = np.iinfo(np.int16).max
+_Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
 
 
 @dataclass(frozen=True)
@@ -52,14 +54,14 @@ def validate_graph(
     edges = _require_strings(edges, EDGE_COLUMNS, edges_file)
     problems: list[RowProblems] = []
     keep_nodes = _check_nodes(nodes, nodes_file, problems)
-    nodes = nodes.filter(pa.array(keep_nodes))
+    nodes = _keep(nodes, keep_nodes)
     nodes = nodes.set_column(3, "text", _text_or_name(nodes))
     type_names, type_codes = _encode(nodes.column("type"), "node types", nodes_file)
     node_ids = nodes.column("id").combine_chunks()
 
     keep_edges, src, dst = _check_edge_endpoints(edges, node_ids, edges_file, problems)
     relation_names, relation_codes = _encode(
-        edges.column("relation").filter(pa.array(keep_edges)), "relations", edges_file
+        _keep(edges.column("relation"), keep_edges), "relations", edges_file
     )
     codes = np.full(edges.num_rows, -1, dtype=np.int16)
     codes[keep_edges] = relation_codes
@@ -76,13 +78,18 @@ def validate_graph(
         nodes=nodes,
         type_names=type_names,
         type_codes=type_codes,
-        edges=edges.select(list(EDGE_COLUMNS)).filter(pa.array(keep_edges)),
+        edges=_keep(edges.select(list(EDGE_COLUMNS)), keep_edges),
         relation_names=relation_names,
         relation_codes=codes[keep_edges],
         src=src[keep_edges],
         dst=dst[keep_edges],
         problems=problems,
     )
+
+
+def _keep(values: _Rows, keep: np.ndarray) -> _Rows:
+    """`values` (a table or array) filtered by `keep`, without a copy when all rows stay."""
+    return values if keep.all() else values.filter(pa.array(keep))
 
 
 def _require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.Table:
@@ -140,7 +147,7 @@ def _check_nodes(nodes: pa.Table, file: str, problems: list[RowProblems]) -> np.
         bad = blank & keep
         _record(problems, file, problem, bad, ids)
         keep &= ~bad
-    duplicate = _later_duplicates(ids.filter(pa.array(keep)))
+    duplicate = _later_duplicates(_keep(ids, keep))
     bad = np.zeros_like(keep)
     bad[np.flatnonzero(keep)[duplicate]] = True
     _record(problems, file, "duplicate node id; the first row with this id is kept", bad, ids)

@@ -264,3 +264,23 @@ def test_neighbors_refuse_unknown_codes(snapshot: Snapshot) -> None:
         snapshot.neighbors(0, node_types=[7])
     with pytest.raises(GraphError, match="unknown relation code -1"):
         snapshot.neighbors(0, relations=[-1])
+
+
+def test_csr_key_sort_and_lexsort_fallback_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graphs.csr as csr_module
+
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 30, 200), rng.integers(0, 30, 200)
+    relations = rng.integers(0, 3, 200).astype(np.int16)
+    types = rng.integers(0, 2, 30).astype(np.int16)
+    csr_module.build_csr(tmp_path / "key", src, dst, relations, types, 3)
+    monkeypatch.setattr(csr_module, "KEY_LIMIT", 0)
+    csr_module.build_csr(tmp_path / "lex", src, dst, relations, types, 3)
+    for name in csr_module.ARRAY_FILES:
+        key = np.load(tmp_path / "key" / f"{name}.npy")
+        lex = np.load(tmp_path / "lex" / f"{name}.npy")
+        assert np.array_equal(key, lex), name
+    key_csr = csr_module.CSR(tmp_path / "key", 2)
+    assert np.array_equal(key_csr.neighbor_types, types[key_csr.neighbors])
