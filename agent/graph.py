@@ -95,7 +95,7 @@ async def nudge(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, An
     return {"messages": [{"role": "user", "content": NO_TOOL_CALL_NUDGE}]}
 
 
-def route_after_model(
+async def route_after_model(
     state: AgentState, runtime: Runtime[RunContext]
 ) -> Literal["tools", "nudge", "__end__"]:
     """Tools if the model called any; otherwise stop on error or step limit, else nudge."""
@@ -106,7 +106,7 @@ def route_after_model(
     return "__end__" if _out_of_steps(state, runtime) else "nudge"
 
 
-def route_after_tools(
+async def route_after_tools(
     state: AgentState, runtime: Runtime[RunContext]
 ) -> Literal["model", "__end__"]:
     """Back to the model unless `finish` was called or the step limit is reached."""

@@ -1,7 +1,12 @@
 """Harness overhead of the ARK agent: time per step excluding the model, on a large snapshot.
 
-A zero-latency model replays a fixed five-turn episode (search, neighbors, neighbors with a
-query, select, finish) so everything measured is LangGraph, the tools, formatting and records.
+Zero-latency models replay fixed five-turn episodes, so everything measured is LangGraph, the
+tools, observation formatting and trajectory records. Three episodes:
+
+- typical: search the question (k=5), neighbors of the top hit ranked by the question, neighbors
+  of the second hit, select, finish;
+- hub: the same but both neighbors calls go to the maximum-degree node (worst case);
+- bare: select four times then finish (the state machine and records alone, no retrieval).
 
     .venv/bin/python benchmarks/bench_agent.py --nodes 1000000 --questions 200
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import time
 from pathlib import Path
@@ -26,10 +32,10 @@ from graphs.synth.generate import generate
 class EpisodeModel:
     """Zero-latency model; records how long its own calls take so they can be subtracted."""
 
-    name = "bench-episode"
-
-    def __init__(self, snapshot: Snapshot) -> None:
-        self.snapshot = snapshot
+    def __init__(self, snapshot: Snapshot, episode: str) -> None:
+        self.name = f"bench-{episode}"
+        self.episode = episode
+        self.hub = snapshot.external_id(int(snapshot.degrees.argmax()))
         self.model_seconds = 0.0
 
     async def generate(
@@ -41,25 +47,48 @@ class EpisodeModel:
         seed: int | None = None,
     ) -> ModelReply:
         started = time.perf_counter()
-        turn = sum(1 for m in messages if m["role"] == "assistant")
-        question = messages[1]["content"]
-        hub = self.snapshot.external_id(int(self.snapshot.degrees.argmax()))
-        anchor = _first_id(messages[-1]["content"]) if turn else hub
-        script = [
-            tool_call_message("search", {"query": question, "k": 5}),
-            tool_call_message("neighbors", {"node_id": anchor}),
-            tool_call_message("neighbors", {"node_id": hub, "query": question}),
-            tool_call_message("select", {"node_ids": [anchor, hub]}),
-            tool_call_message("finish", {}),
-        ]
-        reply = ModelReply(script[min(turn, len(script) - 1)])
+        reply = ModelReply(self._turn(messages))
         self.model_seconds += time.perf_counter() - started
         return reply
 
+    def _turn(self, messages: list[Message]) -> Message:
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        question = messages[1]["content"]
+        if turn == 4:
+            return tool_call_message("finish", {})
+        if self.episode == "bare":
+            return tool_call_message("select", {"node_ids": [self.hub]})
+        if turn == 0:
+            return tool_call_message("search", {"query": question, "k": 5})
+        hits = _ids(messages[3]["content"]) or [self.hub]
+        if turn == 3:
+            return tool_call_message("select", {"node_ids": hits[:3]})
+        anchor = self.hub if self.episode == "hub" else hits[min(turn - 1, len(hits) - 1)]
+        arguments = {"node_id": anchor, "query": question} if turn == 1 else {"node_id": anchor}
+        return tool_call_message("neighbors", arguments)
 
-def _first_id(text: str) -> str:
-    start = text.find("[")
-    return text[start + 1 : text.find("]", start)]
+
+def _ids(text: str) -> list[str]:
+    return [line[1 : line.index("]")] for line in text.splitlines() if line.startswith("[")]
+
+
+def measure(snapshot: Snapshot, questions: list[str], episode: str) -> dict[str, float]:
+    """Per-step harness time (ms) over the questions, excluding the model's own time."""
+    model = EpisodeModel(snapshot, episode)
+    agent = make_agent(snapshot, AgentConfig(n_agents=1), model=model)
+    per_step: list[float] = []
+    for question in questions:
+        model.model_seconds = 0.0
+        result = asyncio.run(agent.ask(question))
+        (trajectory,) = result.trajectories
+        assert trajectory.stop_reason == "finish", trajectory.stop_reason
+        turns = sum(1 for s in trajectory.steps if s.kind == "model")
+        per_step.append((result.wall_s - model.model_seconds) / turns * 1000)
+    per_step.sort()
+    return {
+        "p50": statistics.median(per_step),
+        "p95": per_step[int(0.95 * (len(per_step) - 1))],
+    }
 
 
 def main() -> None:
@@ -73,26 +102,19 @@ def main() -> None:
         generate("academic", 0, args.out, nodes=args.nodes, overwrite=True)
         print(f"generated {args.out} in {time.perf_counter() - started:.1f}s")
     snapshot = Snapshot.open(args.out)
-    questions = [
-        line.split('"query": "')[1].split('"')[0]
-        for line in (args.out / "qa" / "test.jsonl").read_text().splitlines()
-    ][: args.questions]
-    model = EpisodeModel(snapshot)
-    agent = make_agent(snapshot, AgentConfig(n_agents=1), model=model)
-    per_step: list[float] = []
-    for question in questions:
-        model.model_seconds = 0.0
-        result = asyncio.run(agent.ask(question))
-        (trajectory,) = result.trajectories
-        turns = sum(1 for s in trajectory.steps if s.kind == "model")
-        per_step.append((result.wall_s - model.model_seconds) / turns)
-    per_step.sort()
-    p50 = statistics.median(per_step) * 1000
-    p95 = per_step[int(0.95 * (len(per_step) - 1))] * 1000
-    print(f"snapshot: {snapshot.num_nodes:,} nodes, {snapshot.num_edges:,} edges")
-    print(f"questions: {len(per_step)}, 5 turns each (search, 2x neighbors incl. max-degree hub)")
-    print(f"harness time per step excluding the model: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
-    print(f"share of a 200 ms model step: {p50 / 200 * 100:.2f}%")
+    lines = (args.out / "qa" / "test.jsonl").read_text().splitlines()
+    questions = [json.loads(line)["query"] for line in lines][: args.questions]
+    print(
+        f"snapshot: {snapshot.num_nodes:,} nodes, {snapshot.num_edges:,} edges, "
+        f"max degree {int(snapshot.degrees.max()):,}; {len(questions)} questions x 5 turns"
+    )
+    for episode in ("typical", "hub", "bare"):
+        stats = measure(snapshot, questions, episode)
+        share = stats["p50"] / 200 * 100
+        print(
+            f"{episode:8s} per step excluding the model: p50 {stats['p50']:.2f} ms, "
+            f"p95 {stats['p95']:.2f} ms ({share:.1f}% of a 200 ms model step)"
+        )
 
 
 if __name__ == "__main__":
