@@ -9,6 +9,7 @@ import numpy as np
 
 from graphs.synth.model import SynthGraph
 from graphs.synth.recipes import Step
+from graphs.synth.sampling import distinct
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Adjacency:
             parts += self._directed(nodes, relation, False)
         if not parts:
             return np.empty(0, dtype=np.int64)
-        found = np.unique(np.concatenate(parts))
+        found = distinct(np.concatenate(parts))
         wanted = self.graph.type_code(step.target_type)
         return found[self.graph.type_codes[found] == wanted]
 

@@ -45,7 +45,9 @@ def build(rng: np.random.Generator, nodes: int | None = None) -> Domain:
         label = names.unique_names_for(
             rng,
             size[node_type],
-            functools.partial(_names, node_type=node_type, attrs=a),
+            functools.partial(
+                _names, node_type=node_type, attrs=a, span=max(60, size[node_type] // 8)
+            ),
             builder.taken_names,
         )
         made[node_type] = builder.add_nodes(
@@ -85,11 +87,17 @@ def _attributes(rng: np.random.Generator, node_type: str, n: int) -> dict[str, n
 
 
 def _names(
-    rng: np.random.Generator, which: np.ndarray, *, node_type: str, attrs: dict[str, np.ndarray]
+    rng: np.random.Generator,
+    which: np.ndarray,
+    *,
+    node_type: str,
+    attrs: dict[str, np.ndarray],
+    span: int,
 ) -> list[str]:
+    """Draw names for nodes `which` of one type; numbers in names run up to `span`."""
     k = which.size
     coined = names.coined(rng, k)
-    nums = rng.integers(1, 60, size=k)
+    nums = rng.integers(1, span, size=k)
     if node_type == "gene":
         roots = choose(rng, clinical.GENE_ROOTS, k)
         tails = choose(rng, ("", "", "A", "B", "L"), k)
@@ -104,13 +112,14 @@ def _names(
             choose(rng, v, k)
             for v in (clinical.DISEASE_ADJ, clinical.ORGAN_ADJ, clinical.CONDITIONS)
         ]
-        form = rng.integers(0, 3, size=k)
+        # Never both "X fibrosis" and "X fibrosis type 2": one name would contain the other.
+        form = rng.integers(0, 2, size=k)
         return [
-            (f"{e} {kd}", f"{a.capitalize()} {o} {c}", f"{a.capitalize()} {o} {c} type {n}")[int(f)]
+            (f"{e} {kd}", f"{a.capitalize()} {o} {c} type {n}")[int(f)]
             for e, kd, a, o, c, n, f in zip(eponyms, kinds, *parts, nums, form, strict=True)
         ]
     if node_type == "phenotype":
-        eponyms = names.surnames(rng, k)
+        eponyms = names.coined(rng, k)
         parts = [
             choose(rng, v, k)
             for v in (clinical.PHENO_MODIFIERS, clinical.ORGAN_ADJ, clinical.FINDINGS)

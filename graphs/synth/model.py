@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.errors import GraphError
+from graphs.synth.sampling import distinct
 
 
 @dataclass(frozen=True)
@@ -133,18 +134,19 @@ class GraphBuilder:
         if symmetric:
             src, dst = np.minimum(src, dst), np.maximum(src, dst)
         keep = src != dst
-        pairs = np.unique(np.stack([src[keep], dst[keep]], axis=1), axis=0)
+        span = np.int64(max(int(src.max(initial=0)), int(dst.max(initial=0))) + 1)
+        pairs = distinct(src[keep] * span + dst[keep])
         if relation not in self._relations:
             self._relations.append(relation)
-        self._edges.append((pairs[:, 0], pairs[:, 1], self._relations.index(relation)))
+        self._edges.append((pairs // span, pairs % span, self._relations.index(relation)))
 
     def finish(self, candidate_types: Sequence[str]) -> SynthGraph:
         """Freeze the collected blocks; repeats across blocks of one relation are removed."""
         src = np.concatenate([block[0] for block in self._edges])
         dst = np.concatenate([block[1] for block in self._edges])
         rel = np.concatenate([np.full(block[0].size, block[2], np.int64) for block in self._edges])
-        key = np.stack([rel, src, dst], axis=1)
-        key = np.unique(key, axis=0)
+        n = np.int64(len(self._ids))
+        key = distinct((rel * n + src) * n + dst)  # sorted by relation, then source, then target
         return SynthGraph(
             type_names=tuple(self._type_names),
             type_codes=np.concatenate(self._type_codes),
@@ -152,8 +154,8 @@ class GraphBuilder:
             names=self._names,
             texts=self._texts,
             relation_names=tuple(self._relations),
-            src=key[:, 1].copy(),
-            dst=key[:, 2].copy(),
-            rel=key[:, 0].astype(np.int16),
+            src=key // n % n,
+            dst=key % n,
+            rel=(key // (n * n)).astype(np.int16),
             candidate_types=tuple(candidate_types),
         )

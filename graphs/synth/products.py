@@ -153,6 +153,8 @@ def _product_attributes(
     high = np.asarray([specs[d][1][1] for d in department])
     first = rng.integers(0, 6, size=n)
     second = (first + rng.integers(1, 6, size=n)) % 6
+    keys = list(catalog.FEATURES)
+    feature_of = np.asarray([[keys.index(f) for f in spec[3]] for spec in specs])
     return {
         "category": category,
         "department": department,
@@ -160,8 +162,8 @@ def _product_attributes(
         "shade": rng.integers(0, 3, size=n),
         "material": rng.integers(0, 1 << 30, size=n)
         % np.asarray([len(specs[d][2]) for d in department]),
-        "feature1": first,
-        "feature2": second,
+        "feature1": feature_of[department, first],  # index into catalog.FEATURES
+        "feature2": feature_of[department, second],
         "spec": rng.integers(low, high + 1),
         "price_cents": np.maximum(np.rint(rng.lognormal(3.6, 0.7, size=n)), 5).astype(np.int64)
         * 100
@@ -183,12 +185,13 @@ def _product_texts(
     style = rng.integers(0, 108, size=n)
     spec_style = rng.integers(0, 3, size=n)
     fillers = choose(rng, catalog.FILLERS, n)
+    feature_words = [word for word, _ in catalog.FEATURES.values()]
     out = []
     for i in range(n):
         d = int(attrs["department"][i])
-        unit, _, materials, features, _ = specs[d]
+        unit, _, materials, _, _ = specs[d]
         color = colors[int(attrs["color"][i])]
-        feats = [catalog.FEATURES[features[int(attrs[k][i])]][0] for k in ("feature1", "feature2")]
+        feats = [feature_words[int(attrs[k][i])] for k in ("feature1", "feature2")]
         spec = catalog.UNITS[unit][0][int(spec_style[i])].format(v=int(attrs["spec"][i]))
         out.append(
             _product_text(
@@ -228,7 +231,7 @@ def _product_edges(
     builder.add_edges("has_category", products, category_nodes[attrs["category"]])
     builder.add_edges("has_color", products, color_nodes[attrs["color"]])
     weight = sampling.popularity(rng, n)
-    for relation, mean, same in (("also_buy", 4.0, 0.35), ("also_view", 5.0, 0.7)):
+    for relation, mean, same in (("also_buy", 2.5, 0.35), ("also_view", 3.0, 0.7)):
         counts = sampling.fan_out(rng, n, mean=mean, low=1, high=15)
         src, dst = sampling.grouped(
             rng,
@@ -240,7 +243,7 @@ def _product_edges(
             same_group=same,
             target_weights=weight,
         )
-        near = sampling.fan_out(rng, n, mean=2.0, low=0, high=6)
+        near = sampling.fan_out(rng, n, mean=1.0, low=0, high=6)
         src2, dst2 = sampling.grouped(
             rng,
             products,
@@ -259,16 +262,10 @@ def _product_edges(
 def _traits(
     graph: SynthGraph, products: np.ndarray, attrs: dict[str, np.ndarray], colors: list[str]
 ) -> dict[str, Trait]:
-    specs = list(catalog.DEPARTMENTS.values())
     traits: dict[str, Trait] = {}
-    for key, (word, _) in catalog.FEATURES.items():
+    for code, (key, (word, _)) in enumerate(catalog.FEATURES.items()):
         has = np.zeros(graph.num_nodes, dtype=bool)
-        for slot in ("feature1", "feature2"):
-            local = [
-                specs[d][3][int(f)] == key
-                for d, f in zip(attrs["department"], attrs[slot], strict=True)
-            ]
-            has[products[np.asarray(local, dtype=bool)]] = True
+        has[products[(attrs["feature1"] == code) | (attrs["feature2"] == code)]] = True
         traits[key] = Trait(key, has, (word,), (f"that are {word}",), (word,))
     for code, color in enumerate(colors):
         has = np.zeros(graph.num_nodes, dtype=bool)

@@ -205,13 +205,9 @@ def text_only(
         lambda tenths: f"{tenths / 10:.1f}",
     )
     features = []
-    for key, (_, phrases) in catalog.FEATURES.items():
-        present = np.zeros(products.size, dtype=np.int64)
-        for slot in ("feature1", "feature2"):
-            present |= np.asarray(
-                [specs[d][3][int(f)] == key for d, f in zip(department, attrs[slot], strict=True)]
-            )
-        features.append(Facet.spread(n, products, present, [(), phrases]))
+    for code, (_, phrases) in enumerate(catalog.FEATURES.values()):
+        present = (attrs["feature1"] == code) | (attrs["feature2"] == code)
+        features.append(Facet.spread(n, products, present.astype(np.int64), [(), phrases]))
     return TextOnly(
         "product", head, (shade, material, spec, price, rating, *features), TEXT_TEMPLATES
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +44,10 @@ class QuestionMaker:
         self.graph = domain.graph
         self.rng = rng
         self.adjacency = Adjacency(domain.graph)
-        lowered = np.asarray([name.lower() for name in domain.graph.names], dtype=object)
-        _, inverse, counts = np.unique(lowered, return_inverse=True, return_counts=True)
-        self.nameable = counts[inverse] == 1
+        counts = Counter(name.lower() for name in domain.graph.names)
+        self.nameable = np.fromiter(
+            (counts[name.lower()] == 1 for name in domain.graph.names), dtype=bool
+        )
 
     def make(self, family: str, count: int) -> list[Question]:
         """Up to `count` distinct questions of one family, spread over its recipes in turn."""

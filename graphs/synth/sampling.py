@@ -5,6 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort and a neighbour compare: much faster than hashing here)."""
+    ordered = np.sort(values, kind="stable")
+    keep = np.ones(ordered.size, dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
 def popularity(rng: np.random.Generator, n: int, *, shape: float = 1.3) -> np.ndarray:
     """Heavy-tailed weights (Pareto), so a few nodes collect many edges as in real graphs."""
     return rng.pareto(shape, size=n) + 1.0
