@@ -93,12 +93,13 @@ class OpenAIChatModel:
             raise ModelError("empty model name: pass -m NAME (e.g. -m gpt-4o-mini)")
         self.name = model
         key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
-        self._client = openai.AsyncOpenAI(
-            api_key=key,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-            max_retries=0,
-            timeout=timeout_s,
+        resolved_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        # A closure, not a stored key: the key never shows in vars() or repr().
+        self._new_client: Callable[[], openai.AsyncOpenAI] = lambda: openai.AsyncOpenAI(
+            api_key=key, base_url=resolved_url, max_retries=0, timeout=timeout_s
         )
+        self._client = self._new_client()
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         self.base_url = str(self._client.base_url)
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
@@ -128,6 +129,19 @@ class OpenAIChatModel:
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self.name!r}, base_url={self.base_url!r})"
+
+    def _client_for_running_loop(self) -> openai.AsyncOpenAI:
+        """The client bound to the running event loop.
+
+        httpx pools connections per event loop; a caller that runs each question under its
+        own `asyncio.run` would otherwise reuse keep-alive connections of a closed loop.
+        """
+        loop = asyncio.get_running_loop()
+        if self._client_loop is not loop:
+            if self._client_loop is not None:
+                self._client = self._new_client()
+            self._client_loop = loop
+        return self._client
 
     async def aclose(self) -> None:
         """Close the underlying HTTP connection pool."""
@@ -209,7 +223,8 @@ class OpenAIChatModel:
 
     async def _post(self, request: dict[str, Any]) -> Any:
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(**request)
+            client = self._client_for_running_loop()
+            raw = await client.chat.completions.with_raw_response.create(**request)
         except openai.APITimeoutError as exc:
             raise _RetryableFailure(f"timed out after {self.timeout_s:g}s") from exc
         except openai.APIConnectionError as exc:

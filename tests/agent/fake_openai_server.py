@@ -237,6 +237,8 @@ class FakeOpenAIServer:
 
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAIServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers: clients reuse connections
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request stderr log."""

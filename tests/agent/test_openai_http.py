@@ -312,3 +312,26 @@ def test_unsupported_parameters_we_did_not_send_are_errors(message: str) -> None
         with pytest.raises(ModelError, match="HTTP 400"):
             generate(make_model(srv, SleepRecorder()))
         assert len(srv.requests) == 1
+
+
+def test_one_model_serves_successive_event_loops(server: FakeOpenAIServer) -> None:
+    # The fake server keeps connections alive, so a client pooled on a closed loop would fail.
+    model = make_model(server, SleepRecorder())
+    server.push(text_reply("one"), text_reply("two"), text_reply("three"))
+    answers = [asyncio.run(model.generate(QUESTION, TOOLS)).message["content"] for _ in range(3)]
+    assert answers == ["one", "two", "three"]
+    assert server.requests[0].headers.get("connection", "keep-alive") == "keep-alive"
+
+
+def test_concurrent_calls_share_one_client(server: FakeOpenAIServer) -> None:
+    model = make_model(server, SleepRecorder())
+    server.push(*(text_reply(str(i)) for i in range(4)))
+
+    async def four() -> list[ModelReply]:
+        try:
+            return list(await asyncio.gather(*(model.generate(QUESTION, TOOLS) for _ in range(4))))
+        finally:
+            await model.aclose()
+
+    replies = asyncio.run(four())
+    assert sorted(reply.message["content"] for reply in replies) == ["0", "1", "2", "3"]
