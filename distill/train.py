@@ -161,7 +161,7 @@ def build_trainer(
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTTrainer
 
-    from distill.progress import LossLogger
+    from distill.progress import LossLogger, TimeLimit
 
     data = load_sft_dataset(data_dir)
     base = str(Path(base_model).resolve()) if Path(base_model).is_dir() else base_model
@@ -169,8 +169,9 @@ def build_trainer(
     template = resolve_template(config, tokenizer)
     tokenizer.chat_template = template
     bf16 = _has_gpu() if config.bf16 is None else config.bf16
+    attention = config.attn_implementation or ("sdpa" if _has_gpu() else "eager")
     model = AutoModelForCausalLM.from_pretrained(
-        base, dtype=torch.bfloat16 if bf16 else torch.float32
+        base, dtype=torch.bfloat16 if bf16 else torch.float32, attn_implementation=attention
     )
     args = sft_config(config, Path(out), has_val=data["val"] is not None)
     trainer = SFTTrainer(
@@ -180,7 +181,7 @@ def build_trainer(
         eval_dataset=data["val"],
         processing_class=tokenizer,
         peft_config=lora_config(config, model),
-        callbacks=[LossLogger()],
+        callbacks=[LossLogger(), TimeLimit(config.max_minutes)],
     )
     return trainer, template
 
