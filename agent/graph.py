@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from agent.events import AgentEvent
 from agent.models.base import ModelError
+from agent.models.toolcall_parse import ensure_call_ids
 from agent.state import AgentState, RunContext
 
 NO_TOOL_CALL_NUDGE = (
@@ -34,7 +35,7 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
         record = _step(state, "model", started, error_kind="model_error", error=str(exc))
         _emit(ctx, AgentEvent(ctx.agent_index, "model", step, error=str(exc)))
         return {"step": step, "steps": [record], "stop_reason": "error", "error": str(exc)}
-    message = {"role": "assistant", **{k: v for k, v in reply.message.items() if k != "role"}}
+    message = ensure_call_ids({**reply.message, "role": "assistant"}, state["messages"])
     record = _step(state, "model", started, usage=reply.usage)
     _emit(ctx, AgentEvent(ctx.agent_index, "model", step, content=message.get("content")))
     return {"step": step, "messages": [message], "steps": [record]}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rich.console import Console
 
@@ -14,7 +14,7 @@ from agent.cli.render import TracePrinter, answer_table, result_summary
 from agent.cli.repl_commands import COMMANDS, CommandError, ReplCommands
 from agent.cli.repl_io import LineReader
 from agent.config import AgentConfig
-from agent.models.base import ModelError
+from agent.models.base import Model, ModelError
 from agent.trajectory import QuestionResult
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
@@ -22,7 +22,16 @@ from graphs.snapshot import Snapshot
 logger = logging.getLogger(__name__)
 
 PROMPT = "ark> "
-AgentFactory = Callable[[Snapshot, AgentConfig], ArkAgent]
+
+
+class AgentFactory(Protocol):
+    """Builds an agent; `model` reuses an already loaded model (see agent.factory.make_agent)."""
+
+    def __call__(
+        self, snapshot: Snapshot, config: AgentConfig, *, model: Model | None = None
+    ) -> ArkAgent:
+        """Return the agent for `config`."""
+        ...
 
 
 @dataclass
@@ -40,6 +49,16 @@ class ReplSession:
         """The agent for the current config (built lazily, rebuilt after :set)."""
         if self.agent is None:
             self.agent = self.agent_factory(self.snapshot, self.config)
+        return self.agent
+
+    def reconfigure(self, config: AgentConfig) -> ArkAgent:
+        """Switch to `config`; the loaded model is kept unless the model spec changed."""
+        previous = self.agent
+        same_model = previous is not None and previous.config.model == config.model
+        # The rule policy plans with the toolset and step budget, so it is always rebuilt.
+        keep = previous.model if same_model and previous and config.model != "rules" else None
+        self.config = config
+        self.agent = self.agent_factory(self.snapshot, config, model=keep)
         return self.agent
 
 

@@ -147,9 +147,7 @@ class ReplCommands:
                 config = replace(config, tools=replace(config.tools, neighbors_k=_int(value, key)))
             else:
                 raise CommandError(f"unknown setting {key!r}; use agents, steps, model, k or nk")
-        self.session.config = config
-        self.session.agent = None
-        self.session.current_agent()
+        self.session.reconfigure(config)
         tools = config.tools
         self.console.print(
             f"model={config.model} agents={config.n_agents} steps={config.max_steps} "

@@ -184,6 +184,10 @@ def test_agents_run_concurrently_and_votes_fuse(tiny_snapshot: Snapshot) -> None
     assert [t.answers for t in result.trajectories] == [["p1", "p2"], ["p2", "p4"], ["p4"]]
     assert result.fused == ["p2", "p4", "p1"]
     assert result.votes == {"p1": 1, "p2": 2, "p4": 2}
+    # the model wrote no call ids: the state machine numbers them and pairs tool messages
+    messages = result.trajectories[0].messages
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call_0", "call_1"]
+    assert messages[2]["tool_calls"][0]["id"] == "call_0"
 
 
 def test_one_failing_agent_leaves_the_others(tiny_snapshot: Snapshot) -> None:

@@ -49,8 +49,8 @@ class InterruptibleModel:
 
 
 def drive(snapshot: Snapshot, lines: list[str]) -> str:
-    def factory(graph: Snapshot, config: AgentConfig) -> ArkAgent:
-        return make_agent(graph, config, model=InterruptibleModel())
+    def factory(graph: Snapshot, config: AgentConfig, *, model: Any = None) -> ArkAgent:
+        return make_agent(graph, config, model=model or InterruptibleModel())
 
     session = ReplSession(snapshot=snapshot, config=AgentConfig(n_agents=2), agent_factory=factory)
     output = io.StringIO()
