@@ -127,3 +127,22 @@ def test_run_with_only_failures_raises_with_reasons(error_run_dir: Path, tmp_pat
 def test_missing_data_dir_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(SFTDataError, match="ark distill dataset"):
         load_sft_dataset(tmp_path / "nothing")
+
+
+def test_dict_arguments_become_json_text_so_no_keys_leak_across_rows() -> None:
+    from datasets import Dataset
+
+    from distill.rows import canonical_message
+
+    def call(name: str, arguments: dict[str, object]) -> dict[str, object]:
+        function = {"name": name, "arguments": arguments}
+        return {"role": "assistant", "content": None, "tool_calls": [{"function": function}]}
+
+    rows = [
+        {"messages": [canonical_message(call("search", {"query": "x"}))]},
+        {"messages": [canonical_message(call("neighbors", {"node_id": "n1"}))]},
+    ]
+    stored = Dataset.from_list(rows)
+    first = stored[0]["messages"][0]["tool_calls"][0]["function"]
+    assert first == {"name": "search", "arguments": '{"query": "x"}'}
+    assert stored[1]["messages"][0]["tool_calls"][0]["id"] == "call_0"
