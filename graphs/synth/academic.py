@@ -119,8 +119,18 @@ def _paper_attributes(rng: np.random.Generator, n: int, fields: list[str]) -> di
     }
 
 
+def _title_case(phrase: str) -> str:
+    small = {"for", "with", "of", "in", "on", "from", "the", "and", "to", "through"}
+    return " ".join(w if w in small else w[:1].upper() + w[1:] for w in phrase.split())
+
+
+TASKS = tuple(scholarly.FIELDS.values())
+TITLE_TASKS = tuple(tuple(_title_case(t) for t in tasks) for tasks in TASKS)
+TITLE_METHODS = tuple(_title_case(m) for m, _ in scholarly.METHODS)
+
+
 def _task(attrs: dict[str, np.ndarray], i: int) -> str:
-    return list(scholarly.FIELDS.values())[int(attrs["field"][i])][int(attrs["task"][i])]
+    return TASKS[int(attrs["field"][i])][int(attrs["task"][i])]
 
 
 def dataset_name(attrs: dict[str, np.ndarray], i: int) -> str:
@@ -131,28 +141,24 @@ def dataset_name(attrs: dict[str, np.ndarray], i: int) -> str:
 
 
 def _titles(rng: np.random.Generator, attrs: dict[str, np.ndarray], which: np.ndarray) -> list[str]:
-    picks = which.tolist()
-    coined = names.coined(rng, len(picks))
-    out = []
-    for which, word in zip(picks, coined, strict=True):
-        i = int(which)
-        template = scholarly.TITLES[int(rng.integers(0, len(scholarly.TITLES)))]
-        out.append(
-            template.format(
-                adj=scholarly.ADJECTIVES[int(rng.integers(0, len(scholarly.ADJECTIVES)))],
-                method=_title_case(scholarly.METHODS[int(attrs["method"][i])][0]),
-                task=_title_case(_task(attrs, i)),
-                coined=word,
-                prop=scholarly.PROPERTIES[int(rng.integers(0, 5))],
-                source=scholarly.SOURCES[int(rng.integers(0, 5))],
-            )
+    k = which.size
+    coined = names.coined(rng, k)
+    template = rng.integers(0, len(scholarly.TITLES), size=k)
+    adjective = rng.integers(0, len(scholarly.ADJECTIVES), size=k)
+    prop = rng.integers(0, len(scholarly.PROPERTIES), size=k)
+    source = rng.integers(0, len(scholarly.SOURCES), size=k)
+    fields, tasks, methods = (attrs[c][which].tolist() for c in ("field", "task", "method"))
+    return [
+        scholarly.TITLES[template[j]].format(
+            adj=scholarly.ADJECTIVES[adjective[j]],
+            method=TITLE_METHODS[methods[j]],
+            task=TITLE_TASKS[fields[j]][tasks[j]],
+            coined=coined[j],
+            prop=scholarly.PROPERTIES[prop[j]],
+            source=scholarly.SOURCES[source[j]],
         )
-    return out
-
-
-def _title_case(phrase: str) -> str:
-    small = {"for", "with", "of", "in", "on", "from", "the", "and", "to", "through"}
-    return " ".join(w if w in small else w[:1].upper() + w[1:] for w in phrase.split())
+        for j in range(k)
+    ]
 
 
 def _abstracts(

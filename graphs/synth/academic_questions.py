@@ -121,6 +121,19 @@ MULTI = (
     ),
 )
 
+DESCRIBED: dict[str, tuple[str, ...]] = {
+    "reproducible": ("with reproducible experiments", "whose experiments are reproducible"),
+    "theoretical": ("with a theoretical analysis", "that includes theoretical guarantees"),
+    "multimodal": ("that is multimodal", "combining several modalities"),
+    "interpretable": ("that yields interpretable models", "focused on interpretable models"),
+    "scalable": ("that scales to millions of examples", "that is scalable"),
+    "unsupervised": ("trained without labels", "that is unsupervised"),
+    "privacy": ("that preserves privacy", "with a privacy-preserving design"),
+    "robust": ("that is robust to noise", "that holds up under distribution shift"),
+    "efficient": ("that is compute-efficient", "that halves the compute"),
+}
+"""Singular phrasings of each trait for description questions (some without the keyword)."""
+
 TEXT_TEMPLATES = (
     "I'm looking for {head} {details}.",
     "Which paper is {head} {details}?",
@@ -196,7 +209,7 @@ def text_only(graph: SynthGraph, papers: np.ndarray, attrs: dict[str, np.ndarray
             n,
             papers,
             (attrs["traits"] >> bit) & 1,
-            [(), (scholarly.TRAITS[key][2].replace("that are ", "that is "),)],
+            [(), DESCRIBED[key]],
         )
         for bit, key in enumerate(TRAITS)
     ]
