@@ -73,7 +73,12 @@ class Snapshot:
                     f"snapshot {path}: nodes.parquet/edges.parquet hash {actual[:12]}... differs "
                     f"from the manifest's {manifest.content_hash[:12]}...; {REBUILD}"
                 )
-        snapshot = cls(path, manifest)
+        try:
+            snapshot = cls(path, manifest)
+        except (OSError, ValueError) as exc:
+            raise SnapshotError(
+                f"snapshot {path}: a part cannot be read ({exc}); {REBUILD}"
+            ) from exc
         snapshot._check_consistent()
         return snapshot
 
