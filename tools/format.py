@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 ELLIPSIS = "…"
 _SCORE_DIGITS = 2
+_NAME_CHARS = 150
+_QUERY_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,13 @@ class SearchHit:
 
 
 def node_label(node: NodeView) -> str:
-    """`[id] name (type)`: the way every listing names a node."""
-    return f"[{node.node_id}] {node.name} ({node.type})"
+    """`[id] name (type)`: the way every listing names a node (one line, long names cut)."""
+    return f"[{node.node_id}] {_shortened(node.name, _NAME_CHARS)} ({node.type})"
+
+
+def _shortened(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + ELLIPSIS
 
 
 def score_text(score: float) -> str:
@@ -286,4 +293,4 @@ def finish_text(size: int) -> str:
 
 
 def _quoted(query: str) -> str:
-    return '"' + " ".join(query.split()) + '"'
+    return '"' + _shortened(query, _QUERY_CHARS) + '"'

@@ -209,3 +209,20 @@ def test_edge_arrows_and_labels() -> None:
     assert edge_arrow("writes", outgoing=True) == "-[writes]->"
     assert edge_arrow("cites", outgoing=False) == "<-[cites]-"
     assert node_label(NodeView("P1", "A title", "paper")) == "[P1] A title (paper)"
+
+
+def test_labels_stay_on_one_line_and_long_texts_are_cut() -> None:
+    node = NodeView("X1", "A name\nwith  a break " + "long " * 50, "thing")
+    label = node_label(node)
+    assert "\n" not in label
+    assert label.startswith("[X1] A name with a break long long")
+    assert label.endswith("… (thing)")
+    assert len(label) == len("[X1] ") + 150 + len(" (thing)")
+
+
+def test_long_queries_are_cut_in_headers(toolset: Toolset) -> None:
+    query = "engine " + "zzz " * 200
+    header = toolset.call("search", {"query": query}).text.splitlines()[0]
+    assert header.startswith('3 results for "engine zzz zzz')
+    assert header.endswith('zzz…":')
+    assert len(header) == len('3 results for "":') + 100
