@@ -225,4 +225,4 @@ def test_long_queries_are_cut_in_headers(toolset: Toolset) -> None:
     header = toolset.call("search", {"query": query}).text.splitlines()[0]
     assert header.startswith('3 results for "engine zzz zzz')
     assert header.endswith('zzz…":')
-    assert len(header) == len('3 results for "":') + 100
+    assert len(header) <= len('3 results for "":') + 100
