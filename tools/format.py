@@ -209,14 +209,14 @@ def neighbors_text(
         anchor: The node whose neighbours are listed.
         rows: The shown neighbours, in order.
         total: How many (edge, direction) entries matched the filters.
-        query: The ranking query, when one was used.
-        query_matches: How many of `total` matched a query word.
+        query: The ranking query, when one was given.
+        query_matches: How many of `total` matched a query word (0: the rows are unranked).
         filters: Output of :func:`filters_text`.
         breakdown: (relation, count) over all `total` entries; shown when the list is cut.
         notes: Extra lines (capped k, ignored parameters).
     """
     header = _with_filters(f"neighbours of {node_label(anchor)}", filters)
-    if query is not None:
+    if query is not None and query_matches:
         header += f", ranked by {_quoted(query)}"
     lines = [header + ":"]
     for row in rows:
@@ -224,8 +224,12 @@ def neighbors_text(
         if row.score is not None:
             line += f" score {score_text(row.score)}"
         lines.append(f"{line} | {row.snippet}" if row.snippet else line)
-    if query is not None:
+    if query is not None and query_matches:
         lines.append(f"{query_matches:,} of {total:,} match the query.")
+    elif query is not None:
+        lines.append(
+            f"no neighbour matches {_quoted(query)}; listed by edge type and connectedness."
+        )
     if len(rows) < total:
         footer = f"showing {len(rows):,} of {total:,}"
         if breakdown:

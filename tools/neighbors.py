@@ -2,9 +2,11 @@
 
 Each (edge, direction) is one line: a neighbour linked by two edges (say `cites` both ways)
 appears once per edge, so every relation is visible. With a query, lines are ranked by the
-neighbour's BM25 score (`BM25Index.score_nodes`, the same statistics as global search); equal
-scores, and the whole list without a query, follow the default order: relation name, then
-outgoing before incoming, then neighbour degree (most connected first), then internal node id.
+neighbour's BM25 score (`BM25Index.score_nodes`, the same statistics as global search) and only
+matching neighbours are listed, unless none matches: then the listing falls back to the default
+order and says that nothing matched. Equal scores, and the whole list without a query, follow
+the default order: relation name, then outgoing before incoming, then neighbour degree (most
+connected first), then internal node id.
 """
 
 from __future__ import annotations
@@ -138,6 +140,11 @@ def run_neighbors(
     query = args.query if args.query and args.query.strip() else None
     scores = neighbor_scores(snapshot.index, hood.nodes, query) if query else None
     shown = top_entries(order.keys(hood), scores, k)
+    matches = int(np.count_nonzero(scores)) if scores is not None else 0
+    if matches:
+        shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
+    else:
+        scores = None  # all zero: the listing is in the default order, shown unranked
     terms = snapshot.index.matched_terms(query) if query else []
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
@@ -159,7 +166,7 @@ def run_neighbors(
         rows,
         total=len(hood.nodes),
         query=query,
-        query_matches=int(np.count_nonzero(scores)) if scores is not None else 0,
+        query_matches=matches,
         filters=filters,
         breakdown=breakdown,
         notes=notes,

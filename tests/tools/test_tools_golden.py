@@ -90,16 +90,44 @@ def test_neighbors_default_order(toolset: Toolset) -> None:
 
 
 def test_neighbors_ranked_and_cut(toolset: Toolset) -> None:
-    observation = toolset.call("neighbors", {"node_id": "P1", "query": "babbage engine", "k": 2})
+    arguments = {"node_id": "P1", "query": "machinery babbage", "k": 1}
+    observation = toolset.call("neighbors", arguments)
+    assert observation.text == (
+        "neighbours of [P1] Notes on the Analytical Engine (paper), "
+        'ranked by "machinery babbage":\n'
+        "<-[cites]- [P2] On the Economy of Machinery (paper) score 4.88 | "
+        "…of factory production and machinery.\n"
+        "2 of 4 match the query.\n"
+        "showing 1 of 4 (by edge type: cites 2, published_in 1, writes 1); "
+        "refine with query or filters."
+    )
+    assert [round(score, 2) for score in observation.scores] == [4.88]
+
+
+def test_neighbors_list_only_matches_when_some_match(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "P1", "query": "babbage engine"})
     assert observation.text == (
         'neighbours of [P1] Notes on the Analytical Engine (paper), ranked by "babbage engine":\n'
         "<-[cites]- [P3] Passages from the Life of a Philosopher (paper) score 1.74 | "
         "Autobiography of Babbage: the Difference…\n"
-        "<-[cites]- [P2] On the Economy of Machinery (paper) score 0.00\n"
         "1 of 4 match the query.\n"
+        "showing 1 of 4 (by edge type: cites 2, published_in 1, writes 1); "
+        "refine with query or filters."
+    )
+
+
+def test_neighbors_without_a_match_fall_back_to_the_default_order(toolset: Toolset) -> None:
+    observation = toolset.call("neighbors", {"node_id": "P1", "query": "zebra", "k": 2})
+    assert observation.text == (
+        "neighbours of [P1] Notes on the Analytical Engine (paper):\n"
+        "<-[cites]- [P2] On the Economy of Machinery (paper)\n"
+        "<-[cites]- [P3] Passages from the Life of a Philosopher (paper)\n"
+        'no neighbour matches "zebra"; listed by edge type and connectedness.\n'
         "showing 2 of 4 (by edge type: cites 2, published_in 1, writes 1); "
         "refine with query or filters."
     )
+    assert observation.scores == []
+    assert observation.error is None
 
 
 def test_neighbors_filtered_and_ranked(toolset: Toolset) -> None:
