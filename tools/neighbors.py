@@ -139,12 +139,12 @@ def run_neighbors(
         return _empty(snapshot, anchor, anchor_view, filters, notes)
     query = args.query if args.query and args.query.strip() else None
     scores = neighbor_scores(snapshot.index, hood.nodes, query) if query else None
-    shown = top_entries(order.keys(hood), scores, k)
     matches = int(np.count_nonzero(scores)) if scores is not None else 0
-    if matches:
+    if not matches:
+        scores = None  # nothing matched: the default order, shown unranked
+    shown = top_entries(order.keys(hood), scores, k)
+    if scores is not None:
         shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
-    else:
-        scores = None  # all zero: the listing is in the default order, shown unranked
     terms = snapshot.index.matched_terms(query) if query else []
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
