@@ -29,8 +29,14 @@ class EdgeIndex:
         edges = pq.read_table(snapshot / "edges.parquet").to_pydict()
         self.type = dict(zip(nodes["id"], nodes["type"], strict=True))
         self.name = dict(zip(nodes["id"], nodes["name"], strict=True))
-        tokenized = Tokenizer().tokenize_many(nodes["text"])
+        tokenizer = Tokenizer()
+        tokenized = tokenizer.tokenize_many(nodes["text"])
         self.tokens = {n: set(t) for n, t in zip(nodes["id"], tokenized, strict=True)}
+        self.postings: dict[str, set[str]] = defaultdict(set)
+        named = tokenizer.tokenize_many(nodes["name"])
+        for n, words, more in zip(nodes["id"], tokenized, named, strict=True):
+            for word in (*words, *more):
+                self.postings[word].add(n)
         self.out: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.into: dict[tuple[str, str], set[str]] = defaultdict(set)
         for s, d, r in zip(edges["src"], edges["dst"], edges["relation"], strict=True):
@@ -135,6 +141,16 @@ def test_family_and_split_sizes(built) -> None:
     assert len(ids) == len(set(ids))
     queries = [r["query"] for split_rows in rows.values() for r in split_rows]
     assert len(queries) == len(set(queries))
+
+
+def test_no_question_word_is_found_only_in_gold_nodes(built) -> None:
+    _, rows, _, index = built
+    tokenizer = Tokenizer()
+    for row in (r for r in rows["test"] if r["family"] != "text_only"):
+        gold = set(row["answer_ids"])
+        for word in set(tokenizer.tokenize(row["query"])):
+            holders = index.postings.get(word, set())
+            assert not holders or not holders <= gold, (word, row["query"])
 
 
 def test_snapshot_neighbors_agree_with_one_hop_gold(built) -> None:
