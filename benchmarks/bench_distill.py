@@ -36,10 +36,17 @@ def ark(*args: str | Path) -> None:
 def run_agent(snap: Path, split: str, out: Path, model: str, limit: int, args: Any) -> float:
     from agent.config import AgentConfig
     from evals.runner import EvalRequest, evaluate
+    from tools.config import ToolConfig
 
     started = time.perf_counter()
+    # Short snippets keep conversations CPU-sized; teacher and student share the same tools.
+    tools = ToolConfig(snippet_chars=args.snippet_chars, neighbor_snippet_chars=args.snippet_chars)
     agent = AgentConfig(
-        model=model, n_agents=1, max_steps=args.agent_steps, max_tokens=args.max_tokens
+        model=model,
+        n_agents=1,
+        max_steps=args.agent_steps,
+        max_tokens=args.max_tokens,
+        tools=tools,
     )
     request = EvalRequest(
         snapshot=snap,
@@ -93,6 +100,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--agent-steps", type=int, default=8, help="max_steps of both agents")
     parser.add_argument("--max-tokens", type=int, default=256, help="student tokens per turn")
+    parser.add_argument("--snippet-chars", type=int, default=40, help="tool snippet length")
+    parser.add_argument("--max-length", type=int, default=4096, help="tokens per conversation")
+    parser.add_argument("--accumulation", type=int, default=1, help="gradient accumulation")
     parser.add_argument("--reuse", action="store_true", help="keep finished steps in --work")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -145,8 +155,8 @@ def main() -> None:
         learning_rate=args.lr,
         num_train_epochs=100,
         max_minutes=args.minutes,
-        max_length=8192,
-        gradient_accumulation_steps=4,
+        max_length=args.max_length,
+        gradient_accumulation_steps=args.accumulation,
         lr_scheduler="constant_with_warmup",
         warmup_steps=10,
         logging_steps=5,
