@@ -4,130 +4,33 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tantivy
 
+from graphs.bm25_build import (
+    BOOSTS,
+    INDEX_FORMAT_VERSION,
+    META_FILE,
+    TANTIVY_DIR,
+    TYPES_FILE,
+    build_index,
+)
 from graphs.errors import GraphError, SnapshotError
-from graphs.postings import FIELDS, PostingsBuilder, PostingsScorer
+from graphs.postings import PostingsScorer
 from graphs.tokenize import Tokenizer
+
+__all__ = ["MAX_QUERY_TERMS", "BM25Index", "build_index"]
 
 logger = logging.getLogger(__name__)
 
-INDEX_FORMAT_VERSION = 1
-META_FILE = "meta.json"
-TANTIVY_DIR = "tantivy"
-BOOSTS: dict[str, float] = {"name": 2.0, "text": 1.0}
 MAX_QUERY_TERMS = 256
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
-_CHUNK_DOCS = 65_536
-_WRITER_HEAP_BYTES = 512_000_000
-
-
-def _schema() -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    for field in FIELDS:
-        builder.add_text_field(field, stored=False, tokenizer_name="default", index_option="freq")
-    builder.add_unsigned_field("node_id", stored=True, indexed=True, fast=True)
-    builder.add_unsigned_field("type", indexed=True, fast=True)
-    return builder.build()
-
-
-def build_index(
-    index_dir: Path,
-    names: Sequence[str],
-    texts: Sequence[str],
-    type_codes: np.ndarray,
-    *,
-    meta: Mapping[str, str] | None = None,
-    segment_docs: int | None = None,
-) -> None:
-    """Build the BM25 index of a snapshot's nodes in ``index_dir``.
-
-    Node ``i`` (its internal id) has ``names[i]``, ``texts[i]`` and ``type_codes[i]``. Writes
-    a tantivy index (``index_dir/tantivy``), numpy postings and ``meta.json``.
-
-    Args:
-        index_dir: Directory to create; it must not exist or be empty.
-        names: Node names, indexed in the ``name`` field (boosted ×2 at query time).
-        texts: Node texts, indexed in the ``text`` field.
-        type_codes: Integer node type codes (int16), one per node, used by type filters.
-        meta: Strings stored verbatim in ``meta.json`` and exposed as :attr:`BM25Index.meta`.
-        segment_docs: Commit every this many documents (more segments; for tests). Default:
-            one commit, then merges.
-
-    Raises:
-        GraphError: On inconsistent lengths, negative type codes or a non-empty ``index_dir``.
-    """
-    started = time.perf_counter()
-    codes = np.asarray(type_codes)
-    _check_inputs(index_dir, names, texts, codes)
-    index_dir.mkdir(parents=True, exist_ok=True)
-    (index_dir / TANTIVY_DIR).mkdir()
-    _write_tantivy(index_dir / TANTIVY_DIR, names, texts, codes, segment_docs)
-    builder, tokenizer = PostingsBuilder(), Tokenizer()
-    for start in range(0, len(names), _CHUNK_DOCS):
-        stop = min(start + _CHUNK_DOCS, len(names))
-        builder.add_chunk("name", start, tokenizer.tokenize_many(names[start:stop]))
-        builder.add_chunk("text", start, tokenizer.tokenize_many(texts[start:stop]))
-    totals = builder.write(index_dir)
-    info = {
-        "format_version": INDEX_FORMAT_VERSION,
-        "num_docs": len(names),
-        "total_tokens": totals,
-        "boosts": BOOSTS,
-        "meta": dict(meta or {}),
-    }
-    (index_dir / META_FILE).write_text(json.dumps(info, indent=2, sort_keys=True))
-    logger.info("BM25 index of %d nodes built in %.1f s", len(names), time.perf_counter() - started)
-
-
-def _check_inputs(
-    index_dir: Path, names: Sequence[str], texts: Sequence[str], codes: np.ndarray
-) -> None:
-    if not len(names) == len(texts) == len(codes):
-        raise GraphError(
-            f"BM25 index needs one name, text and type code per node; got {len(names)} names, "
-            f"{len(texts)} texts and {len(codes)} type codes"
-        )
-    for label, values in (("name", names), ("text", texts)):
-        bad = next((i for i, value in enumerate(values) if not isinstance(value, str)), None)
-        if bad is not None:
-            raise GraphError(
-                f"node {bad} has a {type(values[bad]).__name__} {label}, not a string; "
-                "use an empty string for a missing name or text"
-            )
-    if codes.size and (not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0):
-        raise GraphError("node type codes must be non-negative integers")
-    if index_dir.exists() and any(index_dir.iterdir()):
-        raise GraphError(
-            f"BM25 index directory {index_dir} is not empty; remove it or pick another"
-        )
-
-
-def _write_tantivy(
-    path: Path,
-    names: Sequence[str],
-    texts: Sequence[str],
-    codes: np.ndarray,
-    segment_docs: int | None,
-) -> None:
-    schema = _schema()
-    index = tantivy.Index(schema, path=str(path))
-    writer = index.writer(_WRITER_HEAP_BYTES, 1 if segment_docs else 0)
-    from_dict = tantivy.Document.from_dict
-    for node, (name, text, code) in enumerate(zip(names, texts, codes.tolist(), strict=True)):
-        # from_dict types node_id as the schema's u64; Document(node_id=...) would write an i64
-        doc = {"name": name, "text": text, "node_id": node, "type": code}
-        writer.add_document(from_dict(doc, schema))
-        if segment_docs and (node + 1) % segment_docs == 0:
-            writer.commit()
-    writer.commit()
-    writer.wait_merging_threads()
+MIN_POST_FILTER_SHARE = 0.05
+"""Type filters keeping at least this share of nodes are applied after an unfiltered search."""
 
 
 class BM25Index:
@@ -147,6 +50,8 @@ class BM25Index:
         self._schema = self._index.schema
         self._searcher = self._index.searcher()
         self._postings = PostingsScorer.load(index_dir, info["total_tokens"], self.num_docs)
+        self._types = np.asarray(np.load(index_dir / TYPES_FILE, mmap_mode="r"))
+        self._type_counts: list[int] = info["type_counts"]
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
@@ -219,27 +124,82 @@ class BM25Index:
         """
         if k < 0:
             raise GraphError(f"k must be >= 0, got {k}")
+        codes = self._checked_types(node_types)
         terms = self._query_terms(query)
-        if not terms or k == 0:
+        share = 1.0 if codes is None else self._type_share(codes)
+        if not terms or k == 0 or share == 0:
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        tantivy_query = self._tantivy_query(terms, node_types)
-        limit = min(k + 16, self.num_docs)
-        while True:
-            hits = self._searcher.search(tantivy_query, limit, count=False).hits
-            scores = np.array([score for score, _ in hits], dtype=np.float32)
-            if len(hits) < limit or limit >= self.num_docs or scores[-1] < scores[k - 1]:
-                break
-            limit = min(limit * 4, self.num_docs)  # ties at the cut: widen until they all fit
-        ids = np.array(
-            self._searcher.fast_field_values("node_id", [address for _, address in hits]),
-            dtype=np.int64,
+        query_object = self._tantivy_query(terms)
+        if codes is None:
+            return self._exact_top(query_object, k)
+        if share >= MIN_POST_FILTER_SHARE:
+            # unfiltered top-n, then the type check: keeps block-max WAND, a filter clause not
+            limit = min(int((k + 16) / share * 1.5), self.num_docs)
+            found = self._top(query_object, k, limit, codes, max_limit=limit * 16)
+            if found is not None:
+                return found
+        # a bare filter clause would add 1.0 to every score; the wrapper makes it score 0
+        type_filter = tantivy.Query.const_score_query(
+            tantivy.Query.term_set_query(self._schema, "type", codes), 0.0
         )
-        order = np.lexsort((ids, -scores))[:k]
-        return ids[order], scores[order]
+        filtered = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, type_filter), (tantivy.Occur.Must, query_object)]
+        )
+        return self._exact_top(filtered, k)
 
-    def _tantivy_query(
-        self, terms: list[tuple[str, int]], node_types: Sequence[int] | None
-    ) -> tantivy.Query:
+    def _exact_top(self, query: tantivy.Query, k: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self._top(query, k, min(k + 16, self.num_docs), None, max_limit=self.num_docs)
+        if found is None:  # cannot happen: a search for num_docs hits returns every hit
+            raise RuntimeError("tantivy returned fewer hits than the index holds")
+        return found
+
+    def _top(
+        self,
+        query: tantivy.Query,
+        k: int,
+        limit: int,
+        codes: list[int] | None,
+        *,
+        max_limit: int,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact top k of ``query`` among nodes of ``codes`` (None: all), lower id first on ties.
+
+        Fetches ``limit`` hits, widening while the k-th kept score equals the lowest fetched
+        score (an equal or better node may lie beyond the cut); None once past ``max_limit``.
+        """
+        while True:
+            hits = self._searcher.search(query, limit, count=False).hits
+            scores = np.array([score for score, _ in hits], dtype=np.float32)
+            ids = np.array(
+                self._searcher.fast_field_values("node_id", [address for _, address in hits]),
+                dtype=np.int64,
+            )
+            exhausted = len(hits) < limit or limit >= self.num_docs
+            lowest = scores[-1] if scores.size else np.float32(0)
+            if codes is not None:
+                keep = np.isin(self._types[ids], codes)
+                ids, scores = ids[keep], scores[keep]
+            if exhausted or (scores.size >= k and scores[k - 1] > lowest):
+                order = np.lexsort((ids, -scores))[:k]
+                return ids[order], scores[order]
+            if limit >= max_limit:
+                return None
+            limit = min(limit * 4, self.num_docs)
+
+    def _checked_types(self, node_types: Sequence[int] | None) -> list[int] | None:
+        if not node_types:
+            return None
+        codes = sorted({int(code) for code in node_types})
+        if codes[0] < 0 or codes[-1] > np.iinfo(np.int16).max:
+            raise GraphError(f"node type codes must lie in [0, 32767], got {codes}")
+        return codes
+
+    def _type_share(self, codes: list[int]) -> float:
+        counts = self._type_counts
+        total = sum(counts[code] for code in codes if code < len(counts))
+        return total / self.num_docs if self.num_docs else 0.0
+
+    def _tantivy_query(self, terms: list[tuple[str, int]]) -> tantivy.Query:
         clauses = []
         for token, term in terms:
             for field, boost in BOOSTS.items():
@@ -248,19 +208,7 @@ class BM25Index:
                     if boost != 1.0:
                         clause = tantivy.Query.boost_query(clause, boost)
                     clauses.append((tantivy.Occur.Should, clause))
-        query = tantivy.Query.boolean_query(clauses)
-        if not node_types:
-            return query
-        codes = [int(code) for code in node_types]
-        if min(codes) < 0 or max(codes) > np.iinfo(np.int16).max:
-            raise GraphError(f"node type codes must lie in [0, 32767], got {codes}")
-        # a bare filter clause would add 1.0 to every score; the wrapper makes it score 0
-        type_filter = tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(self._schema, "type", codes), 0.0
-        )
-        return tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, type_filter), (tantivy.Occur.Must, query)]
-        )
+        return tantivy.Query.boolean_query(clauses)
 
     def score_nodes(self, query: str, nodes: np.ndarray) -> np.ndarray:
         """BM25 of ``query`` for each given node, equal to the score :meth:`search` gives it.

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tantivy
 
-from graphs.bm25 import BM25Index, build_index
+from graphs.bm25 import MAX_QUERY_TERMS, BM25Index, build_index
 from graphs.errors import GraphError, SnapshotError
 from graphs.postings import fieldnorm_ids, fieldnorm_table
 
@@ -200,7 +200,7 @@ def test_fieldnorm_quantisation_follows_tantivy() -> None:
 def test_build_rejects_bad_input(tmp_path: Path) -> None:
     with pytest.raises(GraphError, match="one name, text and type code per node"):
         build_index(tmp_path / "a", ["x"], [], np.zeros(1, np.int16))
-    with pytest.raises(GraphError, match="non-negative"):
+    with pytest.raises(GraphError, match=r"integers in \[0, 32767\]"):
         build_index(tmp_path / "b", ["x"], ["y"], np.array([-1]))
     with pytest.raises(GraphError, match="node 1 has a NoneType text"):
         build_index(tmp_path / "d", ["x", "y"], ["t", None], np.zeros(2, np.int16))  # type: ignore[list-item]
@@ -226,3 +226,61 @@ def test_open_refuses_missing_or_foreign_index(tmp_path: Path) -> None:
     meta_path.write_text(json.dumps({**info, "format_version": 99}))
     with pytest.raises(SnapshotError, match="format version 99"):
         BM25Index.open(tmp_path / "index")
+
+
+def test_huge_queries_keep_the_first_terms_and_say_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    words = [f"t{i}" for i in range(MAX_QUERY_TERMS + 10)]
+    build_index(tmp_path / "index", words, [""] * len(words), np.zeros(len(words), np.int16))
+    index = BM25Index.open(tmp_path / "index")
+    with caplog.at_level("WARNING", logger="graphs.bm25"):
+        ids, scores = index.search(" ".join(words), len(words))
+    assert f"only the first {MAX_QUERY_TERMS} are used" in caplog.text
+    assert sorted(ids.tolist()) == list(range(MAX_QUERY_TERMS))
+    np.testing.assert_allclose(index.score_nodes(" ".join(words), ids), scores, rtol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def skewed_types(tmp_path_factory: pytest.TempPathFactory) -> tuple[BM25Index, np.ndarray]:
+    names, texts, _ = _corpus(600, seed=3)
+    lengths = np.array([len(text) for text in texts])
+    codes = np.zeros(600, np.int16)
+    codes[np.argsort(-lengths)[:60]] = 4  # 10 % of nodes, the longest texts: low scores
+    codes[np.argsort(lengths)[:3]] = 5  # 0.5 %: searched with a filter clause
+    codes[10:200:2] = np.where(codes[10:200:2] == 0, 1, codes[10:200:2])
+    path = tmp_path_factory.mktemp("skewed") / "index"
+    build_index(path, names, texts, codes)
+    return BM25Index.open(path), codes
+
+
+@pytest.mark.parametrize("node_types", [[4], [5], [1, 4], [0], [0, 1, 4, 5], [7]])
+@pytest.mark.parametrize("k", [1, 3, 20, 200])
+def test_type_filtered_search_is_the_exact_filtered_ranking(
+    skewed_types: tuple[BM25Index, np.ndarray], node_types: list[int], k: int
+) -> None:
+    index, codes = skewed_types
+    for query in QUERIES:
+        ids, scores = index.search(query, k, node_types=node_types)
+        every = index.score_nodes(query, np.arange(index.num_docs))
+        allowed = np.flatnonzero((every > 0) & np.isin(codes, node_types))
+        expected = allowed[np.lexsort((allowed, -every[allowed]))][:k]
+        assert np.isin(codes[ids], node_types).all()
+        np.testing.assert_allclose(scores, every[expected], rtol=1e-5)
+
+
+def test_rare_low_scoring_type_falls_back_to_a_filter_clause(tmp_path: Path) -> None:
+    num_nodes = 10_000
+    typed = np.arange(0, num_nodes, 16)  # 6 % of nodes, all scoring below the rest
+    texts = ["alpha"] * num_nodes
+    for node in typed.tolist():
+        texts[node] = "alpha " + " ".join(f"filler{i}" for i in range(node % 7 + 5))
+    codes = np.zeros(num_nodes, np.int16)
+    codes[typed] = 1
+    build_index(tmp_path / "index", [""] * num_nodes, texts, codes)
+    index = BM25Index.open(tmp_path / "index")
+    ids, scores = index.search("alpha", 3, node_types=[1])
+    every = index.score_nodes("alpha", typed)
+    expected = typed[np.lexsort((typed, -every))][:3]
+    assert ids.tolist() == expected.tolist()
+    np.testing.assert_allclose(scores, every[np.searchsorted(typed, expected)], rtol=1e-5)
