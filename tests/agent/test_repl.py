@@ -67,7 +67,7 @@ def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
             "sparse retrieval papers",
             ":node a1",
             ":search dense retrieval",
-            ":neighbors a1 sparse type=paper k=2",
+            ":neighbors a1 type=paper k=2",
             ":trace",
             f":save {saved}",
             ":bogus",
