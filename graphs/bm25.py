@@ -237,5 +237,15 @@ class BM25Index:
         terms = [term for _, term in self._query_terms(query)]
         if not nodes.size or not terms:
             return np.zeros(nodes.size, dtype=np.float32)
-        unique, inverse = np.unique(nodes, return_inverse=True)
-        return self._postings.score(terms, unique.astype(np.int32), BOOSTS)[inverse]
+        if nodes.size == 1 or bool((nodes[1:] > nodes[:-1]).all()):
+            return self._postings.score(terms, nodes.astype(np.int32), BOOSTS)
+        # neighbour lists are runs of sorted ids: a stable sort (timsort) is fastest on them
+        order = np.argsort(nodes, kind="stable")
+        ordered = nodes[order]
+        first = np.empty(ordered.size, dtype=bool)
+        first[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        distinct_scores = self._postings.score(terms, ordered[first].astype(np.int32), BOOSTS)
+        scores = np.empty(nodes.size, dtype=np.float32)
+        scores[order] = distinct_scores[np.cumsum(first) - 1]
+        return scores

@@ -52,7 +52,8 @@ def build_index(
 
     Args:
         index_dir: Directory to create; it must not exist or be empty.
-        names: Node names, indexed in the ``name`` field (boosted ×2 at query time).
+        names: Node names (a list or object array of ``str``), indexed in the ``name``
+            field (boosted ×2 at query time).
         texts: Node texts, indexed in the ``text`` field.
         type_codes: Integer node type codes (int16), one per node, used by type filters.
         meta: Strings stored verbatim in ``meta.json`` and exposed as :attr:`BM25Index.meta`.
@@ -60,7 +61,8 @@ def build_index(
             one commit, then merges.
 
     Raises:
-        GraphError: On inconsistent lengths, negative type codes or a non-empty ``index_dir``.
+        GraphError: On inconsistent lengths, a name or text that is not a ``str``, type codes
+            outside ``[0, 32767]`` or a non-empty ``index_dir``.
     """
     started = time.perf_counter()
     codes = np.asarray(type_codes)
