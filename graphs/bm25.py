@@ -39,6 +39,11 @@ class BM25Index:
     ``search`` ranks all nodes with tantivy; ``score_nodes`` scores a given node set from numpy
     postings with the same statistics (document count, document frequencies, average field
     lengths, quantised field lengths), so both give the same score to a node.
+
+    Attributes:
+        path: The index directory.
+        num_docs: Number of indexed nodes (internal ids ``0 .. num_docs - 1``).
+        meta: The ``meta`` strings given to :func:`build_index` (e.g. a content hash).
     """
 
     def __init__(self, index_dir: Path, info: dict[str, Any]) -> None:

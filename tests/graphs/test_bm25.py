@@ -60,6 +60,14 @@ def test_search_and_score_nodes_agree_on_every_hit(
     assert np.all(np.diff(scores) <= 0)
 
 
+def test_empty_type_list_means_no_filter(index: BM25Index) -> None:
+    unfiltered = index.search("w1 graph", 30)
+    for no_filter in ([], ()):
+        ids, scores = index.search("w1 graph", 30, node_types=no_filter)
+        np.testing.assert_array_equal(ids, unfiltered[0])
+        np.testing.assert_array_equal(scores, unfiltered[1])
+
+
 def test_type_filter_does_not_shift_scores(index: BM25Index) -> None:
     ids, scores = index.search("w1 graph", 1000)
     filtered_ids, filtered_scores = index.search("w1 graph", 1000, node_types=[2])
