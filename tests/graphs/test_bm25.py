@@ -62,7 +62,8 @@ def test_search_and_score_nodes_agree_on_every_hit(
 
 def test_empty_type_list_means_no_filter(index: BM25Index) -> None:
     unfiltered = index.search("w1 graph", 30)
-    for no_filter in ([], ()):
+    no_filters: list[list[int] | tuple[int, ...]] = [[], ()]
+    for no_filter in no_filters:
         ids, scores = index.search("w1 graph", 30, node_types=no_filter)
         np.testing.assert_array_equal(ids, unfiltered[0])
         np.testing.assert_array_equal(scores, unfiltered[1])
