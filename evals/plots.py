@@ -40,20 +40,22 @@ def tool_share_plot(summaries: Sequence[RunSummary], path: Path) -> Path | None:
     axes.barh(positions, search, label="search", color="#4C72B0")
     axes.barh(positions, 1 - search, left=search, label="neighbors", color="#DD8452")
     for position, share in zip(range(len(rows)), search.tolist(), strict=True):
-        axes.text(share / 2, position, f"{share:.0%}", va="center", ha="center", color="white")
-        axes.text(
-            share + (1 - share) / 2,
-            position,
-            f"{1 - share:.0%}",
-            va="center",
-            ha="center",
-            color="white",
-        )
+        # Labels only where the bar is wide enough to hold them.
+        for start, width in ((0.0, share), (share, 1 - share)):
+            if width >= 0.06:
+                axes.text(
+                    start + width / 2,
+                    position,
+                    f"{width:.0%}",
+                    va="center",
+                    ha="center",
+                    color="white",
+                )
     axes.set_yticks(positions, labels)
     axes.set_xlim(0, 1)
     axes.set_xlabel("share of tool calls")
     axes.set_title("Global search vs neighbourhood exploration")
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=2, fontsize="small")
+    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     return path
