@@ -22,7 +22,7 @@ def snapshot_dir(tmp_path: Path) -> Path:
 def test_missing_csr_part_is_a_snapshot_error(snapshot_dir: Path) -> None:
     victim = next((snapshot_dir / "csr").glob("*.npy"))
     victim.unlink()
-    with pytest.raises(SnapshotError, match="rebuild|import"):
+    with pytest.raises(SnapshotError, match=r"rebuild|import"):
         Snapshot.open(snapshot_dir)
 
 
