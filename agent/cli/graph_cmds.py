@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from agent.cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -111,14 +112,9 @@ def import_tabular_command(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's name).")] = None,
-    skip_invalid: Annotated[
-        bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
-    ] = False,
-    report: Annotated[
-        Path | None,
-        typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
-    ] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")] = False,
+    skip_invalid: SkipInvalidOpt = False,
+    report: SkipReportOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
     from graphs.tabular import TabularColumns, import_tabular

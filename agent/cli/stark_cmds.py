@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from agent.cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 
@@ -36,14 +37,9 @@ def import_stark_command(
     ],
     dataset: Annotated[StarkDataset, typer.Option("--dataset", help="Which SKB it holds.")],
     out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")] = False,
-    skip_invalid: Annotated[
-        bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
-    ] = False,
-    report: Annotated[
-        Path | None,
-        typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
-    ] = None,
+    overwrite: OverwriteOpt = False,
+    skip_invalid: SkipInvalidOpt = False,
+    report: SkipReportOpt = None,
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
