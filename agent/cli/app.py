@@ -6,6 +6,7 @@ import typer
 
 from agent.cli import (
     ask_cmds,
+    demo_cmds,
     distill_cmds,
     eval_cmds,
     graph_cmds,
@@ -37,6 +38,7 @@ def build_app() -> typer.Typer:
     ask_cmds.register(app)
     repl_cmds.register(app)
     eval_cmds.register(app)
+    demo_cmds.register(app)
     distill_cmds.register(app)
     return app
 

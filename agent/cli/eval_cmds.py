@@ -1,11 +1,9 @@
-"""Commands of the `ark` CLI: `ark eval` (run, report, sweep), `ark baseline bm25`, `ark demo`."""
+"""Commands of the `ark` CLI: `ark eval` (run, report, sweep) and `ark baseline bm25`."""
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +11,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from agent.cli.guards import interrupt_hint, user_errors
 from agent.cli.options import (
     AblateOpt,
     AgentsOpt,
@@ -22,7 +21,6 @@ from agent.cli.options import (
     StepsOpt,
     TemperatureOpt,
     agent_config,
-    fail,
 )
 
 QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
@@ -63,21 +61,6 @@ class DefaultCommandGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-@contextmanager
-def _user_errors(console: Console, *extra: type[Exception]) -> Iterator[None]:
-    """Turn the typed errors of bad input (and `extra` ones) into one line and exit code 2."""
-    from agent.models.base import ModelError
-    from evals.qa import QAError
-    from evals.runstore import RunStoreError
-    from graphs.errors import GraphError
-
-    handled: tuple[type[Exception], ...] = (RunStoreError, GraphError, QAError, ModelError, *extra)
-    try:
-        yield
-    except handled as error:
-        fail(str(error), console)
-
-
 def _run_with_progress(
     console: Console,
     out: Path,
@@ -102,8 +85,8 @@ def _run_with_progress(
             err.print(f"[yellow]warning:[/] {warning}")
 
     with (
-        _interrupt_hint(err, out),
-        _user_errors(err),
+        interrupt_hint(err, out),
+        user_errors(err),
         RunProgress(console, enabled=show, label=label) as progress,
     ):
         execute(on_start=on_start, on_outcome=progress.update)
@@ -147,7 +130,7 @@ def eval_run(
     from evals.runner import EvalRequest, evaluate
 
     console = Console()
-    with _user_errors(Console(stderr=True), ValueError):
+    with user_errors(Console(stderr=True), ValueError):
         config = agent_config(
             model=model,
             agents=agents,
@@ -209,7 +192,7 @@ def eval_report(
     """Compare runs side by side (overall and per family, both protocols) with figures."""
     from evals.report import build_report
 
-    with _user_errors(Console(stderr=True), ValueError):
+    with user_errors(Console(stderr=True), ValueError):
         report = build_report(run_dirs, out)
     if out is None:
         print(report.markdown, end="")
@@ -239,7 +222,7 @@ def eval_sweep(
     from evals.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
-    with _user_errors(err, ValueError):
+    with user_errors(err, ValueError):
         request = SweepRequest(
             snapshot=snapshot,
             qa=qa,
@@ -261,76 +244,15 @@ def eval_sweep(
         )
     with (
         ProgressPerRun(console) as bars,
-        _user_errors(err),
-        _interrupt_hint(err, out, how="(finished cells are kept)"),
+        user_errors(err),
+        interrupt_hint(err, out, how="(finished cells are kept)"),
     ):
         report = run_sweep(request, on_cell=bars.handlers)
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 
-def demo(
-    domain: Annotated[
-        str, typer.Option("--domain", help="products | academic | biomed.")
-    ] = "products",
-    out: Annotated[Path, typer.Option("--out", help="Demo directory (graph + runs).")] = Path(
-        "ark-demo"
-    ),
-    model: Annotated[
-        str | None,
-        typer.Option("-m", "--model", help="A served model (uses OPENAI_BASE_URL/API_KEY)."),
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
-    agents: AgentsOpt = 3,
-    max_steps: StepsOpt = 20,
-) -> None:
-    """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
-    from evals.console import ProgressPerRun, demo_view
-    from evals.demo import DOMAINS, DemoRequest, run_demo
-
-    console, err = Console(), Console(stderr=True)
-    if domain not in DOMAINS:
-        fail(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}", err)
-    if model and not _endpoint_configured(model):
-        fail(f"-m {model} needs an endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it asks "
-             "for one), or leave out -m to run the offline rule policy", err)  # fmt: skip
-    with _user_errors(err, ValueError):
-        config = agent_config(model=model or "rules", agents=agents, max_steps=max_steps)
-        request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
-    console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
-                  f"first {limit} test questions")  # fmt: skip
-    with (
-        ProgressPerRun(console) as bars,
-        _user_errors(err),
-        _interrupt_hint(err, out, how="(the graph is kept)"),
-    ):
-        result = run_demo(request, handlers=bars.handlers)
-    console.print(demo_view(result))
-    runs = out / "runs"
-    console.print(f"runs in {runs}; compare them with `ark eval report {runs}/*`", style="dim")
-
-
-def _endpoint_configured(model: str) -> bool:
-    """Local specs need no endpoint; served models need OPENAI_BASE_URL or OPENAI_API_KEY."""
-    if model == "rules" or model.startswith("hf:"):
-        return True
-    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
-
-
-@contextmanager
-def _interrupt_hint(err: Console, out: Path, *, how: str = "with --resume") -> Iterator[None]:
-    """On Ctrl-C: say what is kept and how to continue, exit 130 without a traceback."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        err.print(
-            f"[yellow]interrupted[/]: finished questions are saved under {out}; "
-            f"rerun the same command {how} to continue."
-        )
-        raise typer.Exit(code=130) from None
-
-
 def register(app: typer.Typer) -> None:
-    """Add `ark eval` (run/report/sweep), `ark baseline bm25` and `ark demo`."""
+    """Add `ark eval` (run/report/sweep) and `ark baseline bm25`."""
     eval_app = typer.Typer(
         cls=DefaultCommandGroup,
         no_args_is_help=True,
@@ -348,4 +270,3 @@ def register(app: typer.Typer) -> None:
     baseline_app.command("bm25")(baseline_bm25)
     app.add_typer(eval_app, name="eval")
     app.add_typer(baseline_app, name="baseline")
-    app.command("demo")(demo)

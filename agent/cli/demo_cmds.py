@@ -1,0 +1,66 @@
+"""`ark demo`: a synthetic graph, the agent next to BM25, and one trajectory, fully offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from agent.cli.guards import interrupt_hint, user_errors
+from agent.cli.options import AgentsOpt, StepsOpt, agent_config, fail
+
+
+def demo(
+    domain: Annotated[
+        str, typer.Option("--domain", help="products | academic | biomed.")
+    ] = "products",
+    out: Annotated[Path, typer.Option("--out", help="Demo directory (graph + runs).")] = Path(
+        "ark-demo"
+    ),
+    model: Annotated[
+        str | None,
+        typer.Option("-m", "--model", help="A served model (uses OPENAI_BASE_URL/API_KEY)."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
+    agents: AgentsOpt = 3,
+    max_steps: StepsOpt = 20,
+) -> None:
+    """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
+    from evals.console import ProgressPerRun, demo_view
+    from evals.demo import DOMAINS, DemoRequest, run_demo
+
+    console, err = Console(), Console(stderr=True)
+    if domain not in DOMAINS:
+        fail(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}", err)
+    if model and not _endpoint_configured(model):
+        fail(f"-m {model} needs an endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it asks "
+             "for one), or leave out -m to run the offline rule policy", err)  # fmt: skip
+    with user_errors(err, ValueError):
+        config = agent_config(model=model or "rules", agents=agents, max_steps=max_steps)
+        request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
+    console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
+                  f"first {limit} test questions")  # fmt: skip
+    with (
+        ProgressPerRun(console) as bars,
+        user_errors(err),
+        interrupt_hint(err, out, how="(the graph is kept)"),
+    ):
+        result = run_demo(request, handlers=bars.handlers)
+    console.print(demo_view(result))
+    runs = out / "runs"
+    console.print(f"runs in {runs}; compare them with `ark eval report {runs}/*`", style="dim")
+
+
+def _endpoint_configured(model: str) -> bool:
+    """Local specs need no endpoint; served models need OPENAI_BASE_URL or OPENAI_API_KEY."""
+    if model == "rules" or model.startswith("hf:"):
+        return True
+    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ark demo`."""
+    app.command("demo")(demo)
