@@ -74,5 +74,5 @@ class QuestionResult(BaseModel):
 
     @property
     def errors(self) -> list[str]:
-        """Agent-level errors (model failures), one per failed agent."""
-        return [t.error for t in self.trajectories if t.error]
+        """Distinct agent-level errors (model failures), in agent order."""
+        return list(dict.fromkeys(t.error for t in self.trajectories if t.error))

@@ -62,7 +62,7 @@ def ask(
         print(json.dumps(result.model_dump(mode="json")))
         return
     if result.failed:
-        fail("every agent failed: " + "; ".join(dict.fromkeys(result.errors)))
+        fail("every agent failed: " + "; ".join(result.errors))
     console.print(answer_table(result, graph))
     console.print(result_summary(result), style="dim")
 

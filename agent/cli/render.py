@@ -21,6 +21,8 @@ AGENT_STYLES = ("cyan", "magenta", "green", "yellow", "blue")
 class TracePrinter:
     """Prints each tool call and a compact view of its observation as it happens.
 
+    Model failures are not printed per agent: the caller reports them once, after the run.
+
     Args:
         console: Where to print.
         observation_lines: How many lines of each observation to show.
@@ -40,8 +42,6 @@ class TracePrinter:
             )
             self.console.print(line, overflow="ellipsis", no_wrap=True)
             self._observation(event)
-        elif event.kind == "model" and event.error:
-            self.console.print(tag + Text(f"model error: {event.error}", style="red"))
         elif event.kind == "done":
             self.console.print(tag + Text(f"stopped: {event.content}", style="dim"))
 
@@ -83,7 +83,10 @@ def result_summary(result: QuestionResult) -> str:
     reasons = ", ".join(t.stop_reason for t in result.trajectories)
     steps = sum(len(t.steps) for t in result.trajectories)
     errors = sum(len(t.tool_errors) for t in result.trajectories)
-    return (
+    summary = (
         f"{len(result.trajectories)} agents ({reasons}), {steps} steps, "
         f"{errors} rejected tool calls, {result.wall_s:.2f}s"
     )
+    if result.errors:
+        summary += f"; model errors: {'; '.join(result.errors)}"
+    return summary

@@ -129,7 +129,7 @@ class Repl:
             return
         self.session.last = result
         if result.failed:
-            errors = "; ".join(dict.fromkeys(result.errors))
+            errors = "; ".join(result.errors)
             self.console.print(f"[red]error:[/] every agent failed: {errors}", highlight=False)
             return
         self.console.print(answer_table(result, self.session.snapshot))

@@ -18,7 +18,7 @@ from agent.cli.repl import Repl, ReplSession
 from agent.cli.repl_io import StreamReader
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.base import Message, ModelReply
+from agent.models.base import Message, ModelError, ModelReply
 from agent.models.scripted import tool_call_message
 from graphs.snapshot import Snapshot
 
@@ -118,3 +118,38 @@ def test_history_lives_under_xdg_state(monkeypatch: pytest.MonkeyPatch, tmp_path
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert history_path() == tmp_path / "ark" / "repl_history"
+
+
+class DownModel:
+    """An endpoint that is down: every call fails the way the HTTP adapter reports it."""
+
+    name = "down"
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        raise ModelError("cannot reach http://127.0.0.1:9/v1 (connection refused)")
+
+
+def test_endpoint_down_is_one_line_and_the_session_goes_on(tiny_snapshot: Snapshot) -> None:
+    def factory(graph: Snapshot, config: AgentConfig, *, model: Any = None) -> ArkAgent:
+        return make_agent(graph, config, model=DownModel())
+
+    session = ReplSession(
+        snapshot=tiny_snapshot, config=AgentConfig(n_agents=3), agent_factory=factory
+    )
+    output = io.StringIO()
+    console = Console(file=output, width=200, force_terminal=False, color_system=None)
+    lines = io.StringIO("which papers?\n:search sparse\n")
+    Repl(session, StreamReader(lines), console).run()
+    shown = output.getvalue().splitlines()
+    errors = [line for line in shown if "connection refused" in line]
+    assert errors == [
+        "error: every agent failed: cannot reach http://127.0.0.1:9/v1 (connection refused)"
+    ]
+    assert any("Sparse retrieval revisited" in line for line in shown)
