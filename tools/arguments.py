@@ -106,4 +106,6 @@ def _problem(detail: Mapping[str, Any]) -> str:
     if len(shown) > _SHOWN_INPUT_CHARS:
         shown = shown[:_SHOWN_INPUT_CHARS] + "..."
     message = str(detail["msg"]).removeprefix("Value error, ")
+    if message.startswith(f"{where} "):  # our validators name the field themselves
+        return f"{message} (got {shown})"
     return f"{where}: {message} (got {shown})"

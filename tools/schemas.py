@@ -3,20 +3,40 @@
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo
 
 from tools.config import ToolConfig
 
 MAX_QUERY_CHARS = 1_000
 
 
-def _one_or_many(value: object) -> object:
-    # Models often write node_types="paper" for a one-element list; the intent is unambiguous.
-    return [value] if isinstance(value, str) else value
+_LIST_ITEMS = {"node_types": "type names", "edge_types": "relation names", "node_ids": "node ids"}
+
+
+def _name_list(value: object, info: ValidationInfo) -> object:
+    # A lone string is an error, not a one-element list: the message shows the list form.
+    if isinstance(value, str):
+        items = _LIST_ITEMS.get(info.field_name or "", "names")
+        raise ValueError(f"{info.field_name} must be a list of {items}, e.g. {json.dumps([value])}")
+    return value
+
+
+def _text(value: object, info: ValidationInfo) -> object:
+    # coerce_numbers_to_str is for ids; a query of 5 is a wrong type, not the text "5".
+    if value is not None and not isinstance(value, str):
+        if isinstance(value, int | float):
+            example = json.dumps(str(value))
+        elif isinstance(value, list) and value and all(isinstance(word, str) for word in value):
+            example = json.dumps(" ".join(value))
+        else:
+            example = '"some keywords"'
+        raise ValueError(f"{info.field_name} must be a string of keywords, e.g. {example}")
+    return value
 
 
 def _not_bool(value: object) -> object:
@@ -25,7 +45,8 @@ def _not_bool(value: object) -> object:
     return value
 
 
-NameList = Annotated[list[str], BeforeValidator(_one_or_many)]
+NameList = Annotated[list[str], BeforeValidator(_name_list)]
+Text = Annotated[str, BeforeValidator(_text)]
 Count = Annotated[int, Field(ge=1), BeforeValidator(_not_bool)]
 
 
@@ -43,7 +64,7 @@ class SearchArgs(ToolArgs):
     `[id] name (type) score S | snippet`.
     """
 
-    query: str = Field(
+    query: Text = Field(
         max_length=MAX_QUERY_CHARS,
         description="Keywords to match against node names and texts, e.g. a name or the key "
         "terms of the question. Plain words; no query syntax.",
@@ -67,7 +88,7 @@ class NeighborsArgs(ToolArgs):
     """
 
     node_id: str = Field(description="The id of the anchor node, exactly as shown in brackets.")
-    query: str | None = Field(
+    query: Text | None = Field(
         default=None,
         max_length=MAX_QUERY_CHARS,
         description="Rank the neighbours by relevance to these keywords (the same BM25 as "

@@ -36,11 +36,12 @@ class Toolset:
     ids and unknown type names come back as observations with `error` set. Anything else that
     goes wrong is a bug and propagates.
 
-    Leniency, where the intent is unambiguous: empty arguments mean `{}`; a lone string where
-    a list of names or ids is expected is a one-element list; numbers are accepted as ids and
-    numeric strings as k; type and relation names also match case-insensitively. A parameter
-    switched off by an ablation is ignored and the observation says so. k above `max_k` is
-    capped with a note; k below 1, true/false or fractional k is an error.
+    Leniency, where the intent is unambiguous: empty arguments mean `{}`; numbers are accepted
+    as ids and numeric strings as k; type and relation names also match case-insensitively. A
+    parameter switched off by an ablation is ignored and the observation says so. k above
+    `max_k` is capped with a note. Wrong types are errors that show the right form: a lone
+    string where a list is expected (`node_types="paper"`, `node_ids="P1"`), a query that is
+    not a string, k below 1, true/false, fractional or non-numeric k.
     """
 
     def __init__(self, snapshot: Snapshot, config: ToolConfig | None = None) -> None:

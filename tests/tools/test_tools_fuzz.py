@@ -22,6 +22,7 @@ KINDS = {
     "unknown_type",
     "unknown_relation",
 }
+LIST_FIELDS = ("node_types", "edge_types", "node_ids")
 FIELDS = sorted({field for model in TOOL_ARGS.values() for field in model.model_fields})
 TRICKY_TEXT = [
     "",
@@ -86,6 +87,8 @@ class CallFactory:
             return rng.choice([1, 3, 5, 20, 50, 80, 0, -2, "7"])
         if field == "node_id":
             return rng.choice([*self.ids, *self.ids, "missing", "[N0]"])
+        if field in ("node_ids", "node_types", "edge_types") and rng.random() < 0.05:
+            return rng.choice(self.ids if field == "node_ids" else self.names)  # lone string
         if field == "node_ids":
             return rng.sample(self.ids, rng.randint(1, 4)) + rng.choice([[], [], ["nope"]])
         if field in ("node_types", "edge_types"):
@@ -128,6 +131,19 @@ class CallFactory:
         return name, arguments
 
 
+def sends_a_lone_string(toolset: Toolset, name: str, arguments: Any) -> bool:
+    """Whether the call gives an offered tool a bare string where it expects a list."""
+    if name not in toolset.tool_names:
+        return False
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return False
+    fields = [field for field in LIST_FIELDS if field in TOOL_ARGS[name].model_fields]
+    return isinstance(arguments, dict) and any(isinstance(arguments.get(f), str) for f in fields)
+
+
 def test_random_and_malformed_calls_never_raise(generated_snapshot: Snapshot) -> None:
     toolsets = [
         Toolset(generated_snapshot),
@@ -137,10 +153,15 @@ def test_random_and_malformed_calls_never_raise(generated_snapshot: Snapshot) ->
     factory = CallFactory(generated_snapshot, seed=20260101)
     seen_kinds: set[str | None] = set()
     answers: list[str] = []
+    lone_strings = 0
     for index in range(CALLS):
         name, arguments = factory.call()
-        observation = toolsets[index % 3].call(name, arguments, answers=answers)
+        toolset = toolsets[index % 3]
+        observation = toolset.call(name, arguments, answers=answers)
         kind = observation.error.kind if observation.error else None
+        if sends_a_lone_string(toolset, name, arguments):
+            lone_strings += 1
+            assert kind == "bad_arguments", (name, arguments, observation)
         seen_kinds.add(kind)
         assert kind in KINDS, (name, arguments, observation)
         assert isinstance(observation.text, str) and observation.text.strip()
@@ -150,3 +171,4 @@ def test_random_and_malformed_calls_never_raise(generated_snapshot: Snapshot) ->
         if len(answers) > 200:
             answers.clear()
     assert seen_kinds == KINDS  # the generator reaches every outcome
+    assert lone_strings > 100  # ... and often sends a bare string where a list belongs

@@ -59,7 +59,7 @@ def test_search_capped_k_and_type_filter(toolset: Toolset) -> None:
 
 
 def test_search_without_results_suggests_a_next_step(toolset: Toolset) -> None:
-    assert toolset.call("search", {"query": "zebra", "node_types": "paper"}).text == (
+    assert toolset.call("search", {"query": "zebra", "node_types": ["paper"]}).text == (
         'no results for "zebra" with node_types: paper.\n'
         "Try other words (names, synonyms, key terms of the question) or fewer words, "
         "or drop the node_types filter."
@@ -190,6 +190,19 @@ def test_select_and_finish(toolset: Toolset) -> None:
             "error: bad arguments for search: missing required field 'query'; k: Input should "
             "be a valid integer, unable to parse string as an integer (got 'five'); unexpected "
             "field 'q'. Call search(query: string, k?: integer, node_types?: list of string)",
+        ),
+        (
+            "search",
+            '{"query": 5, "node_types": "paper"}',
+            'error: bad arguments for search: query must be a string of keywords, e.g. "5" '
+            "(got 5); node_types must be a list of type names, e.g. [\"paper\"] (got 'paper'). "
+            "Call search(query: string, k?: integer, node_types?: list of string)",
+        ),
+        (
+            "select",
+            '{"node_ids": "P1"}',
+            'error: bad arguments for select: node_ids must be a list of node ids, e.g. ["P1"] '
+            "(got 'P1'). Call select(node_ids: list of string, reasons?: object)",
         ),
         (
             "neighbors",
