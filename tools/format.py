@@ -61,64 +61,6 @@ def edge_arrow(relation: str, *, outgoing: bool) -> str:
     return f"-[{relation}]->" if outgoing else f"<-[{relation}]-"
 
 
-def first_match(text: str, terms: Sequence[str]) -> tuple[int, int] | None:
-    """(start, end) of the earliest whole-word, case-insensitive occurrence of any term.
-
-    Terms are index tokens: lower-cased whole alphanumeric runs. Plain `str.find` on the
-    lower-cased text, not a regex: compiling a pattern per query cost more than the search.
-    """
-    lowered = text.lower()
-    if len(lowered) != len(text):  # rare characters whose lower case is longer: no offsets
-        return None
-    best: tuple[int, int] | None = None
-    for term in terms:
-        position = lowered.find(term)
-        while position >= 0 and (best is None or position < best[0]):
-            end = position + len(term)
-            before_ok = position == 0 or not lowered[position - 1].isalnum()
-            if before_ok and (end == len(lowered) or not lowered[end].isalnum()):
-                best = (position, end)
-                break
-            position = lowered.find(term, position + 1)
-    return best
-
-
-def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
-    """A window of about `width` characters of `text` around the first matched query term.
-
-    Without a match the snippet is the start of the text. Cut ends are marked with an
-    ellipsis; whitespace runs become single spaces.
-    """
-    flat = " ".join(text.split())
-    if width <= 0 or not flat:
-        return ""
-    start = 0
-    found = first_match(flat, terms) if terms else None
-    if found and found[1] > width:
-        # some context before the match, and a full window when the match is near the end
-        wanted = max(0, min(found[0] - width // 4, len(flat) - width))
-        start = min(_next_word(flat, wanted), found[0])
-    stop = min(len(flat), start + width)
-    if stop < len(flat):
-        stop = _word_end(flat, start, stop)
-    prefix = ELLIPSIS if start > 0 else ""
-    suffix = ELLIPSIS if stop < len(flat) else ""
-    return f"{prefix}{flat[start:stop].strip()}{suffix}"
-
-
-def _next_word(text: str, position: int) -> int:
-    """The start of the first word at or after `position`."""
-    if position == 0 or text[position - 1] == " ":
-        return position
-    space = text.find(" ", position)
-    return space + 1 if space >= 0 else position
-
-
-def _word_end(text: str, start: int, stop: int) -> int:
-    space = text.rfind(" ", start, stop + 1)
-    return space if space > start else stop
-
-
 def filters_text(node_types: Sequence[str] = (), edge_types: Sequence[str] = ()) -> str:
     """`node_types: paper; edge_types: cites` (empty when no filter is set)."""
     parts = []

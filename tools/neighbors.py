@@ -22,12 +22,12 @@ from tools.format import (
     NodeView,
     capped_note,
     filters_text,
-    make_snippet,
     neighbors_text,
     no_neighbors_text,
 )
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
+from tools.snippet import make_snippet, terms_by_weight
 from tools.vocab import Vocabulary, resolve_node
 
 if TYPE_CHECKING:
@@ -145,16 +145,21 @@ def run_neighbors(
     shown = top_entries(order.keys(hood), scores, k)
     if scores is not None:
         shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
-    terms = snapshot.index.matched_terms(query) if query else []
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
+    snippet_terms: list[list[str]] = [[] for _ in range(len(shown))]
+    if query and scores is not None and config.neighbor_snippet_chars > 0:
+        terms = snapshot.index.matched_terms(query)
+        names = [snapshot.name(node) for node in hood.nodes[shown].tolist()]
+        snippet_terms = terms_by_weight(snapshot.index, terms, hood.nodes[shown], names)
     rows = [
         _row(snapshot, node, relation, direction, score, terms, config)
-        for node, relation, direction, score in zip(
+        for node, relation, direction, score, terms in zip(
             hood.nodes[shown].tolist(),
             hood.relations[shown].tolist(),
             hood.directions[shown].tolist(),
             shown_scores,
+            snippet_terms,
             strict=True,
         )
     ]
@@ -187,6 +192,7 @@ def _row(
     terms: Sequence[str],
     config: ToolConfig,
 ) -> NeighborRow:
+    """One listing row; `terms` are the query terms most informative first, for the snippet."""
     matched = score is not None and score > 0 and config.neighbor_snippet_chars > 0
     view = _view(snapshot, node, with_text=matched)
     matched = matched and view.text != view.name

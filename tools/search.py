@@ -12,11 +12,11 @@ from tools.format import (
     capped_note,
     empty_query_text,
     filters_text,
-    make_snippet,
     search_text,
 )
 from tools.observation import Observation
 from tools.schemas import SearchArgs
+from tools.snippet import make_snippet, terms_by_weight
 from tools.vocab import Vocabulary
 
 if TYPE_CHECKING:
@@ -47,12 +47,22 @@ def run_search(
         return Observation(text="\n".join([empty_query_text(args.query), *notes]))
     ids, scores = index.search(args.query, k, node_types=type_codes)
     terms = index.matched_terms(args.query) if len(ids) else []
+    views = [
+        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
+        for node in ids.tolist()
+    ]
+    ordered_terms = []
+    if config.snippet_chars > 0:
+        ordered_terms = terms_by_weight(index, terms, ids, [view.name for view in views])
     hits = []
-    for node, score in zip(ids.tolist(), scores.tolist(), strict=True):
-        view = NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
+    for rank, (node, score, view) in enumerate(
+        zip(ids.tolist(), scores.tolist(), views, strict=True)
+    ):
         text = snapshot.text(node)
         # a node without text stores its name as text: a snippet would only repeat the name
-        snippet = make_snippet(text, terms, config.snippet_chars) if text != view.name else ""
+        snippet = ""
+        if ordered_terms and text != view.name:
+            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars)
         hits.append(SearchHit(view, score, snippet))
     text = search_text(
         args.query,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
-from tools.format import NodeView, edge_arrow, make_snippet, node_label
+from tools.format import NodeView, edge_arrow, node_label
+from tools.snippet import make_snippet, terms_by_weight
 from tools.toolset import Toolset
 
 
@@ -45,6 +47,20 @@ def test_search_snippet_around_a_late_match(toolset: Toolset) -> None:
         '1 result for "street musicians":\n'
         "[P3] Passages from the Life of a Philosopher (paper) score 1.96 | "
         "…a long account of street musicians and the noise they made."
+    )
+
+
+def test_snippet_shows_the_informative_match_not_the_first(toolset: Toolset) -> None:
+    # "the" occurs first (and in the name); the window goes to the rare "musicians"
+    observation = toolset.call("search", {"query": "the musicians", "k": 1})
+    assert observation.text.splitlines()[1] == (
+        "[P3] Passages from the Life of a Philosopher (paper) score 2.92 | "
+        "…a long account of street musicians and the noise they made."
+    )
+    neighbors = toolset.call("neighbors", {"node_id": "P1", "query": "the musicians", "k": 1})
+    assert neighbors.text.splitlines()[1] == (
+        "<-[cites]- [P3] Passages from the Life of a Philosopher (paper) score 2.92 | "
+        "…of street musicians and the noise they…"
     )
 
 
@@ -232,6 +248,9 @@ def test_error_texts(toolset: Toolset, name: str, arguments: str, expected: str)
     ("text", "terms", "width", "expected"),
     [
         ("alpha beta gamma delta", ["delta"], 100, "alpha beta gamma delta"),
+        ("the start, then the rare word at the end", ["rare", "the"], 16, "…the rare word at…"),
+        ("the start, then the rare word at the end", ["the", "rare"], 16, "the start, then…"),
+        ("the start, then the rarest word", ["absent", "rare", "word"], 12, "…rarest word"),
         ("alpha beta gamma delta epsilon", [], 12, "alpha beta…"),
         ("one two three four five six seven eight nine ten", ["seven"], 16, "…six seven eight…"),
         ("one two three four five six seven eight", ["eight"], 16, "…six seven eight"),
@@ -244,6 +263,24 @@ def test_error_texts(toolset: Toolset, name: str, arguments: str, expected: str)
 )
 def test_snippet_window(text: str, terms: list[str], width: int, expected: str) -> None:
     assert make_snippet(text, terms, width) == expected
+
+
+@pytest.mark.parametrize(
+    ("terms", "node", "expected"),
+    [
+        (["the", "machine"], "A1", ["machine", "the"]),  # rare before common
+        (["the", "musicians"], "P3", ["musicians", "the"]),
+        (["engine", "bernoulli"], "P1", ["bernoulli", "engine"]),  # name words last
+        (["bernoulli", "engine"], "P1", ["bernoulli", "engine"]),
+    ],
+)
+def test_snippet_terms_most_informative_first(
+    tiny_snapshot: Snapshot, terms: list[str], node: str, expected: list[str]
+) -> None:
+    internal = tiny_snapshot.internal_id(node)
+    nodes = np.array([internal])
+    ordered = terms_by_weight(tiny_snapshot.index, terms, nodes, [tiny_snapshot.name(internal)])
+    assert ordered == [expected]
 
 
 def test_edge_arrows_and_labels() -> None:

@@ -1,0 +1,107 @@
+"""Snippets: a window of a node's text around its most informative matched query term."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tools.format import ELLIPSIS
+
+if TYPE_CHECKING:
+    from graphs.bm25 import BM25Index
+
+
+def terms_by_weight(
+    index: BM25Index, terms: Sequence[str], nodes: np.ndarray, names: Sequence[str]
+) -> list[list[str]]:
+    """Per node, the query terms ordered for its snippet, most informative first.
+
+    The order is by what each term adds to the node's BM25 score: its idf times its saturated
+    term frequency (with the name boost), from `BM25Index.score_nodes` on the term alone. In a
+    real corpus idf dominates, so a rare word ("2017", "intelligence") outranks a common one
+    ("on", "the"). Terms in the node's name go last: the label already shows them, the snippet
+    should show why the text matched. Ties keep query order. Costs one `score_nodes` call per
+    term (about 50 µs each, mostly fixed overhead), none for a one-term query.
+
+    Args:
+        index: The snapshot's BM25 index.
+        terms: Index tokens of the query (`BM25Index.matched_terms`).
+        nodes: Internal ids of the nodes that get a snippet.
+        names: The nodes' names, aligned with `nodes`.
+
+    Returns:
+        One list per node, aligned with `nodes`, holding every term.
+    """
+    if len(terms) < 2 or not len(nodes):  # nothing to order
+        return [list(terms) for _ in range(len(nodes))]
+    # sorted distinct ids take score_nodes' fast path (no per-call sort)
+    distinct, where = np.unique(np.asarray(nodes), return_inverse=True)
+    weights = np.stack([index.score_nodes(term, distinct)[where] for term in terms])
+    ordered = []
+    for column, name in enumerate(names):
+        in_name = set(index.tokenize(name))
+        ordered.append(
+            sorted(terms, key=lambda term: (term in in_name, -weights[terms.index(term), column]))
+        )
+    return ordered
+
+
+def best_match(text: str, terms: Sequence[str]) -> tuple[int, int] | None:
+    """(start, end) of the first whole-word, case-insensitive match of the first term found.
+
+    Terms are tried in the given (priority) order, not by position in the text.
+    They are index tokens: lower-cased whole alphanumeric runs. Plain `str.find` on the
+    lower-cased text, not a regex: compiling a pattern per query cost more than the search.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # rare characters whose lower case is longer: no offsets
+        return None
+    for term in terms:
+        position = lowered.find(term) if term else -1
+        while position >= 0:
+            end = position + len(term)
+            before_ok = position == 0 or not lowered[position - 1].isalnum()
+            if before_ok and (end == len(lowered) or not lowered[end].isalnum()):
+                return position, end
+            position = lowered.find(term, position + 1)
+    return None
+
+
+def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
+    """A window of about `width` characters of `text` around its most informative match.
+
+    `terms` come most informative first (see :func:`terms_by_weight`); the window shows the
+    first one that occurs in the text, with some context before it. Without a match the
+    snippet is the start of the text. Cut ends are marked with an ellipsis; whitespace runs
+    become single spaces.
+    """
+    flat = " ".join(text.split())
+    if width <= 0 or not flat:
+        return ""
+    start = 0
+    found = best_match(flat, terms) if terms else None
+    if found and found[1] > width:
+        # some context before the match, and a full window when the match is near the end
+        wanted = max(0, min(found[0] - width // 4, len(flat) - width))
+        start = min(_next_word(flat, wanted), found[0])
+    stop = min(len(flat), start + width)
+    if stop < len(flat):
+        stop = _word_end(flat, start, stop)
+    prefix = ELLIPSIS if start > 0 else ""
+    suffix = ELLIPSIS if stop < len(flat) else ""
+    return f"{prefix}{flat[start:stop].strip()}{suffix}"
+
+
+def _next_word(text: str, position: int) -> int:
+    """The start of the first word at or after `position`."""
+    if position == 0 or text[position - 1] == " ":
+        return position
+    space = text.find(" ", position)
+    return space + 1 if space >= 0 else position
+
+
+def _word_end(text: str, start: int, stop: int) -> int:
+    space = text.rfind(" ", start, stop + 1)
+    return space if space > start else stop
