@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.trajectory import QuestionResult
-from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute, resolve_split
+from evals.qa_splits import resolve_split
+from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
 
 if TYPE_CHECKING:
     from agent.events import EventHandler
@@ -63,7 +64,7 @@ class BaselineRequest:
 
     snapshot: Path
     qa: Path
-    split: str | None = "test"
+    split: str | None = None
     out: Path
     limit: int | None = None
     k: int = DEFAULT_K

@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evals.demo import DemoResult, trajectory_lines
-from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES
+from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, metric_cell
 from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
 from evals.summary import RunSummary
 
@@ -105,10 +105,25 @@ class ProgressPerRun:
         self._bars.close()
 
     def handlers(self, label: str) -> tuple[StartHandler, OutcomeHandler]:
-        """Open a bar for the run called `label` (disabled when not on a terminal)."""
+        """Open a bar for the run called `label` (disabled when not on a terminal).
+
+        Its start handler also prints the plan's warnings and notes, once.
+        """
         bar = RunProgress(self._console, enabled=self._console.is_terminal, label=label)
         self._bars.enter_context(bar)
-        return bar.start, bar.update
+
+        def start(plan: RunPlan) -> None:
+            for message in plan_messages(plan):
+                self._console.print(message)
+            bar.start(plan)
+
+        return start, bar.update
+
+
+def plan_messages(plan: RunPlan) -> list[Text]:
+    """The plan's warnings (yellow) and notes (dim), as text that is not parsed as markup."""
+    warnings = [Text.assemble(("warning: ", "yellow"), warning) for warning in plan.warnings]
+    return warnings + [Text(f"note: {note}", style="dim") for note in plan.notes]
 
 
 def results_table(
@@ -135,7 +150,7 @@ def results_table(
                 summary.label,
                 str(aggregate.questions),
                 failed,
-                *(f"{means[name]:.3f}" for name in METRIC_NAMES),
+                *(metric_cell(aggregate, means[name]) for name in METRIC_NAMES),
                 end_section=index == len(summaries) - 1,
             )
     return table
@@ -172,7 +187,7 @@ def demo_view(result: DemoResult) -> Group:
     parts: list[RenderableType] = [
         Text(f"graph {'generated' if result.built else 'reused'}: {result.graph}", style="dim"),
         results_table(result.summaries, "ark"),
-        results_table(result.summaries, "stark", families=False),
+        results_table(result.summaries, "stark"),
         *(Text(note, style="red") for note in failure_notes(result.summaries)),
     ]
     example = result.example

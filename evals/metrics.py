@@ -179,6 +179,17 @@ class Aggregate:
         }
 
 
+NO_VALUE = "—"
+
+
+def metric_cell(group: Aggregate, value: float) -> str:
+    """A mean for a table: 3 decimals, or "—" when no question of the group succeeded.
+
+    A group whose every question failed has no mean; showing 0.000 would read as a score.
+    """
+    return f"{value:.3f}" if group.questions else NO_VALUE
+
+
 def aggregate(
     scored: Iterable[tuple[str | None, Mapping[str, Mapping[str, float]]]],
     failed_families: Iterable[str | None] = (),

@@ -6,7 +6,9 @@ STaRK's QA format (snap-stanford/stark, `stark_qa/retrieval/dataset.py`): a CSV 
 index file holding query ids one per line. STaRK `eval`s the list literal; here it is parsed
 with `ast.literal_eval`, which runs no code. ARK's own format is JSON lines with `id`,
 `query`, `answer_ids` and an optional `family`; the synthetic generator writes
-`SNAPSHOT/qa/{train,val,test}.jsonl`.
+`SNAPSHOT/qa/{train,val,test}.jsonl`. Split "all" takes every question of a file or
+directory; `ark eval` uses it by default for a STaRK CSV with no split index files (with a
+one-line notice), since such a file is the question set the user means to run.
 """
 
 from __future__ import annotations
@@ -31,21 +33,30 @@ from evals.qa_records import (
     read_text,
     unique_items,
 )
+from evals.qa_splits import (
+    ALL_SPLITS,
+    STARK_CSV,
+    has_split_index,
+    read_split_index,
+    split_index_beside,
+    stark_csv_candidates,
+)
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
-STARK_CSV = "stark_qa.csv"
 STARK_HUMAN_CSV = "stark_qa_human_generated_eval.csv"
 HUMAN_SPLIT = "human_generated_eval"
 REQUIRED_COLUMNS = ("id", "query", "answer_ids")
 
 __all__ = [
+    "ALL_SPLITS",
     "QAError",
     "QAFormatError",
     "QAItem",
     "QASplitError",
     "QAValidation",
+    "has_split_index",
     "load_jsonl",
     "load_qa",
     "load_stark_csv",
@@ -63,7 +74,8 @@ def load_qa(path: str | Path, split: str | None = None) -> list[QAItem]:
             `split/<split>.index` beside it or beside its folder); a directory holding
             `<split>.jsonl` files (or `qa/<split>.jsonl`, i.e. a synthetic snapshot); or a
             STaRK QA directory holding `stark_qa/stark_qa.csv` and `split/`.
-        split: which split to load; None loads the whole CSV, or a directory's only JSONL.
+        split: which split to load; "all" loads every question of the file or directory
+            (all its splits); None loads the whole CSV, or a directory's only JSONL.
 
     Returns:
         The questions, in split-file order when a split index is used, else file order.
@@ -78,7 +90,7 @@ def load_qa(path: str | Path, split: str | None = None) -> list[QAItem]:
     if not path.is_file():
         raise QAFormatError("question file does not exist", file=path)
     if path.suffix.lower() in JSONL_SUFFIXES:
-        if split is not None and split != path.stem:
+        if split not in (None, ALL_SPLITS, path.stem):
             raise QASplitError(
                 f"split {split!r} asked of a single JSONL file; pass the directory holding "
                 f"{split}.jsonl, or leave out the split",
@@ -86,7 +98,7 @@ def load_qa(path: str | Path, split: str | None = None) -> list[QAItem]:
             )
         return load_jsonl(path)
     if path.suffix.lower() == ".csv":
-        index = None if split is None else _split_index_beside(path, split)
+        index = None if split in (None, ALL_SPLITS) else split_index_beside(path, split)
         return load_stark_csv(path, index)
     raise QAFormatError(
         f"unknown question file type {path.suffix!r}; expected .jsonl or a STaRK .csv", file=path
@@ -145,32 +157,6 @@ def load_stark_csv(path: str | Path, split_index: str | Path | None = None) -> l
             )
         selected.append(by_id[query_id])
     return selected
-
-
-def read_split_index(path: str | Path) -> list[tuple[int, str]]:
-    """(line number, query id) of a STaRK split index file: one id per line, blanks ignored.
-
-    Raises:
-        QASplitError: the file is missing, empty, or repeats an id.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise QASplitError("split index file does not exist", file=path)
-    entries: list[tuple[int, str]] = []
-    seen: dict[str, int] = {}
-    for row, line in read_lines(path, error=QASplitError):
-        query_id = line.strip()
-        if not query_id:
-            continue
-        if query_id in seen:
-            raise QASplitError(
-                f"query id {query_id!r} repeats line {seen[query_id]}", file=path, row=row
-            )
-        seen[query_id] = row
-        entries.append((row, query_id))
-    if not entries:
-        raise QASplitError("split index file holds no query ids", file=path)
-    return entries
 
 
 @dataclass(frozen=True)
@@ -250,26 +236,12 @@ def _csv_items(path: Path) -> Iterator[tuple[int, QAItem]]:
         raise QAFormatError(f"malformed CSV ({error})", file=path, row=reader.line_num) from error
 
 
-def _split_index_beside(csv_path: Path, split: str) -> Path:
-    split_dirs = [csv_path.parent / "split", csv_path.parent.parent / "split"]
-    for directory in split_dirs:
-        if (directory / f"{split}.index").is_file():
-            return directory / f"{split}.index"
-    available = sorted({p.stem for d in split_dirs if d.is_dir() for p in d.glob("*.index")})
-    raise QASplitError(
-        f"no split {split!r}: looked for {split}.index in "
-        f"{' and '.join(str(d) for d in split_dirs)}; available splits: "
-        f"{', '.join(available) or 'none'}",
-        file=csv_path,
-    )
-
-
 def _load_directory(directory: Path, split: str | None) -> list[QAItem]:
     for folder in (directory, directory / "qa"):
         files = sorted(p for p in folder.glob("*") if p.suffix.lower() in JSONL_SUFFIXES)
         if files:
             return _load_jsonl_split(folder, files, split)
-    for csv_path in (directory / "stark_qa" / STARK_CSV, directory / STARK_CSV):
+    for csv_path in stark_csv_candidates(directory):
         if csv_path.is_file():
             if split == HUMAN_SPLIT and (csv_path.parent / STARK_HUMAN_CSV).is_file():
                 return load_stark_csv(csv_path.parent / STARK_HUMAN_CSV)
@@ -285,8 +257,30 @@ def _load_jsonl_split(folder: Path, files: list[Path], split: str | None) -> lis
     available = [path.stem for path in files]
     if split is None and len(files) == 1:
         return load_jsonl(files[0])
+    if split == ALL_SPLITS:
+        return _all_jsonl_splits(folder, files)
     chosen = [path for path in files if path.stem == split]
     if not chosen:
         asked = "no split given" if split is None else f"no split {split!r}"
-        raise QASplitError(f"{asked}; available splits: {', '.join(available)}", file=folder)
+        raise QASplitError(
+            f"{asked}; available splits: {', '.join(available)} (or {ALL_SPLITS!r}: every file)",
+            file=folder,
+        )
     return load_jsonl(chosen[0])
+
+
+def _all_jsonl_splits(folder: Path, files: list[Path]) -> list[QAItem]:
+    """Every question of every split file, refusing an id found in two files."""
+    source: dict[str, Path] = {}
+    items: list[QAItem] = []
+    for path in files:
+        for item in load_jsonl(path):
+            if item.id in source:
+                raise QAFormatError(
+                    f"question id {item.id!r} is in both {source[item.id].name} and "
+                    f"{path.name}; split {ALL_SPLITS!r} needs ids unique across files",
+                    file=folder,
+                )
+            source[item.id] = path
+            items.append(item)
+    return items

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, PROTOCOLS
+from evals.metrics import (
+    METRIC_NAMES,
+    METRIC_TITLES,
+    OVERALL,
+    PROTOCOL_TITLES,
+    PROTOCOLS,
+    metric_cell,
+)
 from evals.plots import grid_heatmaps, neighbors_plot, tool_share_plot
 from evals.runstore import RunRecord, read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
@@ -60,7 +67,7 @@ def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latenc
             continue
         means = aggregate.means()[protocol]
         cells = [summary.label, str(aggregate.questions), str(aggregate.failures)]
-        cells += [_fmt(means[m]) for m in METRIC_NAMES]
+        cells += [metric_cell(aggregate, means[m]) for m in METRIC_NAMES]
         if latency:
             timing = summary.latency()
             cells += [f"{timing['p50']:.2f}", f"{timing['p95']:.2f}"]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent.trajectory import QuestionResult
 from evals.metrics import CandidateTest, score_question
 from evals.qa import QAItem
+from evals.qa_splits import resolve_split, split_notes
 from evals.runstore import FailureRecord, RunRecord, RunStore
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Ou
         trace = "".join(traceback.format_exception(error))
         return _failure(item, type(error).__name__, str(error) or repr(error), trace)
     if result.failed:
-        return _failure(item, "ModelError", "; ".join(result.errors) or "every agent failed")
+        messages = "; ".join(dict.fromkeys(result.errors))  # n agents often fail alike
+        return _failure(item, "ModelError", messages or "every agent failed")
     record = RunRecord(
         question_id=item.id,
         query=item.query,
@@ -139,7 +141,7 @@ class EvalRequest:
     Attributes:
         snapshot: Snapshot directory.
         qa: Question file (JSONL or STaRK CSV, see evals/qa.py).
-        split: Split to run (train, val, test).
+        split: Split to run: train, val, test, or "all" (None: see `resolve_split`).
         out: Run directory.
         agent: The agent configuration.
         limit: Run only the first `limit` questions of the split (None = all).
@@ -149,7 +151,7 @@ class EvalRequest:
 
     snapshot: Path
     qa: Path
-    split: str | None = "test"
+    split: str | None = None
     out: Path
     agent: AgentConfig
     limit: int | None = None
@@ -178,6 +180,7 @@ class RunPlan:
         retrying: Pending questions that failed before.
         pending: Questions to run now.
         warnings: Problems found in the question set (e.g. gold ids the snapshot lacks).
+        notes: Choices made for the user (e.g. the whole STaRK CSV, having no split files).
     """
 
     total: int
@@ -185,6 +188,7 @@ class RunPlan:
     retrying: int
     pending: Sequence[QAItem]
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 StartHandler = Callable[[RunPlan], None]
@@ -196,13 +200,6 @@ def plan_run(items: Sequence[QAItem], store: RunStore, failed_ids: set[str]) -> 
     pending = [item for item in items if item.id not in finished]
     retrying = sum(1 for item in pending if item.id in failed_ids)
     return RunPlan(len(items), len(items) - len(pending), retrying, pending)
-
-
-def resolve_split(qa: Path, split: str | None) -> str | None:
-    """The split to load: as given; else the whole file for a JSONL file, "test" otherwise."""
-    if split is not None:
-        return split
-    return None if Path(qa).is_file() and Path(qa).suffix.lower() == ".jsonl" else "test"
 
 
 def execute(
@@ -247,17 +244,20 @@ def execute(
     from graphs.snapshot import Snapshot
 
     snapshot = Snapshot.open(snapshot_path)
-    items = load_qa(qa, resolve_split(qa, split))[:limit]
+    every = load_qa(qa, resolve_split(qa, split))
+    items = every[:limit]
     validation = validate_against(snapshot, items)
     warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
+    notes = split_notes(qa, split, len(every))
     asker = make_asker(snapshot)  # before the run dir exists: a bad model spec leaves no trace
     with RunStore.open(out, config, resume=resume) as store:
         failed_ids = {failure.question_id for failure in read_failures(out)}
-        plan = replace(plan_run(items, store, failed_ids), warnings=warnings)
-        for warning in warnings:
-            logger.warning("%s", warning)
+        plan = replace(plan_run(items, store, failed_ids), warnings=warnings, notes=notes)
         if on_start is not None:
-            on_start(plan)
+            on_start(plan)  # the handler shows warnings and notes; logging them too doubles them
+        else:
+            for message in (*warnings, *notes):
+                logger.warning("%s", message)
         if plan.pending:
             coroutine = run_questions(
                 asker,

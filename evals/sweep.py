@@ -49,7 +49,7 @@ class SweepRequest:
     Attributes:
         snapshot: Snapshot directory.
         qa: Question file.
-        split: Split (None: the whole JSONL file).
+        split: Split: train, val, test, or "all" (None: see `evals.runner.resolve_split`).
         out: Sweep directory (see the module docstring).
         agent: Base agent configuration; n_agents and max_steps are set per cell.
         agents: Grid values of n_agents.
@@ -61,7 +61,7 @@ class SweepRequest:
 
     snapshot: Path
     qa: Path
-    split: str | None = "test"
+    split: str | None = None
     out: Path
     agent: AgentConfig
     agents: Sequence[int]

@@ -26,7 +26,14 @@ from agent.cli.options import (
 QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
 SplitOpt = Annotated[
     str | None,
-    typer.Option("--split", help="train, val or test (default: test; a .jsonl file: all of it)."),
+    typer.Option(
+        "--split",
+        help=(
+            "train, val, test, or all (every question of the file or directory). Default: "
+            "test; a .jsonl file, or a STaRK CSV without split/*.index files: all of it "
+            "(a notice says so)."
+        ),
+    ),
 ]
 LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="Only the first N questions of the split.")
@@ -70,7 +77,7 @@ def _run_with_progress(
     execute: Callable[..., Any],
 ) -> None:
     """Run `execute(on_start=..., on_outcome=...)` under a progress bar, then print the summary."""
-    from evals.console import RunProgress, failure_notes, results_table
+    from evals.console import RunProgress, failure_notes, plan_messages, results_table
     from evals.runner import RunPlan
     from evals.summary import summarize_run
 
@@ -81,8 +88,8 @@ def _run_with_progress(
     def on_start(plan: RunPlan) -> None:
         plans.append(plan)
         progress.start(plan)
-        for warning in plan.warnings:
-            err.print(f"[yellow]warning:[/] {warning}")
+        for message in plan_messages(plan):
+            err.print(message)
 
     with (
         interrupt_hint(err, out),
@@ -104,7 +111,7 @@ def _run_with_progress(
             style="dim",
         )
     console.print(results_table([summary], "ark"))
-    console.print(results_table([summary], "stark", families=False))
+    console.print(results_table([summary], "stark"))
     for note in failure_notes([summary]):
         console.print(note, style="red")
     console.print(f"results in {out}", style="dim")

@@ -149,3 +149,51 @@ def test_baseline_and_report(tiny, tmp_path: Path) -> None:
     assert not (report_dir / "grid_heatmaps.png").exists()  # one agent run: no grid
     code, output = invoke("eval", "report", tmp_path / "nowhere")
     assert code == 2 and "not a run directory" in flat(output)
+
+
+def write_bare_csv(path: Path) -> Path:
+    """A STaRK-format CSV over the tiny graph, with no split index files anywhere near it."""
+    rows = [
+        "0,electric kettle model number 0,\"['p0']\"",
+        "1,electric lamp model number 1,\"['p1']\"",
+        "2,electric kettle model number 2,\"['p2', 'nope']\"",
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("id,query,answer_ids\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_stark_csv_without_split_files(tiny, tmp_path: Path, caplog) -> None:
+    snapshot, _ = tiny
+    csv_path = write_bare_csv(tmp_path / "qa" / "q.csv")
+    args = ("eval", snapshot, "--qa", csv_path, "--agents", "1")
+    code, output = invoke(*args, "--out", tmp_path / "default")
+    assert code == 0, output
+    text = flat(output)
+    assert text.count("evaluating all 3 questions of the file") == 1
+    assert text.count("1 gold ids unknown to the snapshot") == 1
+    assert not [r for r in caplog.records if "unknown to the snapshot" in r.getMessage()]
+    assert json.loads((tmp_path / "default" / "config.json").read_text())["split"] == "all"
+    assert len(read_results(tmp_path / "default")) == 3
+
+    code, output = invoke(*args, "--split", "all", "--out", tmp_path / "all", "--json")
+    assert code == 0, output
+    assert json.loads(output.splitlines()[-1])["questions"] == 3
+    assert "evaluating all" not in output  # asked for explicitly: no notice
+
+    code, output = invoke(*args, "--split", "test", "--out", tmp_path / "test")
+    assert code == 2
+    text = flat(output)
+    assert "no split 'test'" in text and "--split all" in text and "Traceback" not in output
+    assert f"{tmp_path / 'qa' / 'split'} and {tmp_path / 'split'};" in text
+
+
+def test_console_tables_have_family_rows_for_both_protocols(tiny, tmp_path: Path) -> None:
+    snapshot, qa = tiny
+    code, output = invoke(
+        "eval", snapshot, "--qa", qa, "--out", tmp_path / "run", "--limit", "4", "--agents", "1"
+    )
+    assert code == 0, output
+    ark, stark = output.split("STaRK protocol")
+    for table in (ark, stark):
+        assert "text_only" in table and "one_hop" in table

@@ -14,7 +14,7 @@ from agent.trajectory import QuestionResult, StepRecord, Trajectory
 from evals.demo import DemoRequest, pick_example, run_demo, trajectory_lines
 from evals.plots import grid_heatmaps, neighbors_counts, tool_share_plot
 from evals.report import build_report
-from evals.runstore import FailureRecord, RunRecord, RunStore, read_results
+from evals.runstore import FailureRecord, RunRecord, RunStore, read_config, read_results
 from evals.summary import summarize_run
 from evals.sweep import cell_dir, parse_grid
 from tests.evals.eval_graph import build_tiny
@@ -192,3 +192,30 @@ def test_ark_demo_command_offline(tmp_path: Path) -> None:
     output = " ".join(result.output.split())
     assert "bm25" in output and "rules n=1 T=20" in output and "one trajectory" in output
     assert (tmp_path / "graph-biomed-seed0" / "qa" / "test.jsonl").is_file()
+
+
+def test_a_family_where_every_question_failed_shows_dashes_not_zeros(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from evals.console import results_table
+
+    run_dir = write_run(tmp_path / "run", 1, 5, [1, 0])
+    with RunStore.open(run_dir, read_config(run_dir), resume=True) as store:
+        for index in range(3):
+            store.append_failure(
+                FailureRecord(
+                    question_id=f"h{index}", family="two_hop", error_type="ModelError", error="500"
+                )
+            )
+    summary = summarize_run(run_dir)
+    text = build_report([run_dir]).markdown
+    assert "### two_hop" in text
+    assert "| m n=1 T=5 | 0 | 3 | — | — | — | — |" in text
+    assert "| m n=1 T=5 | 1 | 0 | 0.000 | 0.000 | 0.000 | 0.000 |" in text  # a real zero stays
+    console = Console(record=True, width=200)
+    for protocol in ("ark", "stark"):
+        console.print(results_table([summary], protocol))
+    rows = [line.split("│") for line in console.export_text().splitlines() if "two_hop" in line]
+    assert len(rows) == 2  # one row per protocol table
+    for cells in rows:
+        assert [cell.strip() for cell in cells[3:9]] == ["0", "3", "—", "—", "—", "—"]

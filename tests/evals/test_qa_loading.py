@@ -13,6 +13,7 @@ from evals.qa import (
     QAFormatError,
     QAItem,
     QASplitError,
+    has_split_index,
     load_jsonl,
     load_qa,
     load_stark_csv,
@@ -215,3 +216,52 @@ def test_validate_against_reports_unknown_and_non_candidate_gold(tmp_path: Path)
     assert "1 gold ids unknown to the snapshot (question:gold q1:zz)" in report.summary()
     clean = validate_against(Snapshot.open(out), [items[1]])
     assert clean.ok
+
+
+def test_split_all_takes_every_question_of_a_file_or_directory(tmp_path: Path) -> None:
+    root = write_stark_qa(tmp_path / "prime")
+    every = ["0", "1", "2", "3"]
+    assert [item.id for item in load_qa(root, "all")] == every
+    assert [item.id for item in load_qa(root / "stark_qa" / "stark_qa.csv", "all")] == every
+    snapshot = tmp_path / "snap"
+    for split in ("train", "val", "test"):
+        write_jsonl(snapshot / "qa" / f"{split}.jsonl",
+                    [{"id": f"{split}-1", "query": "q", "answer_ids": ["1"]}])  # fmt: skip
+    assert [item.id for item in load_qa(snapshot, "all")] == ["test-1", "train-1", "val-1"]
+    assert [item.id for item in load_qa(snapshot / "qa" / "val.jsonl", "all")] == ["val-1"]
+
+
+def test_split_all_refuses_an_id_found_in_two_split_files(tmp_path: Path) -> None:
+    for split in ("train", "test"):
+        write_jsonl(tmp_path / f"{split}.jsonl", [{"id": "same", "query": "q", "answer_ids": [1]}])
+    with pytest.raises(QAFormatError, match=r"'same' is in both test\.jsonl and train\.jsonl"):
+        load_qa(tmp_path, "all")
+
+
+def test_missing_split_names_each_place_once_and_suggests_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("q.csv").write_text(STARK_CSV, encoding="utf-8")
+    with pytest.raises(QASplitError) as info:
+        load_qa("q.csv", "test")
+    message = str(info.value)
+    assert "looked for test.index in split; available splits: none" in message
+    assert "--split all" in message
+    root = write_stark_qa(tmp_path / "prime")
+    with pytest.raises(QASplitError) as info:
+        load_qa(root / "stark_qa" / "stark_qa.csv", "dev")
+    places = f"{root / 'stark_qa' / 'split'} and {root / 'split'}; available splits: test, "
+    assert places in str(info.value)
+
+
+def test_has_split_index(tmp_path: Path) -> None:
+    root = write_stark_qa(tmp_path / "prime")
+    assert has_split_index(root) and has_split_index(root / "stark_qa" / "stark_qa.csv")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "q.csv").write_text(STARK_CSV, encoding="utf-8")
+    (bare / "split").mkdir()  # an empty split folder holds no split
+    assert not has_split_index(bare / "q.csv")
+    assert not has_split_index(write_jsonl(tmp_path / "q.jsonl", []))
+    assert not has_split_index(tmp_path / "nowhere")

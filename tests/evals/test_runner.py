@@ -10,6 +10,7 @@ import pytest
 
 from agent.trajectory import QuestionResult, StopReason, Trajectory
 from evals.qa import QAItem
+from evals.qa_splits import resolve_split
 from evals.runner import Outcome, plan_run, run_questions
 from evals.runstore import RunStore, read_failures, read_results
 from evals.summary import summarize_run
@@ -170,3 +171,58 @@ def test_slow_question_does_not_block_others(tmp_path: Path) -> None:
 def test_bad_concurrency(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="concurrency"):
         run(FakeAgent({}), tmp_path, concurrency=0)
+
+
+@dataclass
+class SameErrorAgent:
+    """Every agent of the question stops on a model error; `errors` gives each agent's."""
+
+    errors: list[str]
+
+    async def ask(self, question, *, question_id=None, on_event=None) -> QuestionResult:
+        trajectories = [
+            Trajectory(question=question, model="fake", stop_reason="error", error=error)
+            for error in self.errors
+        ]
+        return QuestionResult(
+            question_id=question_id or "",
+            question=question,
+            model="fake",
+            trajectories=trajectories,
+            fused=[],
+            wall_s=0.1,
+        )
+
+
+@pytest.mark.parametrize(
+    ("errors", "expected"),
+    [
+        (["429 too many", "429 too many", "429 too many"], "429 too many"),
+        (["429 too many", "timeout", "429 too many"], "429 too many; timeout"),
+    ],
+)
+def test_failure_error_joins_each_distinct_message_once(
+    tmp_path: Path, errors: list[str], expected: str
+) -> None:
+    outcomes = run(SameErrorAgent(errors), tmp_path, ITEMS[:1])
+    assert outcomes[0].failure is not None
+    assert [f.error for f in read_failures(tmp_path)] == [expected]
+
+
+def test_resolve_split_defaults(tmp_path: Path) -> None:
+    csv_text = 'id,query,answer_ids\n0,q,"[1]"\n'
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "q.csv").write_text(csv_text)
+    stark = tmp_path / "stark"
+    (stark / "stark_qa").mkdir(parents=True)
+    (stark / "split").mkdir()
+    (stark / "stark_qa" / "stark_qa.csv").write_text(csv_text)
+    (stark / "split" / "test.index").write_text("0\n")
+    (tmp_path / "q.jsonl").write_text("")
+    assert resolve_split(bare / "q.csv", None) == "all"  # no split files: the whole CSV
+    assert resolve_split(bare, None) == "test"  # not a STaRK layout: a directory of splits
+    assert resolve_split(stark, None) == "test"
+    assert resolve_split(stark / "stark_qa" / "stark_qa.csv", None) == "test"
+    assert resolve_split(tmp_path / "q.jsonl", None) is None
+    assert resolve_split(bare / "q.csv", "val") == "val"
