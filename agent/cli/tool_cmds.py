@@ -16,9 +16,14 @@ if TYPE_CHECKING:
 
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory.")]
 JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Print the whole observation as JSON instead of its text.")
+    bool,
+    typer.Option(
+        "--json",
+        help="Print the observation as JSON (text, node_ids, scores, error) instead of its text.",
+    ),
 ]
 _DEFAULTS = ToolConfig()
+_AGENT_STATE_FIELDS = ("selected", "finished")
 SearchKOpt = Annotated[
     int | None,
     typer.Option(
@@ -103,7 +108,13 @@ def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: 
 
 def _print(observation: Observation, *, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(observation.to_dict(), indent=2, ensure_ascii=False))
+        # selected/finished are the agent's episode state: meaningless for one standalone call
+        shown = {
+            name: value
+            for name, value in observation.to_dict().items()
+            if name not in _AGENT_STATE_FIELDS
+        }
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
     elif observation.error is not None:
         typer.echo(observation.text, err=True)
     else:

@@ -37,6 +37,20 @@ def test_search_type_filter_and_json(tiny_snapshot: Snapshot) -> None:
     assert data["node_ids"] == ["A2"]
     assert data["text"].startswith('1 result for "engine" with node_types: author, venue:')
     assert data["error"] is None
+    assert set(data) == {"text", "node_ids", "scores", "error"}  # no agent state
+
+
+def test_neighbors_json_and_json_errors_carry_no_agent_state(tiny_snapshot: Snapshot) -> None:
+    code, out, _ = _run("neighbors", str(tiny_snapshot.path), "P1", "-k", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["node_ids"] == ["P2", "P3"]
+    assert set(data) == {"text", "node_ids", "scores", "error"}
+    code, out, _ = _run("neighbors", str(tiny_snapshot.path), "ZZ", "--json")
+    assert code == 2
+    data = json.loads(out)
+    assert data["error"]["kind"] == "unknown_node"
+    assert set(data) == {"text", "node_ids", "scores", "error"}
 
 
 def test_neighbors_with_query_and_filters(tiny_snapshot: Snapshot) -> None:
