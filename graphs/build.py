@@ -49,12 +49,13 @@ def build_snapshot(
     report_path: Path | None = None,
     nodes_file: str = "nodes",
     edges_file: str = "edges",
+    allow_empty_text: bool = False,
 ) -> Path:
     """Validate `nodes` and `edges` and write a snapshot directory at `out`.
 
     Args:
         nodes: Columns id, type, name, text (strings) plus any extra columns, kept as is.
-            A node with empty text gets its name as text; empty name and text is invalid.
+            A node with empty text is invalid unless `allow_empty_text`.
         edges: Columns src, dst (external node ids) and relation.
         out: The snapshot directory to create.
         name: The snapshot's name, recorded in the manifest.
@@ -66,6 +67,9 @@ def build_snapshot(
         report_path: Where to write the skipped rows (.csv, or .jsonl for JSON lines).
         nodes_file: Name of the nodes input, used in error messages and the report.
         edges_file: Name of the edges input, used in error messages and the report.
+        allow_empty_text: Use a node's name as its text when the text is empty (counted and
+            logged) instead of treating the node as invalid. A node with neither name nor
+            text stays invalid.
 
     Returns:
         The snapshot directory.
@@ -77,8 +81,8 @@ def build_snapshot(
     out = Path(out)
     if out.exists() and not overwrite:
         raise GraphImportError(
-            f"{out} already exists; pass --overwrite (overwrite=True) to replace it or pick "
-            "another output directory"
+            f"{out} already exists; pass --overwrite (Python: overwrite=True) to replace it or "
+            "pick another output directory"
         )
     if out.exists() and not _replaceable(out):
         raise GraphImportError(
@@ -87,11 +91,24 @@ def build_snapshot(
         )
     timings: dict[str, float] = {}
     with _timed(timings, "validate"):
-        graph = validate_graph(nodes, edges, nodes_file=nodes_file, edges_file=edges_file)
+        graph = validate_graph(
+            nodes,
+            edges,
+            nodes_file=nodes_file,
+            edges_file=edges_file,
+            allow_empty_text=allow_empty_text,
+        )
     _check_candidates(candidate_types, graph.type_names)
     skipped = count_problems(graph.problems)
     if not skip_invalid:
         raise_for_problems(graph.problems)
+    if graph.name_as_text:
+        logger.warning(
+            "%s: %d of %d nodes have empty text; their name is used as their text",
+            nodes_file,
+            graph.name_as_text,
+            graph.nodes.num_rows,
+        )
     _clean_stale_temps(out)
     temp = out.parent / f".{out.name}{_TEMP_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     temp.mkdir(parents=True)
@@ -99,8 +116,8 @@ def build_snapshot(
         if skipped:
             report = report_path or temp / REPORT_FILE
             write_report(graph.problems, report)
-            logger.warning(
-                "skipped %d invalid rows; see %s",
+            logger.info(  # the CLI prints this itself; a warning here would show it twice
+                "skipped %d invalid rows; every one is listed in %s",
                 skipped,
                 out / REPORT_FILE if report_path is None else report,
             )

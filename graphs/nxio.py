@@ -9,8 +9,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from graphs.build import build_snapshot
+from graphs.build import NODES_FILE, build_snapshot
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 
@@ -32,13 +33,15 @@ def snapshot_from_networkx(
     overwrite: bool = False,
     skip_invalid: bool = False,
     report_path: Path | None = None,
+    allow_empty_text: bool = False,
 ) -> Path:
     """Build a snapshot at `out` from a networkx graph.
 
     Node keys become external ids via `str()`. Node attributes other than type, name and text
     become extra columns (values as strings). A missing attribute is an empty value, so the
     usual validation applies (a node without a type is invalid unless `default_type` is set;
-    a missing name falls back to the node id). Directed graphs keep their edge directions.
+    a missing name falls back to the node id, and a node without text is invalid unless
+    `allow_empty_text`, which uses its name as text). Directed graphs keep their edge directions.
     An undirected graph stores each edge once, directed as networkx iterates it (u -> v);
     neighbour lookups see it from both ends anyway, with direction +1 at u and -1 at v.
     Parallel edges of a multigraph with the same relation are duplicates (invalid).
@@ -77,6 +80,7 @@ def snapshot_from_networkx(
         report_path=report_path,
         nodes_file="networkx nodes",
         edges_file="networkx edges",
+        allow_empty_text=allow_empty_text,
     )
 
 
@@ -93,8 +97,9 @@ def to_networkx(
 ) -> nx.MultiDiGraph:
     """Export the snapshot, or the sub-graph within `hops` of `nodes`, as a MultiDiGraph.
 
-    Nodes are keyed by external id with attributes type, name and text; edges carry their
-    relation in the `relation` attribute. A sub-graph holds every edge among its nodes.
+    Nodes are keyed by external id with attributes type, name and text, plus the snapshot's
+    extra columns (those the node has a value for); edges carry their relation in the
+    `relation` attribute. A sub-graph holds every edge among its nodes.
 
     Args:
         snapshot: An open snapshot.
@@ -118,12 +123,16 @@ def to_networkx(
     inside = np.zeros(snapshot.num_nodes, dtype=bool)
     inside[members] = True
     graph = nx.MultiDiGraph(name=snapshot.manifest.name)
-    for node in members.tolist():
+    extras = _extra_attributes(snapshot, members)
+    for position, node in enumerate(members.tolist()):
+        key = snapshot.external_id(node)
         graph.add_node(
-            snapshot.external_id(node),
-            type=snapshot.type_name(node),
-            name=snapshot.name(node),
-            text=snapshot.text(node),
+            key, type=snapshot.type_name(node), name=snapshot.name(node), text=snapshot.text(node)
+        )
+        graph.nodes[key].update(
+            (column, values[position])
+            for column, values in extras.items()
+            if values[position] is not None
         )
     count = 0
     for node in members.tolist():
@@ -143,6 +152,29 @@ def to_networkx(
                 source, snapshot.external_id(target), relation=snapshot.relation_names[relation]
             )
     return graph
+
+
+def _extra_attributes(snapshot: Snapshot, members: np.ndarray) -> dict[str, list[Any]]:
+    """The extra columns of nodes.parquet at the internal ids `members`, column by column.
+
+    Only the row groups holding a member are read, and only the extra columns.
+    """
+    columns = list(snapshot.manifest.extra_columns)
+    if not columns or not len(members):
+        return {}
+    parquet = pq.ParquetFile(snapshot.path / NODES_FILE)
+    sizes = [parquet.metadata.row_group(i).num_rows for i in range(parquet.num_row_groups)]
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    groups = np.searchsorted(starts, members, side="right") - 1
+    wanted = np.unique(groups)
+    table = parquet.read_row_groups(wanted.tolist(), columns=columns)
+    # Row r of group g lies at r - starts[g] + (rows of the wanted groups read before g).
+    read_before = np.concatenate(([0], np.cumsum(np.diff(starts)[wanted])))[:-1]
+    base = np.zeros(len(sizes), dtype=np.int64)
+    base[wanted] = read_before
+    rows = members - starts[groups] + base[groups]
+    picked = table.take(pa.array(rows))
+    return {column: picked.column(column).to_pylist() for column in columns}
 
 
 def _around(snapshot: Snapshot, seeds: list[int], hops: int) -> np.ndarray:

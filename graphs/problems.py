@@ -14,7 +14,9 @@ import pyarrow as pa
 from graphs.errors import GraphImportError
 
 SHOWN_PROBLEMS = 5
-SKIP_HINT = "fix these rows, or pass --skip-invalid (skip_invalid=True) to skip them with a report"
+SKIP_HINT = (
+    "fix these rows, or pass --skip-invalid (Python: skip_invalid=True) to skip them with a report"
+)
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,14 @@ class RowProblems:
         problem: What is wrong with every one of these rows.
         rows: 1-based row numbers (row 1 is the first record after any header).
         values: The offending value of each row (the id, endpoint or relation), same length.
+        hint: How to fix these rows, added once to the error that lists them ("" = none).
     """
 
     file: str
     problem: str
     rows: np.ndarray
     values: pa.Array
+    hint: str = ""
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -73,6 +77,8 @@ def raise_for_problems(problems: Sequence[RowProblems]) -> None:
     lines += [f"  file {file}, row {row}: {text}" for file, row, text in shown[1:]]
     if total > len(shown):
         lines.append(f"  ... and {total - len(shown)} more invalid rows")
+    hints = dict.fromkeys(group.hint for group in problems if group.hint)
+    lines += [f"  {hint}" for hint in hints]
     lines.append(f"  {total} invalid rows in all; {SKIP_HINT}")
     raise GraphImportError("\n".join(lines), file=first_file, row=first_row)
 

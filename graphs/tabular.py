@@ -28,7 +28,7 @@ class TabularColumns:
         name_col: Node name column (--name-col).
         text_cols: Columns joined into the node text (--text-cols). One column is used as is;
             several become "column: value" lines, skipping empty values. None: the "text"
-            column if the file has one, else empty text (which falls back to the name).
+            column if the file has one, else no text (an error unless empty text is allowed).
         src_col: Edge source id column (--src-col).
         dst_col: Edge target id column (--dst-col).
         relation_col: Edge relation column (--relation-col).
@@ -60,16 +60,19 @@ def import_tabular(
     overwrite: bool = False,
     skip_invalid: bool = False,
     report_path: Path | None = None,
+    allow_empty_text: bool = False,
 ) -> Path:
     """Build a snapshot at `out` from a nodes file and an edges file.
 
     Node columns not mapped to id/type/name/text are kept in nodes.parquet (a column whose
     name clashes with id/type/name/text is kept as `attr_<name>`). Unmapped edge columns
-    are not kept (logged).
+    are not kept (logged). With `allow_empty_text`, a node with empty text (or every node,
+    when no text column is mapped) gets its name as text; otherwise that is an error.
 
     Raises:
         GraphImportError: a file cannot be read, a mapped column is missing (the message lists
-            the file's columns and the flag to use), or a row is invalid (see build_snapshot).
+            the file's columns and the flag to use), no text column is mapped and empty text
+            is not allowed, or a row is invalid (see build_snapshot).
     """
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
     text_cols = columns.text_cols
@@ -80,7 +83,7 @@ def import_tabular(
         delimiter=columns.delimiter,
         string_columns=[columns.src_col, columns.dst_col, columns.relation_col],
     )
-    nodes = map_nodes(raw_nodes, columns, str(nodes_path))
+    nodes = map_nodes(raw_nodes, columns, str(nodes_path), allow_empty_text=allow_empty_text)
     edges = map_edges(raw_edges, columns, str(edges_path))
     return build_snapshot(
         nodes,
@@ -94,11 +97,19 @@ def import_tabular(
         report_path=report_path,
         nodes_file=str(nodes_path),
         edges_file=str(edges_path),
+        allow_empty_text=allow_empty_text,
     )
 
 
-def map_nodes(table: pa.Table, columns: TabularColumns, file: str) -> pa.Table:
-    """Rename and derive the id, type, name and text columns of a raw nodes table."""
+def map_nodes(
+    table: pa.Table, columns: TabularColumns, file: str, *, allow_empty_text: bool = False
+) -> pa.Table:
+    """Rename and derive the id, type, name and text columns of a raw nodes table.
+
+    Raises:
+        GraphImportError: a mapped column is missing, or no text column is mapped (none
+            given and no "text" column) and `allow_empty_text` is off.
+    """
     required = [(columns.id_col, "--id-col"), (columns.name_col, "--name-col")]
     if columns.default_type is None:
         required.append((columns.type_col, "--type-col (or --default-type)"))
@@ -112,9 +123,14 @@ def map_nodes(table: pa.Table, columns: TabularColumns, file: str) -> pa.Table:
     text_cols = columns.text_cols
     if text_cols is None:
         text_cols = ("text",) if "text" in table.column_names else ()
-        if not text_cols:
-            logger.warning(
-                "%s has no 'text' column and no --text-cols; node text will be the name", file
+        if not text_cols and not allow_empty_text:
+            raise GraphImportError(
+                "no 'text' column and no --text-cols, so every node would have empty text; "
+                "map the text column(s) with --text-cols a,b (Python: TabularColumns("
+                "text_cols=...)), or pass --allow-empty-text (Python: allow_empty_text=True) "
+                "to use each node's name as its text; the file's columns are: "
+                f"{', '.join(table.column_names) or '(none)'}",
+                file=file,
             )
     mapped = {
         "id": table.column(columns.id_col),

@@ -18,6 +18,11 @@ NODE_COLUMNS = ("id", "type", "name", "text")
 EDGE_COLUMNS = ("src", "dst", "relation")
 EDGE_ENDS = ("src", "dst")
 MAX_CODES = np.iinfo(np.int16).max
+EMPTY_TEXT = "empty text"
+EMPTY_TEXT_HINT = (
+    "empty text: give these nodes text (e.g. map text columns with --text-cols), or pass "
+    "--allow-empty-text (Python: allow_empty_text=True) to use each node's name as its text"
+)
 _Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
 
 
@@ -25,7 +30,8 @@ _Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
 class ValidGraph:
     """The valid part of an imported graph, encoded for building a snapshot.
 
-    Internal node id i is row i of `nodes`. Empty text falls back to the node's name.
+    Internal node id i is row i of `nodes`. With `allow_empty_text`, empty text is replaced
+    by the node's name; `name_as_text` counts those nodes.
     """
 
     nodes: pa.Table
@@ -37,14 +43,21 @@ class ValidGraph:
     src: np.ndarray
     dst: np.ndarray
     problems: list[RowProblems]
+    name_as_text: int = 0
 
 
 def validate_graph(
-    nodes: pa.Table, edges: pa.Table, *, nodes_file: str = "nodes", edges_file: str = "edges"
+    nodes: pa.Table,
+    edges: pa.Table,
+    *,
+    nodes_file: str = "nodes",
+    edges_file: str = "edges",
+    allow_empty_text: bool = False,
 ) -> ValidGraph:
     """Check every row of `nodes` and `edges`, keep the valid ones and encode them.
 
-    A row with several problems is reported once, for the first problem found.
+    A row with several problems is reported once, for the first problem found. A node with
+    empty text (but a name) is invalid unless `allow_empty_text`, which uses its name instead.
 
     Raises:
         GraphImportError: a required column is missing or has an unusable type, or there are
@@ -53,9 +66,13 @@ def validate_graph(
     nodes = _require_strings(nodes, NODE_COLUMNS, nodes_file)
     edges = _require_strings(edges, EDGE_COLUMNS, edges_file)
     problems: list[RowProblems] = []
-    keep_nodes = _check_nodes(nodes, nodes_file, problems)
+    keep_nodes = _check_nodes(nodes, nodes_file, problems, allow_empty_text)
     nodes = _keep(nodes, keep_nodes)
-    nodes = nodes.set_column(3, "text", _text_or_name(nodes))
+    blank_text = _is_blank(nodes.column("text"))
+    name_as_text = int(blank_text.sum())
+    if name_as_text:
+        text = pc.if_else(pa.array(blank_text), nodes.column("name"), nodes.column("text"))
+        nodes = nodes.set_column(3, "text", text)
     type_names, type_codes = _encode(nodes.column("type"), "node types", nodes_file)
     node_ids = nodes.column("id").combine_chunks()
 
@@ -84,6 +101,7 @@ def validate_graph(
         src=src[keep_edges],
         dst=dst[keep_edges],
         problems=problems,
+        name_as_text=name_as_text,
     )
 
 
@@ -124,28 +142,37 @@ def _is_blank(values: pa.ChunkedArray) -> np.ndarray:
 
 
 def _record(
-    problems: list[RowProblems], file: str, problem: str, bad: np.ndarray, values: pa.ChunkedArray
+    problems: list[RowProblems],
+    file: str,
+    problem: str,
+    bad: np.ndarray,
+    values: pa.ChunkedArray,
+    hint: str = "",
 ) -> None:
     rows = np.flatnonzero(bad)
     if len(rows):
         taken = values.take(pa.array(rows)).combine_chunks()
-        problems.append(RowProblems(file=file, problem=problem, rows=rows + 1, values=taken))
+        problems.append(
+            RowProblems(file=file, problem=problem, rows=rows + 1, values=taken, hint=hint)
+        )
 
 
-def _check_nodes(nodes: pa.Table, file: str, problems: list[RowProblems]) -> np.ndarray:
+def _check_nodes(
+    nodes: pa.Table, file: str, problems: list[RowProblems], allow_empty_text: bool
+) -> np.ndarray:
     ids = nodes.column("id")
     keep = np.ones(nodes.num_rows, dtype=bool)
-    checks = (
-        ("empty node id", _is_blank(ids)),
-        ("empty node type", _is_blank(nodes.column("type"))),
-        (
-            "node has neither name nor text",
-            _is_blank(nodes.column("name")) & _is_blank(nodes.column("text")),
-        ),
-    )
-    for problem, blank in checks:
+    no_text = _is_blank(nodes.column("text"))
+    checks = [
+        ("empty node id", _is_blank(ids), ""),
+        ("empty node type", _is_blank(nodes.column("type")), ""),
+        ("node has neither name nor text", _is_blank(nodes.column("name")) & no_text, ""),
+    ]
+    if not allow_empty_text:
+        checks.append((EMPTY_TEXT, no_text, EMPTY_TEXT_HINT))
+    for problem, blank, hint in checks:
         bad = blank & keep
-        _record(problems, file, problem, bad, ids)
+        _record(problems, file, problem, bad, ids, hint)
         keep &= ~bad
     duplicate = _later_duplicates(_keep(ids, keep))
     bad = np.zeros_like(keep)
@@ -163,11 +190,6 @@ def _later_duplicates(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
     # Codes follow first appearance, so a value is new exactly when it raises the running max.
     seen_max = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
     return np.asarray(codes <= seen_max)
-
-
-def _text_or_name(nodes: pa.Table) -> pa.ChunkedArray:
-    text = nodes.column("text")
-    return pc.if_else(pa.array(_is_blank(text)), nodes.column("name"), text)
 
 
 def _encode(values: pa.ChunkedArray, what: str, file: str) -> tuple[list[str], np.ndarray]:

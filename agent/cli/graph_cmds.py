@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agent.cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
@@ -58,13 +59,24 @@ def info(
 
 def _print_info(summary: dict[str, Any]) -> None:
     console = Console()
-    console.print(
-        f"[bold]{summary['name']}[/bold]  {summary['path']}\n"
+    header = Table.grid(padding=(0, 2))
+    header.add_column(style="bold", no_wrap=True)
+    header.add_column(overflow="fold")
+    size = (
         f"{summary['num_nodes']:,} nodes, {summary['num_edges']:,} edges, "
-        f"{summary['disk_bytes'] / 1e6:,.1f} MB, built {summary['built_at']}, "
-        f"skipped rows {summary['skipped_rows']}\n"
-        f"candidate types: {', '.join(summary['candidate_types'])}"
+        f"{summary['disk_bytes'] / 1e6:,.1f} MB on disk"
     )
+    rows = (
+        ("snapshot", summary["name"]),
+        ("path", summary["path"]),
+        ("size", size),
+        ("built", summary["built_at"]),
+        ("skipped rows", f"{summary['skipped_rows']:,}"),
+        ("candidate types", ", ".join(summary["candidate_types"])),
+    )
+    for label, value in rows:
+        header.add_row(label, Text(str(value)))
+    console.print(header, highlight=False)
     types = Table("node type", "count", title="Node types")
     for name, count in summary["node_types"].items():
         types.add_row(name, f"{count:,}")
@@ -93,7 +105,8 @@ def import_tabular_command(
         str | None,
         typer.Option(
             help="Comma-separated columns joined into the node text; several become "
-            "'column: value' lines. Default: the 'text' column if any, else the name."
+            "'column: value' lines. Default: the 'text' column (required unless "
+            "--allow-empty-text)."
         ),
     ] = None,
     src_col: Annotated[str, typer.Option(help="Edge source id column.")] = "src",
@@ -112,6 +125,10 @@ def import_tabular_command(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's name).")] = None,
+    allow_empty_text: Annotated[
+        bool,
+        typer.Option(help="Use a node's name as its text when its text is empty (else an error)."),
+    ] = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
     overwrite: OverwriteOpt = False,
@@ -144,6 +161,7 @@ def import_tabular_command(
                 overwrite=overwrite,
                 skip_invalid=skip_invalid,
                 report_path=report,
+                allow_empty_text=allow_empty_text,
             )
         from graphs.manifest import read_manifest
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -37,12 +39,12 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     return nodes, edges
 
 
-def import_args(nodes: Path, edges: Path, out: Path) -> list[str]:
+def import_args(nodes: Path, edges: Path, out: Path, *, allow_empty_text: bool = True) -> list[str]:
     return [
         "graph", "import", "tabular", "--nodes", str(nodes), "--edges", str(edges),
         "--out", str(out), "--id-col", "key", "--type-col", "category", "--name-col", "label",
         "--text-cols", "blurb", "--src-col", "a", "--dst-col", "b", "--relation-col", "kind",
-        "--candidate-types", "product",
+        "--candidate-types", "product", *(["--allow-empty-text"] if allow_empty_text else []),
     ]  # fmt: skip
 
 
@@ -61,12 +63,33 @@ def test_import_then_info(tmp_path: Path, files: tuple[Path, Path]) -> None:
             "count": 2} in summary["signatures"]  # fmt: skip
     assert summary["degree"]["max"] == 2.0
     assert summary["text_bytes"]["min"] == 4.0  # "Acme": empty text fell back to the name
-    table = runner.invoke(build_app(), ["graph", "info", str(out)])
+    table = runner.invoke(build_app(), ["graph", "info", str(out)], env={"COLUMNS": "80"})
     assert table.exit_code == 0
     assert "made_by" in table.stdout and "Relation signatures" in table.stdout
+    lines = table.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = table.stdout.split("Node types")[0]  # rich pads grid rows with spaces
+    assert re.search(r"^skipped rows +0 *$", header, re.MULTILINE)
+    assert re.search(r"^size +3 nodes, 3 edges, [0-9.]+ MB on disk *$", header, re.MULTILINE)
+    assert re.search(r"^candidate types +product *$", header, re.MULTILINE)
 
 
-def test_bad_input_exits_2_with_one_clean_message(tmp_path: Path, files: tuple[Path, Path]) -> None:
+def test_empty_text_is_an_error_without_allow_empty_text(
+    tmp_path: Path, files: tuple[Path, Path]
+) -> None:
+    nodes, edges = files
+    args = import_args(nodes, edges, tmp_path / "snap", allow_empty_text=False)
+    result = runner.invoke(build_app(), args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert f"file {nodes}, row 3: empty text: '3'" in result.output
+    assert "--allow-empty-text" in result.output and "--skip-invalid" in result.output
+    assert not (tmp_path / "snap").exists()
+
+
+def test_bad_input_exits_2_with_one_clean_message(
+    tmp_path: Path, files: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
     nodes, edges = files
     edges.write_text("a\tb\tkind\n1\t9\tmade_by\n", encoding="utf-8")
     result = runner.invoke(build_app(), import_args(nodes, edges, tmp_path / "snap"))
@@ -78,7 +101,10 @@ def test_bad_input_exits_2_with_one_clean_message(tmp_path: Path, files: tuple[P
         build_app(), [*import_args(nodes, edges, tmp_path / "snap"), "--skip-invalid"]
     )
     assert skipped.exit_code == 0, skipped.output
-    assert "skipped 1 invalid rows" in skipped.stdout
+    assert skipped.output.count("skipped 1 invalid rows") == 1
+    assert "every one is listed in" in skipped.stdout
+    # Not also a warning, which would reach the terminal a second time.
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING and "skipped" in r.msg]
     assert (tmp_path / "snap" / "skipped_rows.csv").read_text().count("\n") == 2
 
 

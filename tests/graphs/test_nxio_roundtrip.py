@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import networkx as nx
+import pyarrow.parquet as pq
 import pytest
 
 from graphs.errors import GraphError, GraphImportError, UnknownNodeError
@@ -30,6 +32,7 @@ def test_multidigraph_round_trip(tmp_path: Path) -> None:
     assert isinstance(back, nx.MultiDiGraph)
     assert sorted(back.nodes) == ["0", "1", "2", "3", "4"]
     assert back.nodes["2"] == {"type": "paper", "name": "n2", "text": "t2"}
+    assert back.nodes["0"] == {"type": "paper", "name": "n0", "text": "t0", "year": "2001"}
     edges = sorted((u, v, d["relation"]) for u, v, d in back.edges(data=True))
     assert edges == [
         ("0", "1", "next"),
@@ -60,7 +63,7 @@ def test_undirected_graph_keeps_one_edge_per_pair(tmp_path: Path) -> None:
     graph.add_nodes_from(["a", "b", "c"], type="thing")
     graph.add_edge("a", "b", relation="near")
     graph.add_edge("c", "b", relation="near")
-    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s"))
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True))
     assert snap.num_edges == 2
     assert snap.name(snap.internal_id("a")) == "a"  # no name attribute: the node key
     around = snap.neighbors(snap.internal_id("b"))
@@ -73,6 +76,44 @@ def test_missing_type_is_invalid_unless_defaulted(tmp_path: Path) -> None:
     graph.add_node("b")
     graph.add_edge("a", "b")
     with pytest.raises(GraphImportError, match="file networkx nodes, row 2: empty node type"):
-        snapshot_from_networkx(graph, tmp_path / "s")
-    out = snapshot_from_networkx(graph, tmp_path / "s", default_type="t", default_relation="linked")
+        snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True)
+    out = snapshot_from_networkx(
+        graph, tmp_path / "s", default_type="t", default_relation="linked", allow_empty_text=True
+    )
     assert Snapshot.open(out).manifest.relations == {"linked": 1}
+
+
+def test_node_without_text_is_invalid_unless_allowed(tmp_path: Path) -> None:
+    graph = nx.DiGraph()
+    graph.add_node("a", type="t", name="Alpha", text="first")
+    graph.add_node("b", type="t", name="Beta")
+    graph.add_edge("a", "b", relation="r")
+    with pytest.raises(GraphImportError) as raised:
+        snapshot_from_networkx(graph, tmp_path / "s")
+    assert str(raised.value).startswith("file networkx nodes, row 2: empty text: 'b'")
+    assert "--allow-empty-text (Python: allow_empty_text=True)" in str(raised.value)
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True))
+    assert snap.text(snap.internal_id("b")) == "Beta"
+
+
+def test_extra_attributes_come_back_from_any_row_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Row groups of two rows, so a sub-graph export reads only some of them.
+    monkeypatch.setattr(pq, "write_table", functools.partial(pq.write_table, row_group_size=2))
+    graph = nx.MultiDiGraph()
+    for i in range(7):
+        graph.add_node(i, type="t", name=f"n{i}", text=f"t{i}", rank=i * 10)
+        if i % 3 == 0:
+            graph.nodes[i]["tag"] = f"tag{i}"
+    for i in range(6):
+        graph.add_edge(i, i + 1, relation="next")
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s"))
+    assert pq.ParquetFile(snap.path / "nodes.parquet").num_row_groups == 4
+    for seeds, hops in ((["4"], 1), (["0", "6"], 0), (None, 1)):
+        back = to_networkx(snap, seeds, hops=hops)
+        for key, data in back.nodes(data=True):
+            i = int(key)
+            expected = {"rank": str(i * 10)} | ({"tag": f"tag{i}"} if i % 3 == 0 else {})
+            assert {k: v for k, v in data.items() if k in ("rank", "tag")} == expected
+    assert sorted(to_networkx(snap, ["4"]).nodes) == ["3", "4", "5"]

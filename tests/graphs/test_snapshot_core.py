@@ -22,7 +22,7 @@ def tiny_tables() -> tuple[pa.Table, pa.Table]:
             "id": ["p1", "a1", "a2", "p2", "v1"],
             "type": ["paper", "author", "author", "paper", "venue"],
             "name": ["Graph retrieval", "Alice", "Bob", "Deep nets", "KDD"],
-            "text": ["agents over graphs", "", "bob writes", "neural networks", "conference"],
+            "text": ["agents over graphs", "alice", "bob writes", "neural networks", "conference"],
             "year": [2020, None, None, 2021, None],
         }
     )
@@ -66,7 +66,7 @@ def test_node_accessors(snapshot: Snapshot) -> None:
     alice = snapshot.internal_id("a1")
     assert snapshot.external_id(alice) == "a1"
     assert snapshot.name(alice) == "Alice"
-    assert snapshot.text(alice) == "Alice"  # empty text falls back to the name
+    assert snapshot.text(alice) == "alice"
     assert snapshot.text(snapshot.internal_id("p1")) == "agents over graphs"
     assert snapshot.type_name(alice) == "author"
     assert snapshot.node_type_codes[alice] == snapshot.type_code("author")
@@ -169,7 +169,9 @@ def test_neighbors_match_brute_force_on_random_graph(tmp_path: Path) -> None:
 def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     nodes, edges = tiny_tables()
     out = build_snapshot(nodes, edges, tmp_path / "snap", name="one")
-    with pytest.raises(GraphImportError, match="already exists; pass --overwrite"):
+    with pytest.raises(
+        GraphImportError, match=r"already exists; pass --overwrite \(Python: overwrite=True\)"
+    ):
         build_snapshot(nodes, edges, out, name="two")
     build_snapshot(nodes, edges, out, name="two", overwrite=True)
     assert Snapshot.open(out).manifest.name == "two"

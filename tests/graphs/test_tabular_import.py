@@ -93,13 +93,14 @@ def test_extra_node_columns_are_kept(tmp_path: Path) -> None:
         dst_col="to",
         relation_col="label",
     )
-    out = import_tabular(nodes, edges, tmp_path / "snap", columns=columns)
+    out = import_tabular(nodes, edges, tmp_path / "snap", columns=columns, allow_empty_text=True)
     snap = Snapshot.open(out)
     assert snap.manifest.extra_columns == ["year", "attr_name", "venue"]
     saved = pq.read_table(out / "nodes.parquet")
     assert saved.column("venue").to_pylist() == ["V", "V", "V"]
     assert saved.column("attr_name").to_pylist() == ["clash"] * 3
     assert snap.text(snap.internal_id("x")) == "writer"  # a single text column is used as is
+    assert snap.text(snap.internal_id("42")) == "Answer"  # empty abstract: the name is used
 
 
 def test_default_type_and_relation_for_files_without_them(tmp_path: Path) -> None:
@@ -108,10 +109,18 @@ def test_default_type_and_relation_for_files_without_them(tmp_path: Path) -> Non
     )
     edges = write_delimited(tmp_path / "e.csv", [{"src": "1", "dst": "2"}], ",")
     columns = TabularColumns(default_type="thing", default_relation="related_to")
-    snap = Snapshot.open(import_tabular(nodes, edges, tmp_path / "s", columns=columns))
+    with pytest.raises(GraphImportError) as raised:
+        import_tabular(nodes, edges, tmp_path / "s", columns=columns)
+    message = str(raised.value)
+    assert message.startswith(f"file {nodes}: no 'text' column and no --text-cols")
+    assert "--allow-empty-text (Python: allow_empty_text=True)" in message
+    assert "the file's columns are: id, name" in message
+    assert not (tmp_path / "s").exists()
+    out = import_tabular(nodes, edges, tmp_path / "s", columns=columns, allow_empty_text=True)
+    snap = Snapshot.open(out)
     assert snap.manifest.node_types == {"thing": 2}
     assert snap.manifest.relations == {"related_to": 1}
-    assert snap.text(snap.internal_id("1")) == "one"  # no text column: the name is the text
+    assert snap.text(snap.internal_id("1")) == "one"  # allowed empty text: the name is used
 
 
 def test_missing_column_names_file_columns_and_flag(tmp_path: Path) -> None:
@@ -123,7 +132,9 @@ def test_missing_column_names_file_columns_and_flag(tmp_path: Path) -> None:
     assert message.startswith(f"file {nodes}: no column 'id' (set it with --id-col)")
     assert "no column 'type' (set it with --type-col (or --default-type))" in message
     assert "the file's columns are: node_id, kind, title, abstract, year" in message
-    columns = TabularColumns(id_col="node_id", type_col="kind", name_col="title", src_col="src")
+    columns = TabularColumns(
+        id_col="node_id", type_col="kind", name_col="title", text_cols=("abstract",), src_col="src"
+    )
     with pytest.raises(GraphImportError, match="no column 'src' \\(set it with --src-col\\)"):
         import_tabular(nodes, edges, tmp_path / "snap", columns=columns)
 

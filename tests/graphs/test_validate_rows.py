@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,14 @@ BAD_CASES = [
         id="empty-name-and-text",
     ),
     pytest.param(
+        {"id": ["d"], "type": ["t"], "name": ["D"], "text": [" "]},
+        None,
+        "nodes.csv",
+        NODE_ROW,
+        "empty text: 'd'",
+        id="empty-text",
+    ),
+    pytest.param(
         None,
         {"src": ["a"], "dst": ["zz"], "relation": ["r"]},
         "edges.csv",
@@ -131,7 +140,7 @@ def test_bad_row_is_reported_with_file_row_and_problem(
     error = raised.value
     assert (error.file, error.row) == (file, row)
     assert str(error).startswith(f"file {file}, row {row}: {problem}")
-    assert "--skip-invalid" in str(error)
+    assert "pass --skip-invalid (Python: skip_invalid=True) to skip them" in str(error)
     assert not (tmp_path / "s").exists()
 
 
@@ -228,3 +237,42 @@ def test_duplicate_edges_flag_later_rows_on_both_paths(num_nodes: int) -> None:
     keep = np.array([True, True, True, True, True, False])
     found = _duplicate_edges(src, dst, codes, keep, num_nodes)
     assert found.tolist() == [False, False, False, True, True, False]
+
+
+def test_empty_text_error_says_how_to_fix_it(tmp_path: Path) -> None:
+    nodes, edges = tables(
+        {"id": ["d", "e"], "type": ["t", "t"], "name": ["D", "E"], "text": [None, ""]}
+    )
+    with pytest.raises(GraphImportError) as raised:
+        build_snapshot(nodes, edges, tmp_path / "s", name="x", nodes_file="nodes.csv")
+    lines = str(raised.value).splitlines()
+    assert lines[0] == "file nodes.csv, row 4: empty text: 'd'"
+    assert lines[1] == "  file nodes.csv, row 5: empty text: 'e'"
+    assert lines[2] == (
+        "  empty text: give these nodes text (e.g. map text columns with --text-cols), or pass "
+        "--allow-empty-text (Python: allow_empty_text=True) to use each node's name as its text"
+    )
+    assert lines[3].startswith("  2 invalid rows in all; fix these rows, or pass --skip-invalid")
+
+
+def test_allow_empty_text_uses_the_name_and_logs_the_count(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nodes, edges = tables(
+        {"id": ["d", "e", "f"], "type": ["t"] * 3, "name": ["D", "E", ""], "text": ["", None, ""]}
+    )
+    with caplog.at_level(logging.WARNING, logger="graphs.build"):
+        out = build_snapshot(
+            nodes,
+            edges,
+            tmp_path / "s",
+            name="x",
+            allow_empty_text=True,
+            skip_invalid=True,
+            nodes_file="nodes.csv",
+        )
+    snap = Snapshot.open(out)
+    assert [snap.text(snap.internal_id(node)) for node in ("a", "d", "e")] == ["alpha", "D", "E"]
+    assert snap.manifest.skipped_rows == 1  # f has neither name nor text: still invalid
+    messages = [record.getMessage() for record in caplog.records]
+    assert "nodes.csv: 2 of 5 nodes have empty text; their name is used as their text" in messages
