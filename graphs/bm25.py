@@ -92,6 +92,20 @@ class BM25Index:
         """Distinct query tokens that occur in some node's name or text, in query order."""
         return [token for token, _ in self._query_terms(query)]
 
+    def doc_freqs(self, terms: Sequence[str]) -> list[int]:
+        """How many nodes hold each index token in their name or text (0 when none).
+
+        The larger of the two fields' document frequencies: a cheap rarity measure (the idf
+        order of the terms), e.g. to pick the most informative match for a snippet.
+        """
+        freqs = []
+        for token in terms:
+            term = self._postings.term_id(token)
+            freqs.append(
+                0 if term is None else max(self._postings.doc_freq(field, term) for field in BOOSTS)
+            )
+        return freqs
+
     def _query_terms(self, query: str) -> list[tuple[str, int]]:
         terms = []
         for token in self._tokenizer.query_tokens(query):

@@ -18,12 +18,10 @@ def terms_by_weight(
 ) -> list[list[str]]:
     """Per node, the query terms ordered for its snippet, most informative first.
 
-    The order is by what each term adds to the node's BM25 score: its idf times its saturated
-    term frequency (with the name boost), from `BM25Index.score_nodes` on the term alone. In a
-    real corpus idf dominates, so a rare word ("2017", "intelligence") outranks a common one
-    ("on", "the"). Terms in the node's name go last: the label already shows them, the snippet
-    should show why the text matched. Ties keep query order. Costs one `score_nodes` call per
-    term (about 50 µs each, mostly fixed overhead), none for a one-term query.
+    Rarest first: terms are ordered by how many nodes hold them (`BM25Index.doc_freqs`, the
+    idf order), so a rare word ("2017", "intelligence") outranks a common one ("on", "the").
+    Terms in the node's name go last: the label already shows them, the snippet should show
+    why the text matched. Ties keep query order. One vocabulary lookup per term per call.
 
     Args:
         index: The snapshot's BM25 index.
@@ -36,15 +34,12 @@ def terms_by_weight(
     """
     if len(terms) < 2 or not len(nodes):  # nothing to order
         return [list(terms) for _ in range(len(nodes))]
-    # sorted distinct ids take score_nodes' fast path (no per-call sort)
-    distinct, where = np.unique(np.asarray(nodes), return_inverse=True)
-    weights = np.stack([index.score_nodes(term, distinct)[where] for term in terms])
+    rarity = dict(zip(terms, index.doc_freqs(terms), strict=True))
+    by_rarity = sorted(terms, key=rarity.__getitem__)
     ordered = []
-    for column, name in enumerate(names):
+    for name in names:
         in_name = set(index.tokenize(name))
-        ordered.append(
-            sorted(terms, key=lambda term: (term in in_name, -weights[terms.index(term), column]))
-        )
+        ordered.append(sorted(by_rarity, key=lambda term: term in in_name))
     return ordered
 
 

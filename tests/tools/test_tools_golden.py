@@ -26,7 +26,7 @@ def test_search_hits_with_snippets_and_rounded_scores(toolset: Toolset) -> None:
         "[A2] Charles Babbage (author) score 2.13 | "
         "Inventor of the Difference Engine and the Analytical Engine.\n"
         "[P3] Passages from the Life of a Philosopher (paper) score 1.25 | "
-        "Autobiography of Babbage: the Difference Engine, the…"
+        "…Engine, the Analytical Engine, and years of quarrels with…"
     )
     assert observation.node_ids == ["P1", "A2", "P3"]
     assert [round(score, 2) for score in observation.scores] == [7.15, 2.13, 1.25]
