@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +142,10 @@ class TrainConfig:
         return asdict(self)
 
 
+_MISMATCH = object()
+"""Returned by `_converted` when a value does not fit a type."""
+
+
 def _build(cls: type[Any], values: dict[str, Any], where: str) -> Any:
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - names)
@@ -147,10 +153,63 @@ def _build(cls: type[Any], values: dict[str, Any], where: str) -> Any:
         raise TrainConfigError(
             f"unknown key(s) {unknown} in {where}; valid keys: {', '.join(sorted(names))}"
         )
+    hints = typing.get_type_hints(cls)
+    checked = {
+        name: _checked(value, hints[name], f"{name} in {where}") for name, value in values.items()
+    }
     try:
-        return cls(**values)
+        return cls(**checked)
     except TypeError as error:
         raise TrainConfigError(f"bad value in {where}: {error}") from error
+
+
+def _checked(value: Any, hint: Any, where: str) -> Any:
+    """`value` converted to the field type `hint`.
+
+    PyYAML reads `1e-5` (no dot) as a string, so number fields accept numeric strings.
+
+    Raises:
+        TrainConfigError: Naming the field, the value given and the expected type.
+    """
+    options = typing.get_args(hint) if typing.get_origin(hint) is types.UnionType else (hint,)
+    for option in options:
+        converted = _converted(value, option)
+        if converted is not _MISMATCH:
+            return converted
+    expected = " or ".join(_type_name(option) for option in options)
+    raise TrainConfigError(
+        f"bad value for {where}: expected {expected}, got {value!r} "
+        f"({type(value).__name__}); fix the value in the YAML file"
+    )
+
+
+def _converted(value: Any, option: Any) -> Any:
+    """`value` as `option` (one member of a field's type), or `_MISMATCH`."""
+    if isinstance(value, bool):
+        return value if option is bool else _MISMATCH
+    if option is type(None):
+        return value if value is None else _MISMATCH
+    if option is int:
+        return value if isinstance(value, int) else _MISMATCH
+    if option is float and isinstance(value, int | float | str):
+        try:
+            return float(value)
+        except ValueError:
+            return _MISMATCH
+    if option is str:
+        return value if isinstance(value, str) else _MISMATCH
+    if typing.get_origin(option) is tuple and isinstance(value, list | tuple):
+        return tuple(value) if all(isinstance(v, str) for v in value) else _MISMATCH
+    return value if isinstance(option, type) and isinstance(value, option) else _MISMATCH
+
+
+def _type_name(hint: Any) -> str:
+    if hint is type(None):
+        return "null (unset)"
+    if typing.get_origin(hint) is tuple:
+        return "a list of strings"
+    names = {bool: "a boolean (true/false)", int: "an integer", float: "a number", str: "a string"}
+    return names.get(hint, getattr(hint, "__name__", str(hint)))
 
 
 def config_from_dict(values: dict[str, Any]) -> TrainConfig:
@@ -163,9 +222,7 @@ def config_from_dict(values: dict[str, Any]) -> TrainConfig:
     lora = values.pop("lora", None) or {}
     if not isinstance(lora, dict):
         raise TrainConfigError(f"`lora` must be a mapping, got {type(lora).__name__}")
-    if "target_modules" in lora:
-        lora = {**lora, "target_modules": tuple(lora["target_modules"])}
-    settings = _build(LoraSettings, lora, "lora")
+    settings = _build(LoraSettings, lora, "the lora section")
     return _build(TrainConfig, {**values, "lora": settings}, "the training config")
 
 
