@@ -13,7 +13,7 @@ from typing import Any, Literal
 from agent.trajectory import Trajectory
 from distill.errors import RunDirError, SFTDataError
 from distill.rows import malformed_calls, trajectory_row
-from distill.stats import DatasetStats, count_tokens
+from distill.stats import DatasetStats, approximate_tokens, count_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +145,8 @@ def build_sft_dataset(
         run_dirs: Run directories written by `ark eval`.
         out: Dataset directory (created).
         options: Selection and split options.
-        tokenizer: Optional tokenizer to count tokens with (rendered with ARK's template).
+        tokenizer: Tokenizer to count tokens exactly with (rendered with ARK's template);
+            without one, tokens are estimated (`distill.stats.approximate_tokens`).
 
     Returns:
         Statistics of what was read, kept, skipped and written.
@@ -157,7 +158,7 @@ def build_sft_dataset(
     from datasets import Dataset
 
     options = options or DatasetOptions()
-    stats = DatasetStats()
+    stats = DatasetStats(token_method="approx" if tokenizer is None else "exact")
     questions = load_runs(run_dirs)
     examples = select(questions, options.keep, stats)
     if not examples:
@@ -188,6 +189,8 @@ def build_sft_dataset(
         stats.malformed_arguments += sum(malformed_calls(r["messages"]) for r in rows)
         if tokenizer is not None:
             stats.tokens[split] = count_tokens(tokenizer, rows)
+        else:
+            stats.tokens[split] = approximate_tokens(rows)
     for example in examples:
         stats.add_trajectory(example.trajectory)
     stats.questions = len(questions)
@@ -203,7 +206,8 @@ def load_sft_dataset(data_dir: str | Path) -> dict[str, Any]:
         `{"train": Dataset, "val": Dataset | None}` (in memory; no cache files are written).
 
     Raises:
-        SFTDataError: The directory has no train split.
+        SFTDataError: The directory has no train split, or an empty one. An empty val split
+            is treated as none (with a warning).
     """
     import pyarrow.parquet as pq
     from datasets import Dataset
@@ -215,8 +219,12 @@ def load_sft_dataset(data_dir: str | Path) -> dict[str, Any]:
             f"{train} does not exist; build the dataset with `ark distill dataset RUN_DIR "
             f"--out {root}`"
         )
-    val = root / "val.parquet"
-    return {
-        "train": Dataset(pq.read_table(train)),
-        "val": Dataset(pq.read_table(val)) if val.is_file() else None,
-    }
+    rows = Dataset(pq.read_table(train))
+    if len(rows) == 0:
+        raise SFTDataError(f"{train} holds no rows; rebuild the dataset with `ark distill dataset`")
+    val_file = root / "val.parquet"
+    val = Dataset(pq.read_table(val_file)) if val_file.is_file() else None
+    if val is not None and len(val) == 0:
+        logger.warning("%s holds no rows; training without validation", val_file)
+        val = None
+    return {"train": rows, "val": val}

@@ -25,3 +25,11 @@ class TrainConfigError(DistillError):
 
 class AdapterError(DistillError):
     """An adapter directory is missing or cannot be merged."""
+
+
+class BaseModelError(DistillError):
+    """The base model names a local directory that does not exist."""
+
+
+class EmptyTrainingSetError(DistillError):
+    """Truncation left no conversation with an assistant token to train on."""

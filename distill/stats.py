@@ -9,6 +9,9 @@ from typing import Any
 
 from agent.trajectory import Trajectory
 
+APPROX_CHARS_PER_TOKEN = 4
+"""Characters per token assumed when no tokenizer is given (English text, BPE vocabularies)."""
+
 
 @dataclass
 class DatasetStats:
@@ -24,7 +27,9 @@ class DatasetStats:
         tool_calls: Tool calls in the kept trajectories, by tool name.
         tool_errors: Tool-call errors in the kept trajectories, by error kind.
         malformed_arguments: Kept tool calls whose arguments are not a JSON object.
-        tokens: Per split {"total", "mean", "max"} when a tokenizer was given.
+        tokens: Per split {"total", "mean", "max"}: exact with a tokenizer, otherwise the
+            `APPROX_CHARS_PER_TOKEN` estimate (see `token_method`).
+        token_method: How `tokens` was counted: `exact` or `approx`.
     """
 
     questions: int = 0
@@ -37,6 +42,7 @@ class DatasetStats:
     tool_errors: Counter[str] = field(default_factory=Counter)
     malformed_arguments: int = 0
     tokens: dict[str, dict[str, float]] = field(default_factory=dict)
+    token_method: str = "approx"
 
     def add_split(self, split: str, rows: list[dict[str, Any]], *, questions: int) -> None:
         """Record one written split."""
@@ -67,6 +73,7 @@ class DatasetStats:
             "tool_errors": dict(self.tool_errors.most_common()),
             "malformed_arguments": self.malformed_arguments,
             "tokens": self.tokens,
+            "token_method": self.token_method,
         }
 
     def lines(self) -> list[str]:
@@ -82,9 +89,15 @@ class DatasetStats:
             + (", ".join(f"{k}: {n}" for k, n in self.tool_errors.most_common()) or "none"),
             f"malformed tool-call arguments: {self.malformed_arguments}",
         ]
+        label = (
+            "tokens"
+            if self.token_method == "exact"
+            else f"tokens (approx.: characters/{APPROX_CHARS_PER_TOKEN}; pass --tokenizer "
+            "for exact counts)"
+        )
         for split, tokens in self.tokens.items():
             lines.append(
-                f"{split} tokens: {int(tokens['total'])} total, {tokens['mean']:.0f} mean, "
+                f"{split} {label}: {int(tokens['total'])} total, {tokens['mean']:.0f} mean, "
                 f"{int(tokens['max'])} max per row"
             )
         return lines
@@ -111,6 +124,33 @@ def count_tokens(tokenizer: Any, rows: list[dict[str, Any]]) -> dict[str, float]
         )
         for row in rows
     ]
+    return _summary(lengths)
+
+
+def approximate_tokens(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Estimated token counts of `rows` without a tokenizer.
+
+    Each row's characters (message contents, tool-call names and arguments, and the tool
+    schemas) divided by `APPROX_CHARS_PER_TOKEN`, rounded up: the usual rule of thumb for
+    English text with BPE tokenizers; the chat template's own markup is not counted.
+
+    Returns:
+        {"total", "mean", "max"} (zeros for no rows).
+    """
+    return _summary([-(-_row_chars(row) // APPROX_CHARS_PER_TOKEN) for row in rows])
+
+
+def _row_chars(row: dict[str, Any]) -> int:
+    chars = len(row.get("tools") or "")
+    for message in row["messages"]:
+        chars += len(message.get("content") or "")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            chars += len(function.get("name") or "") + len(str(function.get("arguments") or ""))
+    return chars
+
+
+def _summary(lengths: list[int]) -> dict[str, float]:
     if not lengths:
         return {"total": 0, "mean": 0.0, "max": 0}
     return {"total": sum(lengths), "mean": sum(lengths) / len(lengths), "max": max(lengths)}

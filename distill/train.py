@@ -11,6 +11,7 @@ from typing import Any
 from distill.config import EMBEDDING_MODULES, TrainConfig
 from distill.dataset import load_sft_dataset
 from distill.errors import ChatTemplateError, TrainConfigError
+from distill.preflight import check_truncation, resolve_base_model
 from distill.template import check_generation_markers, inference_template, load_training_template
 
 logger = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ def build_trainer(
     from distill.progress import LossLogger, TimeLimit
 
     data = load_sft_dataset(data_dir)
-    base = str(Path(base_model).resolve()) if Path(base_model).is_dir() else base_model
+    base = resolve_base_model(base_model)
     tokenizer = AutoTokenizer.from_pretrained(base)
     template = resolve_template(config, tokenizer)
     tokenizer.chat_template = template
@@ -183,6 +184,7 @@ def build_trainer(
         peft_config=lora_config(config, model),
         callbacks=[LossLogger(), TimeLimit(config.max_minutes)],
     )
+    check_truncation(trainer, data, config)
     return trainer, template
 
 
@@ -213,6 +215,8 @@ def train_student(
         TrainConfigError: Bad settings, nothing to resume, or `out` already used.
         ChatTemplateError: The chat template cannot mask assistant tokens.
         SFTDataError: `data_dir` is not a dataset directory.
+        BaseModelError: `base_model` is a path to a directory that does not exist.
+        EmptyTrainingSetError: Truncation to `max_length` left nothing to train on.
     """
     config = config or TrainConfig()
     target = Path(out)

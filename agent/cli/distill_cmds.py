@@ -39,7 +39,11 @@ def dataset(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the question split.")] = 0,
     tokenizer: Annotated[
         str | None,
-        typer.Option("--tokenizer", help="Tokenizer (name or path) to count tokens with."),
+        typer.Option(
+            "--tokenizer",
+            help="Tokenizer (name or path) for exact token counts; without it tokens are "
+            "estimated as characters/4 and labelled approx.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print statistics as JSON.")] = False,
 ) -> None:
