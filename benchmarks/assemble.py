@@ -1,6 +1,6 @@
 """Assemble BENCHMARKS.md from the summary and the per-area results in benchmarks/results/.
 
-    .venv/bin/python benchmarks/assemble.py
+.venv/bin/python benchmarks/assemble.py
 """
 
 from __future__ import annotations
