@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from graphs.errors import UnknownNodeError
-from tools.errors import UnknownNodeIdError, UnknownRelationError, UnknownTypeError
+from tools.errors import (
+    ToolCallError,
+    UnknownNodeIdError,
+    UnknownRelationError,
+    UnknownTypeError,
+)
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -29,13 +34,7 @@ class Vocabulary:
         Raises:
             UnknownTypeError: For the first unknown name, suggesting the closest valid ones.
         """
-        codes = []
-        for name in names:
-            code = self._type_codes.get(name, self._type_codes.get(name.casefold()))
-            if code is None:
-                raise UnknownTypeError(name, self.node_types)
-            codes.append(code)
-        return list(dict.fromkeys(codes))
+        return _codes(names, self._type_codes, lambda name: UnknownTypeError(name, self.node_types))
 
     def relation_codes(self, names: Sequence[str]) -> list[int]:
         """Distinct codes of relation (edge type) names, in first-seen order.
@@ -43,13 +42,22 @@ class Vocabulary:
         Raises:
             UnknownRelationError: For the first unknown name, suggesting the closest valid ones.
         """
-        codes = []
-        for name in names:
-            code = self._relation_codes.get(name, self._relation_codes.get(name.casefold()))
-            if code is None:
-                raise UnknownRelationError(name, self.relations)
-            codes.append(code)
-        return list(dict.fromkeys(codes))
+        return _codes(
+            names, self._relation_codes, lambda name: UnknownRelationError(name, self.relations)
+        )
+
+
+def _codes(
+    names: Sequence[str], lookup: dict[str, int], unknown: Callable[[str], ToolCallError]
+) -> list[int]:
+    """Codes of `names` (exact, then case-insensitive match), distinct, in first-seen order."""
+    codes = []
+    for name in names:
+        code = lookup.get(name, lookup.get(name.casefold()))
+        if code is None:
+            raise unknown(name)
+        codes.append(code)
+    return list(dict.fromkeys(codes))
 
 
 def _lookup(names: Sequence[str]) -> dict[str, int]:
