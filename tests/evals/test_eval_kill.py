@@ -20,6 +20,12 @@ REPO = Path(__file__).resolve().parents[2]
 ARK = "import sys; from agent.cli.app import main; sys.argv[0] = 'ark'; main()"
 
 
+def eval_command(snapshot: Path, qa: Path, out: Path, *extra: str) -> list[str]:
+    """`ark eval` with three agents, run in a child Python process."""
+    args = [sys.executable, "-c", ARK, "eval", str(snapshot), "--qa", str(qa)]
+    return [*args, "--out", str(out), "--agents", "3", *extra]
+
+
 def results_lines(run_dir: Path) -> int:
     path = run_dir / RESULTS_FILE
     return path.read_bytes().count(b"\n") if path.exists() else 0
@@ -29,22 +35,7 @@ def results_lines(run_dir: Path) -> int:
 def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
     snapshot, qa = build_tiny(tmp_path)
     killed = tmp_path / "killed"
-    args = [
-        sys.executable,
-        "-c",
-        ARK,
-        "eval",
-        str(snapshot),
-        "--qa",
-        str(qa),
-        "--out",
-        str(killed),
-        "--agents",
-        "3",
-        "--concurrency",
-        "2",
-        "--json",
-    ]
+    args = eval_command(snapshot, qa, killed, "--concurrency", "2", "--json")
     process = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while results_lines(killed) < 4:
@@ -99,21 +90,7 @@ def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     snapshot, qa = build_tiny(tmp_path)
     out = tmp_path / "run"
-    args = [
-        sys.executable,
-        "-c",
-        ARK,
-        "eval",
-        str(snapshot),
-        "--qa",
-        str(qa),
-        "--out",
-        str(out),
-        "--agents",
-        "3",
-        "--concurrency",
-        "1",
-    ]
+    args = eval_command(snapshot, qa, out, "--concurrency", "1")
     process = subprocess.Popen(
         args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         # A background child inherits SIGINT ignored from some shells; restore Ctrl-C.
