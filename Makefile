@@ -24,9 +24,10 @@ demo: venv-core
 lint: venv-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: venv-dev
-	$(BIN)/mypy agent tools graphs distill evals prompts
+	$(BIN)/mypy cli agent tools graphs distill evals prompts
 
 test: venv-dev lint typecheck
 	$(BIN)/python -m pytest -q

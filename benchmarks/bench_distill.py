@@ -29,7 +29,7 @@ METRICS = ("hit@1", "recall@20", "mrr")
 
 
 def ark(*args: str | Path) -> None:
-    command = [sys.executable, "-c", "from agent.cli.app import main; main()", *map(str, args)]
+    command = [sys.executable, "-c", "from cli.app import main; main()", *map(str, args)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 

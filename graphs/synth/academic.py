@@ -124,20 +124,9 @@ def _title_case(phrase: str) -> str:
     return " ".join(w if w in small else w[:1].upper() + w[1:] for w in phrase.split())
 
 
-TASKS = tuple(scholarly.FIELDS.values())
+TASKS = scholarly.TASKS
 TITLE_TASKS = tuple(tuple(_title_case(t) for t in tasks) for tasks in TASKS)
 TITLE_METHODS = tuple(_title_case(m) for m, _ in scholarly.METHODS)
-
-
-def _task(attrs: dict[str, np.ndarray], i: int) -> str:
-    return TASKS[int(attrs["field"][i])][int(attrs["task"][i])]
-
-
-def dataset_name(attrs: dict[str, np.ndarray], i: int) -> str:
-    """The invented data set paper `i` reports on (five per task, fixed by the task's words)."""
-    task = _task(attrs, i)
-    stem = "".join(word[:3].capitalize() for word in task.replace("-", " ").split())
-    return stem + scholarly.DATASET_SUFFIXES[int(attrs["dataset"][i])]
 
 
 def _titles(rng: np.random.Generator, attrs: dict[str, np.ndarray], which: np.ndarray) -> list[str]:
@@ -167,7 +156,7 @@ def _abstracts(
     out = []
     style = rng.integers(0, 4, size=len(titles))
     for i, title in enumerate(titles):
-        task, method = _task(attrs, i), scholarly.METHODS[int(attrs["method"][i])][0]
+        task, method = scholarly.task_of(attrs, i), scholarly.METHODS[int(attrs["method"][i])][0]
         metric = scholarly.METRICS[int(attrs["metric"][i])]
         score = f"{attrs['score'][i] / 10:.1f}"
         opening = (
@@ -177,8 +166,8 @@ def _abstracts(
             f"{title}. Existing work on {task} struggles; we address it with {method}.",
         )[int(style[i])]
         results = (
-            f"Experiments on {dataset_name(attrs, i)} show {article(metric)} of {score}.",
-            f"On {dataset_name(attrs, i)} it reaches {score} {metric}.",
+            f"Experiments on {scholarly.dataset_name(attrs, i)} show {article(metric)} of {score}.",
+            f"On {scholarly.dataset_name(attrs, i)} it reaches {score} {metric}.",
         )[int(style[i]) % 2]
         traits = [
             scholarly.TRAITS[k][0] for b, k in enumerate(TRAIT_KEYS) if attrs["traits"][i] >> b & 1

@@ -145,8 +145,6 @@ TEXT_TEMPLATES = (
 
 def text_only(graph: SynthGraph, papers: np.ndarray, attrs: dict[str, np.ndarray]) -> TextOnly:
     """The description recipe: a paper told apart by task, method, data set, year, venue, traits."""
-    from graphs.synth.academic import dataset_name
-
     n = graph.num_nodes
     head = Facet.spread(
         n, papers, np.zeros(papers.size, dtype=np.int64), [("a paper", "an article", "a study")]
@@ -164,7 +162,7 @@ def text_only(graph: SynthGraph, papers: np.ndarray, attrs: dict[str, np.ndarray
         [(f"that uses {m}", f"based on {alt}", f"built on {m}") for m, alt in scholarly.METHODS],
     )
     data_code = task_code * 10 + attrs["dataset"]
-    names_by_code = {int(c): dataset_name(attrs, i) for i, c in enumerate(data_code)}
+    names_by_code = {int(c): scholarly.dataset_name(attrs, i) for i, c in enumerate(data_code)}
     uniq, data_inverse = np.unique(data_code, return_inverse=True)
     dataset = Facet.spread(
         n,

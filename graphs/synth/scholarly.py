@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphs.synth.vocab import entries, words
 
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -143,3 +145,18 @@ TRAITS: dict[str, tuple[str, str, str, str]] = {
         "efficient",
     ),
 }
+
+
+TASKS = tuple(FIELDS.values())
+
+
+def task_of(attrs: dict[str, np.ndarray], i: int) -> str:
+    """The research task paper `i` addresses."""
+    return TASKS[int(attrs["field"][i])][int(attrs["task"][i])]
+
+
+def dataset_name(attrs: dict[str, np.ndarray], i: int) -> str:
+    """The invented data set paper `i` reports on (five per task, fixed by the task's words)."""
+    task = task_of(attrs, i)
+    stem = "".join(word[:3].capitalize() for word in task.replace("-", " ").split())
+    return stem + DATASET_SUFFIXES[int(attrs["dataset"][i])]

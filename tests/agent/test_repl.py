@@ -14,12 +14,13 @@ import pytest
 from rich.console import Console
 
 from agent.ark import ArkAgent
-from agent.cli.repl import Repl, ReplSession
-from agent.cli.repl_io import StreamReader
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.base import Message, ModelError, ModelReply
 from agent.models.scripted import tool_call_message
+from cli.repl import Repl
+from cli.repl_io import StreamReader
+from cli.repl_session import ReplSession
 from graphs.snapshot import Snapshot
 
 
@@ -114,7 +115,7 @@ def test_ctrl_d_exits_and_set_changes_config(tiny_snapshot: Snapshot) -> None:
 
 
 def test_history_lives_under_xdg_state(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from agent.cli.repl_io import history_path
+    from cli.repl_io import history_path
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert history_path() == tmp_path / "ark" / "repl_history"

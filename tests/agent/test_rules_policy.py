@@ -126,7 +126,7 @@ def test_schema_paths_bridge_and_entry() -> None:
 def test_rule_policy_cli_ask(academic: tuple[Snapshot, list[dict]], tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from agent.cli.app import build_app
+    from cli.app import build_app
 
     snapshot, questions = academic
     runner = CliRunner()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
+from cli.app import build_app
 
 runner = CliRunner(env={"COLUMNS": "400"})
 

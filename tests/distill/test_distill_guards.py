@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
+from cli.app import build_app
 from distill.config import LoraSettings, TrainConfig, load_config
 from distill.errors import BaseModelError, EmptyTrainingSetError, SFTDataError, TrainConfigError
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
 from agent.config import AgentConfig
+from cli.app import build_app
 from evals.runner import EvalRequest, evaluate
 from evals.runstore import read_failures, read_results
 from evals.summary import summarize_run

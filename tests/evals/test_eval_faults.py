@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.openai_http import OpenAIChatModel
 from agent.models.retry import RetryPolicy
+from cli.app import build_app
 from evals.runner import EvalRequest, evaluate
 from evals.runstore import read_failures, read_results
 from evals.summary import summarize_run

@@ -17,7 +17,7 @@ from evals.runstore import RESULTS_FILE, read_results
 from tests.evals.eval_graph import build_tiny
 
 REPO = Path(__file__).resolve().parents[2]
-ARK = "import sys; from agent.cli.app import main; sys.argv[0] = 'ark'; main()"
+ARK = "import sys; from cli.app import main; sys.argv[0] = 'ark'; main()"
 
 
 def eval_command(snapshot: Path, qa: Path, out: Path, *extra: str) -> list[str]:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
 from agent.config import AgentConfig
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
+from cli.app import build_app
 from evals.demo import DemoRequest, pick_example, run_demo, trajectory_lines
 from evals.plots import grid_heatmaps, neighbors_counts, tool_share_plot
 from evals.report import build_report

@@ -9,13 +9,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from agent.cli import graph_cmds
+from cli import graph_cmds
 
 runner = CliRunner()
 
 
 def build_app() -> typer.Typer:
-    """Only this module's commands, wired the way agent/cli/app.py wires them."""
+    """Only this module's commands, wired the way cli/app.py wires them."""
     app = typer.Typer(pretty_exceptions_enable=False)
     graph_app, import_app = typer.Typer(), typer.Typer()
     graph_app.add_typer(import_app, name="import")

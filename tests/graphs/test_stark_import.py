@@ -364,7 +364,7 @@ def test_node_info_with_a_gap_names_the_missing_index(tmp_path: Path) -> None:
 def test_cli_imports_and_reports_counts(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from agent.cli.app import build_app
+    from cli.app import build_app
 
     root = write_mag(tmp_path / "mag")
     args = ["graph", "import", "stark", "--root", str(root), "--dataset", "mag"]
@@ -381,7 +381,7 @@ def test_cli_imports_and_reports_counts(tmp_path: Path) -> None:
 def test_cli_bad_root_exits_2_with_message(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from agent.cli.app import build_app
+    from cli.app import build_app
 
     args = ["graph", "import", "stark", "--root", str(tmp_path), "--dataset", "prime"]
     result = CliRunner().invoke(build_app(), [*args, "--out", str(tmp_path / "snap")])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from agent.cli.app import build_app
+from cli.app import build_app
 
 
 def test_synth_writes_snapshot_and_questions(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from agent.cli import tool_cmds
+from cli import tool_cmds
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent.cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}

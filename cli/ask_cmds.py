@@ -9,7 +9,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli.options import (
+from agent.factory import make_agent
+from agent.models.base import ModelError
+from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
@@ -20,9 +22,7 @@ from agent.cli.options import (
     agent_config,
     fail,
 )
-from agent.cli.render import TracePrinter, answer_table, result_summary
-from agent.factory import make_agent
-from agent.models.base import ModelError
+from cli.render import TracePrinter, answer_table, result_summary
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 

@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from agent.cli.guards import interrupt_hint, user_errors
-from agent.cli.options import (
+from cli.guards import interrupt_hint, user_errors
+from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,

@@ -4,62 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
-from typing import Protocol
 
 from rich.console import Console
 
-from agent.ark import ArkAgent
-from agent.cli.render import TracePrinter, answer_table, result_summary
-from agent.cli.repl_commands import COMMANDS, CommandError, ReplCommands
-from agent.cli.repl_io import LineReader
-from agent.config import AgentConfig
-from agent.models.base import Model, ModelError
-from agent.trajectory import QuestionResult
+from agent.models.base import ModelError
+from cli.render import TracePrinter, answer_table, result_summary
+from cli.repl_directives import COMMANDS, CommandError, ReplCommands
+from cli.repl_io import LineReader
+from cli.repl_session import ReplSession
 from graphs.errors import GraphError
-from graphs.snapshot import Snapshot
 
 logger = logging.getLogger(__name__)
 
 PROMPT = "ark> "
-
-
-class AgentFactory(Protocol):
-    """Builds an agent; `model` reuses an already loaded model (see agent.factory.make_agent)."""
-
-    def __call__(
-        self, snapshot: Snapshot, config: AgentConfig, *, model: Model | None = None
-    ) -> ArkAgent:
-        """Return the agent for `config`."""
-        ...
-
-
-@dataclass
-class ReplSession:
-    """What a session knows: the graph, the current config and the last answer."""
-
-    snapshot: Snapshot
-    config: AgentConfig
-    agent_factory: AgentFactory
-    agent: ArkAgent | None = None
-    last: QuestionResult | None = None
-    history: list[QuestionResult] = field(default_factory=list)
-
-    def current_agent(self) -> ArkAgent:
-        """The agent for the current config (built lazily, rebuilt after :set)."""
-        if self.agent is None:
-            self.agent = self.agent_factory(self.snapshot, self.config)
-        return self.agent
-
-    def reconfigure(self, config: AgentConfig) -> ArkAgent:
-        """Switch to `config`; the loaded model is kept unless the model spec changed."""
-        previous = self.agent
-        same_model = previous is not None and previous.config.model == config.model
-        # The rule policy plans with the toolset and step budget, so it is always rebuilt.
-        keep = previous.model if same_model and previous and config.model != "rules" else None
-        self.config = config
-        self.agent = self.agent_factory(self.snapshot, config, model=keep)
-        return self.agent
 
 
 class Repl:

@@ -17,7 +17,7 @@ from evals.runstore import RunRecord
 from tools.toolset import Toolset
 
 if TYPE_CHECKING:
-    from agent.cli.repl import ReplSession
+    from cli.repl_session import ReplSession
 
 HELP = """\
 Type a question to run the agents, or a command:

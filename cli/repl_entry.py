@@ -7,7 +7,9 @@ import sys
 import typer
 from rich.console import Console
 
-from agent.cli.options import (
+from agent.factory import make_agent
+from agent.models.base import ModelError
+from cli.options import (
     AgentsOpt,
     BaseUrlOpt,
     ModelOpt,
@@ -16,10 +18,9 @@ from agent.cli.options import (
     agent_config,
     fail,
 )
-from agent.cli.repl import Repl, ReplSession
-from agent.cli.repl_io import LineReader, PromptToolkitReader, StreamReader, history_path
-from agent.factory import make_agent
-from agent.models.base import ModelError
+from cli.repl import Repl
+from cli.repl_io import LineReader, PromptToolkitReader, StreamReader, history_path
+from cli.repl_session import ReplSession
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli.options import fail
+from cli.options import fail
 
 KeepOpt = Annotated[
     str,

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from agent.cli.options import fail
+from cli.options import fail
 
 
 @contextmanager

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from agent.cli.guards import interrupt_hint, user_errors
-from agent.cli.options import AgentsOpt, StepsOpt, agent_config, fail
+from cli.guards import interrupt_hint, user_errors
+from cli.options import AgentsOpt, StepsOpt, agent_config, fail
 
 
 def demo(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from agent.cli import (
+from cli import (
     ask_cmds,
     demo_cmds,
     distill_cmds,
     eval_cmds,
     graph_cmds,
-    repl_cmds,
+    repl_entry,
     stark_cmds,
     synth_cmds,
     tool_cmds,
@@ -36,7 +36,7 @@ def build_app() -> typer.Typer:
     synth_cmds.register(graph_app)
     tool_cmds.register(app)
     ask_cmds.register(app)
-    repl_cmds.register(app)
+    repl_entry.register(app)
     eval_cmds.register(app)
     demo_cmds.register(app)
     distill_cmds.register(app)
