@@ -15,6 +15,7 @@ from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
+    DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -36,6 +37,7 @@ def ask(
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live trace.")] = False,
 ) -> None:
@@ -52,6 +54,7 @@ def ask(
             base_url=base_url,
             temperature=temperature,
             ablate=ablate,
+            dense_search=dense_search,
         )
         agent = make_agent(graph, config)
     except (GraphError, ModelError, ValueError) as exc:

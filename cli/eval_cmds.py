@@ -16,6 +16,7 @@ from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
+    DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -68,7 +69,7 @@ class DefaultCommandGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-def _run_with_progress(
+def run_with_progress(
     console: Console,
     out: Path,
     *,
@@ -128,6 +129,7 @@ def eval_run(
     limit: LimitOpt = None,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     resume: ResumeOpt = False,
@@ -145,6 +147,7 @@ def eval_run(
             base_url=base_url,
             temperature=temperature,
             ablate=ablate,
+            dense_search=dense_search,
         )
     request = EvalRequest(
         snapshot=snapshot,
@@ -156,7 +159,7 @@ def eval_run(
         concurrency=concurrency,
         resume=resume,
     )
-    _run_with_progress(
+    run_with_progress(
         console,
         out,
         as_json=as_json,
@@ -181,7 +184,7 @@ def baseline_bm25(
     request = BaselineRequest(
         snapshot=snapshot, qa=qa, split=split, out=out, limit=limit, k=k, resume=resume
     )
-    _run_with_progress(
+    run_with_progress(
         Console(),
         out,
         as_json=as_json,
@@ -220,6 +223,7 @@ def eval_sweep(
     limit: LimitOpt = None,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
@@ -242,6 +246,7 @@ def eval_sweep(
                 base_url=base_url,
                 temperature=temperature,
                 ablate=ablate,
+                dense_search=dense_search,
             ),
             agents=parse_grid(agents, "--agents"),
             max_steps=parse_grid(max_steps, "--max-steps"),
@@ -258,8 +263,10 @@ def eval_sweep(
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add `ark eval` (run/report/sweep) and `ark baseline bm25`."""
+def register(
+    app: typer.Typer, extra_baselines: dict[str, Callable[..., None]] | None = None
+) -> None:
+    """Add `ark eval` (run/report/sweep) and `ark baseline bm25` (+ `extra_baselines`)."""
     eval_app = typer.Typer(
         cls=DefaultCommandGroup,
         no_args_is_help=True,
@@ -275,5 +282,7 @@ def register(app: typer.Typer) -> None:
         help="Non-agent baselines, scored like agent runs.", no_args_is_help=True
     )
     baseline_app.command("bm25")(baseline_bm25)
+    for name, command in (extra_baselines or {}).items():
+        baseline_app.command(name)(command)
     app.add_typer(eval_app, name="eval")
     app.add_typer(baseline_app, name="baseline")
