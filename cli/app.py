@@ -10,6 +10,7 @@ from cli import (
     distill_cmds,
     eval_cmds,
     graph_cmds,
+    mcp_cmds,
     repl_entry,
     stark_cmds,
     synth_cmds,
@@ -40,6 +41,7 @@ def build_app() -> typer.Typer:
     eval_cmds.register(app)
     demo_cmds.register(app)
     distill_cmds.register(app)
+    mcp_cmds.register(app)
     return app
 
 
