@@ -9,6 +9,7 @@ from cli import (
     demo_cmds,
     distill_cmds,
     eval_cmds,
+    fuse_cmds,
     graph_cmds,
     mcp_cmds,
     repl_entry,
@@ -42,6 +43,7 @@ def build_app() -> typer.Typer:
     demo_cmds.register(app)
     distill_cmds.register(app)
     mcp_cmds.register(app)
+    fuse_cmds.register(app)
     return app
 
 
