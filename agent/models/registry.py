@@ -28,7 +28,7 @@ def resolve_model_spec(
     cli_value: str | None,
     *,
     environ: Mapping[str, str] | None = None,
-    default: str = "rules",
+    default: str = AgentConfig.model,
 ) -> str:
     """Pick the model spec: the -m value, else $ARK_MODEL, else `default`.
 
