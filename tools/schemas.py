@@ -107,6 +107,18 @@ class NeighborsArgs(ToolArgs):
     )
 
 
+class NodeArgs(ToolArgs):
+    """Show one node in full: its name, type, whole text, and neighbours counted by edge type.
+
+    Use it to read a node's complete description, or to see which relations lead from it before
+    listing them with neighbors. Returns `[id] name (type)`, the text, then one line per
+    (relation, direction, neighbour type): `-[relation]-> type: count` for edges from the node,
+    `<-[relation]- type: count` for edges into it.
+    """
+
+    node_id: str = Field(description="The id of the node, exactly as shown in brackets.")
+
+
 class SelectArgs(ToolArgs):
     """Add nodes a tool has shown you to your answer list. Earlier selections rank higher.
 
@@ -133,14 +145,24 @@ class FinishArgs(ToolArgs):
 
 
 TOOL_ARGS: Mapping[str, type[ToolArgs]] = MappingProxyType(
-    {"search": SearchArgs, "neighbors": NeighborsArgs, "select": SelectArgs, "finish": FinishArgs}
+    {
+        "search": SearchArgs,
+        "neighbors": NeighborsArgs,
+        "node": NodeArgs,
+        "select": SelectArgs,
+        "finish": FinishArgs,
+    }
 )
 """Every tool and its arguments model, in the order the schemas list them."""
 
+AGENT_STATE_TOOLS = frozenset({"select", "finish"})
+"""Tools that change an agent's episode (its answer list); every other tool only reads the graph."""
+
 
 def enabled_tools(config: ToolConfig) -> list[str]:
-    """Names of the tools offered under `config` (the neighbors ablation removes one)."""
-    return [name for name in TOOL_ARGS if name != "neighbors" or config.enable_neighbors]
+    """Names of the tools offered under `config` (an ablation removes neighbors; node is opt-in)."""
+    switches = {"neighbors": config.enable_neighbors, "node": config.enable_node}
+    return [name for name in TOOL_ARGS if switches.get(name, True)]
 
 
 def disabled_fields(name: str, config: ToolConfig) -> dict[str, str]:

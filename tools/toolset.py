@@ -11,10 +11,12 @@ from tools.arguments import parse_arguments
 from tools.config import ToolConfig
 from tools.errors import ToolCallError, UnknownToolError
 from tools.neighbors import NeighborOrder, run_neighbors
+from tools.node import run_node
 from tools.observation import Observation
 from tools.schemas import (
     FinishArgs,
     NeighborsArgs,
+    NodeArgs,
     SearchArgs,
     SelectArgs,
     ToolArgs,
@@ -126,6 +128,8 @@ class Toolset:
             return run_neighbors(
                 self.snapshot, self.vocabulary, self._order, self.config, args, notes
             )
+        if isinstance(args, NodeArgs):
+            return run_node(self.snapshot, args)
         if isinstance(args, SelectArgs):
             return run_select(self.snapshot, args, answers, shown)
         if isinstance(args, FinishArgs):

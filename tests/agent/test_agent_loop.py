@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 import pytest
@@ -196,8 +195,10 @@ class ConversationModel:
 
     name = "conversation"
 
-    def __init__(self, delay_s: float, fail_agent_seed: int | None = None) -> None:
-        self.delay_s = delay_s
+    def __init__(self, together: int = 1, fail_agent_seed: int | None = None) -> None:
+        # Every agent's first turn waits until `together` agents are inside the model at once:
+        # sequential agents would never get there (the wait times out and the test fails).
+        self.barrier = asyncio.Barrier(together)
         self.fail_agent_seed = fail_agent_seed
 
     async def generate(
@@ -208,10 +209,11 @@ class ConversationModel:
         temperature: float | None = None,
         seed: int | None = None,
     ) -> ModelReply:
-        await asyncio.sleep(self.delay_s)
         if seed == self.fail_agent_seed:
             raise ModelError("endpoint down")
         turn = sum(1 for m in messages if m["role"] == "assistant")
+        if turn == 0:
+            await asyncio.wait_for(self.barrier.wait(), timeout=60)
         picks = [["p1", "p2"], ["p2", "p4"], ["p4"]][(seed or 0) % 3]
         if turn == 0:
             return ModelReply(tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": picks})))
@@ -219,15 +221,10 @@ class ConversationModel:
 
 
 def test_agents_run_concurrently_and_votes_fuse(tiny_snapshot: Snapshot) -> None:
-    delay = 0.3
     agent = make_agent(
-        tiny_snapshot, AgentConfig(n_agents=3, seed=0), model=ConversationModel(delay)
+        tiny_snapshot, AgentConfig(n_agents=3, seed=0), model=ConversationModel(together=3)
     )
-    started = time.perf_counter()
     result = asyncio.run(agent.ask(QUESTION))
-    elapsed = time.perf_counter() - started
-    # Two turns each: sequential agents would take 6 x delay; concurrent ones about 2 x delay.
-    assert elapsed < 4 * delay
     assert [t.answers for t in result.trajectories] == [["p1", "p2"], ["p2", "p4"], ["p4"]]
     assert result.fused == ["p2", "p4", "p1"]
     assert result.votes == {"p1": 1, "p2": 2, "p4": 2}
@@ -240,7 +237,7 @@ def test_agents_run_concurrently_and_votes_fuse(tiny_snapshot: Snapshot) -> None
 
 def test_one_failing_agent_leaves_the_others(tiny_snapshot: Snapshot) -> None:
     agent = make_agent(
-        tiny_snapshot, AgentConfig(n_agents=3), model=ConversationModel(0.0, fail_agent_seed=1)
+        tiny_snapshot, AgentConfig(n_agents=3), model=ConversationModel(fail_agent_seed=1)
     )
     result = asyncio.run(agent.ask(QUESTION))
     assert [t.stop_reason for t in result.trajectories] == ["finish", "error", "finish"]
