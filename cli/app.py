@@ -11,7 +11,9 @@ from cli import (
     distill_cmds,
     embed_cmds,
     eval_cmds,
+    fuse_cmds,
     graph_cmds,
+    mcp_cmds,
     repl_entry,
     stark_cmds,
     synth_cmds,
@@ -43,6 +45,8 @@ def build_app() -> typer.Typer:
     eval_cmds.register(app, extra_baselines={"dense": dense_cmds.baseline_dense})
     demo_cmds.register(app)
     distill_cmds.register(app)
+    mcp_cmds.register(app)
+    fuse_cmds.register(app)
     return app
 
 

@@ -15,10 +15,12 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.trajectory import Trajectory
-from evals.baseline import BaselineRequest, run_baseline
-from evals.runner import EvalRequest, OutcomeHandler, StartHandler, evaluate
+from evals.baseline import run_baseline
+from evals.request import RunRequest
+from evals.runner import OutcomeHandler, StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
+from graphs.build_options import BuildOptions
 from graphs.synth.generate import DOMAINS, SynthError, generate
 
 DEFAULT_DOMAIN = "products"
@@ -82,7 +84,7 @@ def ensure_graph(domain: str, seed: int, out: Path) -> tuple[Path, bool]:
     graph = Path(out) / f"graph-{domain}-seed{seed}"
     if (graph / "manifest.json").is_file() and (graph / "qa" / "test.jsonl").is_file():
         return graph, False
-    generate(domain, seed, graph, overwrite=True)
+    generate(domain, seed, graph, options=BuildOptions(overwrite=True))
     return graph, True
 
 
@@ -110,17 +112,10 @@ def run_demo(request: DemoRequest, *, handlers: Handlers | None = None) -> DemoR
     agent_dir = _fresh(runs / _slug(request.agent.model))
     bm25_dir = _fresh(runs / "bm25")
     on_start, on_outcome = handlers(request.agent.model) if handlers else (None, None)
-    evaluate(
-        EvalRequest(snapshot=graph, qa=qa, out=agent_dir, agent=request.agent, limit=request.limit),
-        on_start=on_start,
-        on_outcome=on_outcome,
-    )
+    questions = RunRequest(snapshot=graph, qa=qa, out=agent_dir, limit=request.limit)
+    evaluate(questions, request.agent, on_start=on_start, on_outcome=on_outcome)
     on_start, on_outcome = handlers("bm25") if handlers else (None, None)
-    run_baseline(
-        BaselineRequest(snapshot=graph, qa=qa, out=bm25_dir, limit=request.limit),
-        on_start=on_start,
-        on_outcome=on_outcome,
-    )
+    run_baseline(questions.elsewhere(bm25_dir), on_start=on_start, on_outcome=on_outcome)
     example, baseline_example = pick_example(read_results(agent_dir), read_results(bm25_dir))
     return DemoResult(
         graph=graph,

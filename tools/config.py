@@ -16,6 +16,9 @@ class ToolConfig:
         enable_neighbors: Ablation: False removes the neighbors tool entirely.
         neighbor_query_ranking: Ablation: False ignores `query` in neighbors (deterministic order).
         type_filters: Ablation: False removes the node_types/edge_types parameters.
+        enable_node: Offer the `node` tool (a node's whole text and its neighbours counted by
+            edge type). Off for the agent, whose tools are the paper's; on for `ark node` and
+            the MCP server (`ark mcp`).
         enable_dense_search: Offer the dense_search tool (off by default; needs the snapshot's
             embeddings from `ark graph embed` and `dense_encoder`).
         dense_encoder: Local sentence-transformers directory that encodes dense_search queries
@@ -33,6 +36,7 @@ class ToolConfig:
     enable_neighbors: bool = True
     neighbor_query_ranking: bool = True
     type_filters: bool = True
+    enable_node: bool = False
     enable_dense_search: bool = False
     dense_encoder: str | None = None
     snippet_chars: int = 160
