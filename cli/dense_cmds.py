@@ -8,7 +8,18 @@ import typer
 from rich.console import Console
 
 from cli.embed_cmds import EncoderOpt
-from cli.eval_cmds import JsonOpt, LimitOpt, OutOpt, QaOpt, ResumeOpt, SplitOpt, run_with_progress
+from cli.eval_cmds import (
+    JsonOpt,
+    LimitOpt,
+    OutOpt,
+    QaOpt,
+    ResumeOpt,
+    SampleFractionOpt,
+    SampleOpt,
+    SeedOpt,
+    SplitOpt,
+    run_with_progress,
+)
 from cli.guards import user_errors
 from cli.options import SnapshotArg
 
@@ -44,12 +55,17 @@ def baseline_dense(
     ] = 40,
     split: SplitOpt = None,
     limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
     resume: ResumeOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
-    from evals.dense_baseline import DenseBaselineRequest, run_dense_baseline
+    from evals.dense_baseline import run_dense_baseline
     from evals.dense_strategies import StrategyConfig
+    from evals.request import RunRequest
+    from evals.sampling import QuestionSample
     from graphs.encoder import TextEncoder
 
     with user_errors(Console(stderr=True), ValueError):
@@ -59,20 +75,20 @@ def baseline_dense(
             control=control,  # type: ignore[arg-type]
             budget=budget,
         )
+        request = RunRequest(
+            snapshot=snapshot,
+            qa=qa,
+            out=out,
+            split=split,
+            sample=QuestionSample(size=sample, fraction=sample_fraction, seed=seed),
+            limit=limit,
+            resume=resume,
+        )
         model = TextEncoder.load(encoder)
-    request = DenseBaselineRequest(
-        snapshot=snapshot,
-        qa=qa,
-        out=out,
-        strategy=config,
-        split=split,
-        limit=limit,
-        resume=resume,
-    )
     run_with_progress(
         Console(),
         out,
         as_json=as_json,
         label=config.label,
-        execute=lambda **handlers: run_dense_baseline(request, model, **handlers),
+        execute=lambda **handlers: run_dense_baseline(request, config, model, **handlers),
     )

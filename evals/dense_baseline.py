@@ -9,13 +9,12 @@ it with no special case.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Protocol
 
 from agent.trajectory import QuestionResult
 from evals.dense_strategies import StrategyConfig, retrieve
-from evals.qa_splits import resolve_split
+from evals.request import RunRequest
 from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
 from graphs.cosine import CosineIndex
 from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
@@ -92,36 +91,9 @@ class DenseBaseline:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
-class DenseBaselineRequest:
-    """One `ark baseline dense` invocation (fields as in evals.baseline.BaselineRequest)."""
-
-    snapshot: Path
-    qa: Path
-    out: Path
-    strategy: StrategyConfig
-    split: str | None = None
-    limit: int | None = None
-    resume: bool = False
-
-    def run_config(self, encoder: QueryEncoder) -> dict[str, Any]:
-        """The content of config.json."""
-        return {
-            "baseline": {
-                **asdict(self.strategy),
-                "method": self.strategy.label,
-                "encoder": encoder.name,
-                "encoder_hash": encoder.fingerprint,
-            },
-            "snapshot": str(Path(self.snapshot).resolve()),
-            "qa": str(Path(self.qa).resolve()),
-            "split": resolve_split(self.qa, self.split),
-            "limit": self.limit,
-        }
-
-
 def run_dense_baseline(
-    request: DenseBaselineRequest,
+    request: RunRequest,
+    strategy: StrategyConfig,
     encoder: QueryEncoder,
     *,
     on_start: StartHandler | None = None,
@@ -129,19 +101,27 @@ def run_dense_baseline(
 ) -> RunPlan:
     """Score one dense strategy on a question set into `request.out` (resumable).
 
+    Args:
+        request: The same request an agent evaluation takes (questions, run directory).
+        strategy: The dense retriever.
+        encoder: Encodes the questions; must be the encoder of the snapshot's embeddings.
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+
     Raises:
         RunStoreError, GraphError, QAError: as `evals.runner.execute`.
     """
+    request = replace(request, concurrency=1)  # one question at a time: encoding is the cost
+    method = {
+        **asdict(strategy),
+        "method": strategy.label,
+        "encoder": encoder.name,
+        "encoder_hash": encoder.fingerprint,
+    }
     return execute(
-        snapshot_path=request.snapshot,
-        qa=request.qa,
-        split=request.split,
-        limit=request.limit,
-        out=request.out,
-        resume=request.resume,
-        config=request.run_config(encoder),
-        make_asker=lambda snapshot: DenseBaseline(snapshot, encoder, request.strategy),
-        concurrency=1,
+        request,
+        config=request.run_config({"baseline": method}),
+        make_asker=lambda snapshot: DenseBaseline(snapshot, encoder, strategy),
         on_start=on_start,
         on_outcome=on_outcome,
     )
