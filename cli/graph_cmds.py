@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.options import AnalyzerOpt, OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -72,6 +72,7 @@ def _print_info(summary: dict[str, Any]) -> None:
         ("size", size),
         ("built", summary["built_at"]),
         ("skipped rows", f"{summary['skipped_rows']:,}"),
+        ("analyzer", summary["analyzer"]),
         ("candidate types", ", ".join(summary["candidate_types"])),
     )
     for label, value in rows:
@@ -132,6 +133,7 @@ def import_tabular_command(
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
     overwrite: OverwriteOpt = False,
+    analyzer: AnalyzerOpt = "english",
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
     from graphs.tabular import TabularColumns, import_tabular
@@ -162,6 +164,7 @@ def import_tabular_command(
                 skip_invalid=skip_invalid,
                 report_path=report,
                 allow_empty_text=allow_empty_text,
+                analyzer=analyzer,
             )
         from graphs.manifest import read_manifest
 

@@ -50,6 +50,14 @@ OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot a
 SkipInvalidOpt = Annotated[
     bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
 ]
+AnalyzerOpt = Annotated[
+    str,
+    typer.Option(
+        "--analyzer",
+        help="BM25 text analysis: english (stopwords dropped), english-stem (+ stemming) "
+        "or plain (every word).",
+    ),
+]
 SkipReportOpt = Annotated[
     Path | None,
     typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),

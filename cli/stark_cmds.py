@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.options import AnalyzerOpt, OverwriteOpt, SkipInvalidOpt, SkipReportOpt
 from graphs.errors import GraphError
 
 
@@ -40,6 +40,7 @@ def import_stark_command(
     overwrite: OverwriteOpt = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
+    analyzer: AnalyzerOpt = "english",
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
@@ -60,6 +61,7 @@ def import_stark_command(
                 skip_invalid=skip_invalid,
                 report_path=report,
                 text=StarkTextConfig(compact=compact),
+                analyzer=analyzer,
             )
         manifest = read_manifest(path)
     except GraphError as error:

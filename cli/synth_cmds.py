@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from cli.options import AnalyzerOpt
+
 
 def register(graph_app: typer.Typer) -> None:
     """Add `synth` to the `graph` command group."""
@@ -28,6 +30,7 @@ def synth(
         bool, typer.Option("--overwrite", help="Replace an existing snapshot.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    analyzer: AnalyzerOpt = "english",
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
     from graphs.errors import GraphError
@@ -39,7 +42,7 @@ def synth(
         )
         raise typer.Exit(2)
     try:
-        result = generate(domain, seed, out, nodes, overwrite=overwrite)
+        result = generate(domain, seed, out, nodes, overwrite=overwrite, analyzer=analyzer)
     except GraphError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

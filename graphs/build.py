@@ -20,11 +20,12 @@ import pyarrow.parquet as pq
 
 from graphs.bm25 import build_index
 from graphs.csr import build_csr
-from graphs.errors import GraphImportError
+from graphs.errors import GraphError, GraphImportError
 from graphs.idmap import write_id_map
 from graphs.manifest import FORMAT_VERSION, Manifest, RelationSignature, write_manifest
 from graphs.nodestore import write_node_store
 from graphs.problems import count_problems, raise_for_problems, write_report
+from graphs.tokenize import DEFAULT_ANALYZER, check_analyzer
 from graphs.validate import ValidGraph, validate_graph
 
 logger = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ def build_snapshot(
     nodes_file: str = "nodes",
     edges_file: str = "edges",
     allow_empty_text: bool = False,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> Path:
     """Validate `nodes` and `edges` and write a snapshot directory at `out`.
 
@@ -70,6 +72,8 @@ def build_snapshot(
         allow_empty_text: Use a node's name as its text when the text is empty (counted and
             logged) instead of treating the node as invalid. A node with neither name nor
             text stays invalid.
+        analyzer: How the BM25 index analyses node text and queries, one of
+            `graphs.tokenize.ANALYZERS` (`--analyzer`); recorded in the manifest.
 
     Returns:
         The snapshot directory.
@@ -89,6 +93,10 @@ def build_snapshot(
             f"{out} exists and is not a snapshot (no manifest.json); refusing to replace it even "
             "with --overwrite; remove it yourself or pick another output directory"
         )
+    try:
+        check_analyzer(analyzer)
+    except GraphError as error:
+        raise GraphImportError(f"{error} (--analyzer; Python: analyzer=...)") from error
     timings: dict[str, float] = {}
     with _timed(timings, "validate"):
         graph = validate_graph(
@@ -121,7 +129,9 @@ def build_snapshot(
                 skipped,
                 out / REPORT_FILE if report_path is None else report,
             )
-        manifest = _write_parts(temp, graph, name, candidate_types, sources, skipped, timings)
+        manifest = _write_parts(
+            temp, graph, name, candidate_types, sources, skipped, timings, analyzer
+        )
         write_manifest(manifest, temp)
         _replace(temp, out)
     except BaseException:
@@ -161,6 +171,7 @@ def _write_parts(
     sources: Sequence[str],
     skipped: int,
     timings: dict[str, float],
+    analyzer: str,
 ) -> Manifest:
     with _timed(timings, "write_parquet"):
         pq.write_table(graph.nodes, temp / NODES_FILE)
@@ -187,6 +198,7 @@ def _write_parts(
             graph.nodes.column("text").to_pylist(),
             graph.type_codes,
             meta={"content_hash": content_hash},
+            analyzer=analyzer,
         )
     return Manifest(
         format_version=FORMAT_VERSION,
@@ -198,6 +210,7 @@ def _write_parts(
         signatures=_signatures(graph),
         candidate_types=list(candidate_types),
         sources=[str(source) for source in sources],
+        analyzer=analyzer,
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         content_hash=content_hash,
         extra_columns=graph.nodes.column_names[4:],

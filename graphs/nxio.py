@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from graphs.build import NODES_FILE, build_snapshot
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
+from graphs.tokenize import DEFAULT_ANALYZER
 
 MAX_EXPORT_EDGES = 5_000_000
 
@@ -34,6 +35,7 @@ def snapshot_from_networkx(
     skip_invalid: bool = False,
     report_path: Path | None = None,
     allow_empty_text: bool = False,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> Path:
     """Build a snapshot at `out` from a networkx graph.
 
@@ -45,6 +47,7 @@ def snapshot_from_networkx(
     An undirected graph stores each edge once, directed as networkx iterates it (u -> v);
     neighbour lookups see it from both ends anyway, with direction +1 at u and -1 at v.
     Parallel edges of a multigraph with the same relation are duplicates (invalid).
+    `analyzer` picks the BM25 text analysis (see build_snapshot).
 
     Raises:
         GraphImportError: invalid nodes or edges (see build_snapshot).
@@ -81,6 +84,7 @@ def snapshot_from_networkx(
         nodes_file="networkx nodes",
         edges_file="networkx edges",
         allow_empty_text=allow_empty_text,
+        analyzer=analyzer,
     )
 
 

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from graphs.errors import GraphImportError
 from graphs.stark_files import StarkFiles, check_dataset, load_stark_files
 from graphs.stark_text import StarkTextConfig, is_missing, node_name, render_document
+from graphs.tokenize import DEFAULT_ANALYZER
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ def import_stark(
     skip_invalid: bool = False,
     report_path: Path | None = None,
     text: StarkTextConfig | None = None,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> Path:
     """Build a snapshot from a processed STaRK SKB.
 
@@ -59,6 +61,7 @@ def import_stark(
             instead of failing.
         report_path: where the skip report goes (default: chosen by `build_snapshot`).
         text: document rendering options.
+        analyzer: the BM25 text analysis (see build_snapshot).
 
     Returns:
         The snapshot directory.
@@ -87,6 +90,7 @@ def import_stark(
         report_path=report_path,
         nodes_file=f"{files.directory / 'node_info.pkl'} (row = node index + 1)",
         edges_file=f"{files.directory / 'edge_index.pt'} (row = edge column + 1)",
+        analyzer=analyzer,
     )
 
 

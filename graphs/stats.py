@@ -47,5 +47,6 @@ def snapshot_info(snapshot: Snapshot) -> dict[str, Any]:
         "built_at": manifest.built_at,
         "content_hash": manifest.content_hash,
         "skipped_rows": manifest.skipped_rows,
+        "analyzer": snapshot.index.analyzer,
         "disk_bytes": sum(manifest.file_sizes.values()),
     }

@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 from graphs.build import build_snapshot
 from graphs.errors import GraphImportError
 from graphs.tablefile import read_table
+from graphs.tokenize import DEFAULT_ANALYZER
 from graphs.validate import NODE_COLUMNS
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ def import_tabular(
     skip_invalid: bool = False,
     report_path: Path | None = None,
     allow_empty_text: bool = False,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> Path:
     """Build a snapshot at `out` from a nodes file and an edges file.
 
@@ -68,6 +70,7 @@ def import_tabular(
     name clashes with id/type/name/text is kept as `attr_<name>`). Unmapped edge columns
     are not kept (logged). With `allow_empty_text`, a node with empty text (or every node,
     when no text column is mapped) gets its name as text; otherwise that is an error.
+    `analyzer` picks the BM25 text analysis (see build_snapshot).
 
     Raises:
         GraphImportError: a file cannot be read, a mapped column is missing (the message lists
@@ -98,6 +101,7 @@ def import_tabular(
         nodes_file=str(nodes_path),
         edges_file=str(edges_path),
         allow_empty_text=allow_empty_text,
+        analyzer=analyzer,
     )
 
 

@@ -201,7 +201,11 @@ def _row(
         relation=snapshot.relation_names[relation],
         outgoing=direction > 0,
         score=score,
-        snippet=make_snippet(view.text, terms, config.neighbor_snippet_chars) if matched else "",
+        snippet=make_snippet(
+            view.text, terms, config.neighbor_snippet_chars, snapshot.index.tokenizer
+        )
+        if matched
+        else "",
     )
 
 

@@ -19,6 +19,7 @@ from graphs.errors import GraphError
 from graphs.synth import academic, biomed, products
 from graphs.synth.questions import FAMILIES, Question, QuestionMaker
 from graphs.synth.recipes import Domain
+from graphs.tokenize import DEFAULT_ANALYZER, check_analyzer
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +133,13 @@ def question_rows(domain: Domain, split: str, questions: list[Question]) -> list
 
 
 def generate(
-    domain: str, seed: int, out: Path, nodes: int | None = None, *, overwrite: bool = False
+    domain: str,
+    seed: int,
+    out: Path,
+    nodes: int | None = None,
+    *,
+    overwrite: bool = False,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> SynthResult:
     """Generate a synthetic benchmark graph: a snapshot at `out` plus `out/qa/{split}.jsonl`.
 
@@ -146,6 +153,7 @@ def generate(
         out: Snapshot directory to create.
         nodes: Approximate node count (None: the default demo size of a few thousand).
         overwrite: Replace an existing snapshot at `out`.
+        analyzer: The BM25 text analysis (see `build_snapshot`).
 
     Returns:
         A summary of what was written.
@@ -155,6 +163,7 @@ def generate(
         GraphError: The snapshot could not be written (e.g. `out` exists without overwrite).
     """
     out = Path(out)
+    check_analyzer(analyzer)
     built, questions = build_domain(domain, seed, nodes)
     graph = built.graph
     build_snapshot(
@@ -165,6 +174,7 @@ def generate(
         candidate_types=graph.candidate_types,
         sources=(f"synth:{domain}?seed={seed}&nodes={nodes or 'default'}",),
         overwrite=overwrite,
+        analyzer=analyzer,
     )
     splits = split_questions(questions, seed)
     qa_files = _write_qa(out, built, splits)
