@@ -1,7 +1,7 @@
 """A real public graph for the search benchmarks: ICD-10-CM (PyPI `simple-icd-10-cm`).
 
-Nodes are the classification's chapters, blocks, categories and subcategories (98,505
-items), named by their description; a node's text is what the tables say about it besides
+Nodes are the classification's chapters, blocks, categories and subcategories (98,466
+distinct codes), named by their description; a node's text is what the tables say about it besides
 its name (inclusion terms, includes, notes, excludes, code-first/also hints). Edges link
 each item to its parent (`parent_of`). Known-item questions are written from a node's
 text without its name: 10-30 words, gold = that node.
@@ -50,7 +50,8 @@ def icd_rows() -> list[dict[str, str]]:
     import simple_icd_10_cm as icd
 
     rows = []
-    for code in icd.get_all_codes(with_dots=True):
+    # 39 codes name both a one-category block and its category: one node, no self-loop edge
+    for code in dict.fromkeys(icd.get_all_codes(with_dots=True)):
         sections = []
         for getter, label in _SECTIONS:
             values = [value for value in getattr(icd, getter)(code) if value]
@@ -64,7 +65,7 @@ def icd_rows() -> list[dict[str, str]]:
                 "type": _kind(icd, code),
                 "name": icd.get_description(code),
                 "text": "\n".join(sections),
-                "parent": icd.get_parent(code),
+                "parent": "" if icd.get_parent(code) == code else icd.get_parent(code),
             }
         )
     return rows
