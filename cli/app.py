@@ -9,6 +9,7 @@ from cli import (
     demo_cmds,
     distill_cmds,
     eval_cmds,
+    fuse_cmds,
     graph_cmds,
     repl_entry,
     stark_cmds,
@@ -40,6 +41,7 @@ def build_app() -> typer.Typer:
     eval_cmds.register(app)
     demo_cmds.register(app)
     distill_cmds.register(app)
+    fuse_cmds.register(app)
     return app
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig
-from evals.runner import EvalRequest, evaluate
+from evals.request import RunRequest
+from evals.runner import evaluate
 from evals.runstore import RESULTS_FILE, read_results
 from tests.evals.eval_graph import build_tiny
 
@@ -51,27 +52,10 @@ def test_kill_9_then_resume_matches_uninterrupted_run(tmp_path: Path) -> None:
 
     config = AgentConfig(n_agents=3)
     plan = evaluate(
-        EvalRequest(
-            snapshot=snapshot,
-            qa=qa,
-            split=None,
-            out=killed,
-            agent=config,
-            concurrency=2,
-            resume=True,
-        )
+        RunRequest(snapshot=snapshot, qa=qa, out=killed, concurrency=2, resume=True), config
     )
     assert plan.already_done >= 4 and plan.already_done + len(plan.pending) == total
-    evaluate(
-        EvalRequest(
-            snapshot=snapshot,
-            qa=qa,
-            split=None,
-            out=tmp_path / "clean",
-            agent=config,
-            concurrency=2,
-        )
-    )
+    evaluate(RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "clean", concurrency=2), config)
 
     resumed = read_results(killed)
     clean = {r.question_id: r for r in read_results(tmp_path / "clean")}
