@@ -25,13 +25,13 @@ import rank_bm25
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from icd10 import build_icd_snapshot, icd_questions  # noqa: E402
+from icd10 import build_icd_snapshot, icd_questions
 
-from graphs.bm25 import BM25Index, build_index  # noqa: E402
-from graphs.bm25_build import document_text  # noqa: E402
-from graphs.postings import PostingsBuilder  # noqa: E402
-from graphs.synth.generate import DOMAINS, generate  # noqa: E402
-from graphs.tokenize import Tokenizer  # noqa: E402
+from graphs.bm25 import BM25Index, build_index
+from graphs.bm25_build import document_text
+from graphs.postings import PostingsBuilder
+from graphs.synth.generate import DOMAINS, generate
+from graphs.tokenize import Tokenizer
 
 Ranker = Callable[[str], list[int]]
 K = 20
@@ -162,8 +162,10 @@ def bench_set(name: str, args: argparse.Namespace, work: Path) -> list[str]:
     for analyzer in ("english", "english-stem", "plain"):
         build_index(work / f"{name}-{analyzer}", names, texts, codes, analyzer=analyzer)
         index = BM25Index.open(work / f"{name}-{analyzer}")
-        label = "**ARK** (default: one document, english)" if analyzer == "english" else (
-            f"ARK, analyzer {analyzer}"
+        label = (
+            "**ARK** (default: one document, english)"
+            if analyzer == "english"
+            else (f"ARK, analyzer {analyzer}")
         )
         engines[label] = ark_ranker(index)
     engines["ARK before (name ×2 + text fields, no stopwords)"] = ark_ranker(

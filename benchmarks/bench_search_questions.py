@@ -28,12 +28,12 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from icd10 import build_icd_snapshot, icd_questions  # noqa: E402
+from icd10 import build_icd_snapshot, icd_questions
 
-from graphs.bm25 import BM25Index, build_index  # noqa: E402
-from graphs.bm25_build import document_text  # noqa: E402
-from graphs.synth.generate import generate  # noqa: E402
-from graphs.tokenize import Tokenizer  # noqa: E402
+from graphs.bm25 import BM25Index, build_index
+from graphs.bm25_build import document_text
+from graphs.synth.generate import generate
+from graphs.tokenize import Tokenizer
 
 K = 20
 
@@ -86,7 +86,9 @@ def bm25s_reference(snapshot: Path, tokenizer: Tokenizer) -> bm25s.BM25:
     nodes = pq.read_table(snapshot / "nodes.parquet", columns=["name", "text"])
     documents = [
         document_text(n, t)
-        for n, t in zip(nodes.column("name").to_pylist(), nodes.column("text").to_pylist())
+        for n, t in zip(
+            nodes.column("name").to_pylist(), nodes.column("text").to_pylist(), strict=True
+        )
     ]
     shared: dict[str, str] = {}  # equal tokens share one str: 1M token lists fit in memory
     tokens = [
@@ -102,8 +104,9 @@ def bm25s_retrieve(retriever: bm25s.BM25, tokenizer: Tokenizer, query: str) -> l
     known = [t for t in tokenizer.query_tokens(query) if t in retriever.vocab_dict]
     if not known:
         return []
-    ids, _ = retriever.retrieve([known], k=min(K, retriever.scores["num_docs"]),
-                                show_progress=False)
+    ids, _ = retriever.retrieve(
+        [known], k=min(K, retriever.scores["num_docs"]), show_progress=False
+    )
     return [int(i) for i in ids[0]]
 
 

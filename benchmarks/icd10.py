@@ -98,7 +98,9 @@ def icd_questions(nodes: pa.Table, count: int, seed: int) -> list[tuple[str, str
     """
     rng = np.random.default_rng(seed)
     pool = []
-    for code, text in zip(nodes.column("id").to_pylist(), nodes.column("text").to_pylist()):
+    for code, text in zip(
+        nodes.column("id").to_pylist(), nodes.column("text").to_pylist(), strict=True
+    ):
         about = [
             line.split(": ", 1)[1] for line in text.split("\n") if line.startswith(_ABOUT_LABELS)
         ]
