@@ -29,6 +29,7 @@ from icd10 import build_icd_snapshot, icd_questions
 
 from graphs.bm25 import BM25Index, build_index
 from graphs.bm25_build import document_text
+from graphs.build_options import BuildOptions
 from graphs.postings import PostingsBuilder
 from graphs.synth.generate import DOMAINS, generate
 from graphs.tokenize import Tokenizer
@@ -43,7 +44,7 @@ def load_set(name: str, cache: Path, questions: int) -> tuple[list[str], list[st
     if name == "icd10cm":
         build_icd_snapshot(out, "english")
     elif not (out / "manifest.json").is_file():
-        generate(name, 0, out, overwrite=True)
+        generate(name, 0, out, options=BuildOptions(overwrite=True))
     nodes = pq.read_table(out / "nodes.parquet", columns=["id", "name", "text"])
     ids = nodes.column("id").to_pylist()
     position = {node: i for i, node in enumerate(ids)}

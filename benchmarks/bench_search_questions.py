@@ -32,6 +32,7 @@ from icd10 import build_icd_snapshot, icd_questions
 
 from graphs.bm25 import BM25Index, build_index
 from graphs.bm25_build import document_text
+from graphs.build_options import BuildOptions
 from graphs.synth.generate import generate
 from graphs.tokenize import Tokenizer
 
@@ -51,7 +52,7 @@ def load_corpus(spec: str, cache: Path, count: int) -> tuple[Path, list[str], li
         domain, size = spec.split(":")
         out = cache / f"{domain}-{size}"
         if not (out / "manifest.json").is_file():
-            generate(domain, 0, out, int(size), overwrite=True)
+            generate(domain, 0, out, int(size), options=BuildOptions(overwrite=True))
         nodes = pq.read_table(out / "nodes.parquet", columns=["id", "name", "text"])
         position = {node: i for i, node in enumerate(nodes.column("id").to_pylist())}
         rows = [

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 
 _SECTIONS: tuple[tuple[str, str], ...] = (
     ("get_inclusion_term", "Inclusion terms"),
@@ -84,9 +85,8 @@ def build_icd_snapshot(out: Path, analyzer: str) -> Path:
             "relation": ["parent_of"] * sum(1 for row in rows if row["parent"]),
         }
     )
-    return build_snapshot(
-        nodes, edges, out, name="icd10cm", allow_empty_text=True, analyzer=analyzer
-    )
+    options = BuildOptions(allow_empty_text=True, analyzer=analyzer)
+    return build_snapshot(nodes, edges, out, name="icd10cm", options=options)
 
 
 def icd_questions(nodes: pa.Table, count: int, seed: int) -> list[tuple[str, str]]:

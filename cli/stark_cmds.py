@@ -9,7 +9,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.options import AnalyzerOpt, OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.import_options import (
+    AllowEmptyTextOpt,
+    AnalyzerOpt,
+    OverwriteOpt,
+    SkipInvalidOpt,
+    SkipReportOpt,
+    StrictOpt,
+    build_options,
+    summary_lines,
+)
 from graphs.errors import GraphError
 
 
@@ -40,6 +49,8 @@ def import_stark_command(
     overwrite: OverwriteOpt = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
+    allow_empty_text: AllowEmptyTextOpt = False,
+    strict: StrictOpt = False,
     analyzer: AnalyzerOpt = "english",
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
@@ -52,16 +63,21 @@ def import_stark_command(
 
     console = Console(stderr=True)
     try:
+        options = build_options(
+            overwrite=overwrite,
+            skip_invalid=skip_invalid,
+            report=report,
+            allow_empty_text=allow_empty_text,
+            strict=strict,
+            analyzer=analyzer,
+        )
         with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
             path = import_stark(
                 root,
                 dataset.value,
                 out,
-                overwrite=overwrite,
-                skip_invalid=skip_invalid,
-                report_path=report,
+                options=options,
                 text=StarkTextConfig(compact=compact),
-                analyzer=analyzer,
             )
         manifest = read_manifest(path)
     except GraphError as error:
@@ -72,6 +88,5 @@ def import_stark_command(
         f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations; "
         f"candidate types: {', '.join(manifest.candidate_types) or 'all'}"
     )
-    if manifest.skipped_rows:
-        where = report or path / "skipped_rows.csv"
-        print(f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}")
+    for line in summary_lines(manifest, path, options):
+        print(line)

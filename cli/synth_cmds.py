@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.options import AnalyzerOpt
+from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
 
 
 def register(graph_app: typer.Typer) -> None:
@@ -26,11 +26,10 @@ def synth(
         int | None,
         typer.Option("--nodes", help="Approximate node count (default: a ~6,000-node demo graph)."),
     ] = None,
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an existing snapshot.")
-    ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    overwrite: OverwriteOpt = False,
+    strict: StrictOpt = False,
     analyzer: AnalyzerOpt = "english",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
     from graphs.errors import GraphError
@@ -42,7 +41,8 @@ def synth(
         )
         raise typer.Exit(2)
     try:
-        result = generate(domain, seed, out, nodes, overwrite=overwrite, analyzer=analyzer)
+        options = build_options(overwrite=overwrite, strict=strict, analyzer=analyzer)
+        result = generate(domain, seed, out, nodes, options=options)
     except GraphError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

@@ -7,6 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.tokenize import Tokenizer
 from tools.config import ToolConfig
@@ -24,7 +25,8 @@ def test_stemmed_snapshot_snippets_find_inflected_words(tmp_path: Path) -> None:
         }
     )
     edges = pa.table({"src": ["N1"], "dst": ["N2"], "relation": ["about"]})
-    build_snapshot(nodes, edges, tmp_path / "stem", name="stem", analyzer="english-stem")
+    options = BuildOptions(analyzer="english-stem")
+    build_snapshot(nodes, edges, tmp_path / "stem", name="stem", options=options)
     toolset = Toolset(Snapshot.open(tmp_path / "stem"), ToolConfig(snippet_chars=20))
     observation = toolset.call("search", {"query": "connecting", "k": 1})
     assert observation.node_ids == ["N1"]
