@@ -81,6 +81,9 @@ def fuse(
     snapshot: SnapshotOpt = None,
     protocol: ProtocolOpt = "stark",
     depth: Annotated[int, typer.Option("--depth", min=1, help="Length of each fused list.")] = 100,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
@@ -96,7 +99,7 @@ def fuse(
     request = FuseRequest(
         sources=sources, qa=qa, out=out, split=split, tune_split=tune_split, grid=grid,
         modes=modes[mode], weights=_parse_weights(weights), k=k, spec_file=spec,
-        snapshot=snapshot, protocol=protocol, depth=depth,
+        snapshot=snapshot, protocol=protocol, depth=depth, limit=limit,
     )  # fmt: skip
     err = Console(stderr=True)
     with user_errors(err, RankingError, FusionError):
