@@ -79,12 +79,13 @@ class SearchArgs(ToolArgs):
 
 
 class NeighborsArgs(ToolArgs):
-    """List the nodes linked to one node by an edge, in both directions.
+    """List the nodes linked to one node by an edge, in both directions, one line per node.
 
     Use it to follow relations from an anchor found by search, e.g. the papers an author wrote
-    or the products of a brand. Each line shows the edge relative to the anchor:
+    or the products of a brand. Each line names every edge between the anchor and that node:
     `-[relation]-> [id] name (type)` for an edge from the anchor, `<-[relation]- ...` for an
-    edge into it. The last line says how many neighbours matched in total.
+    edge into it, `<-[relation]-> ...` for edges both ways, several joined by commas. The last
+    line says how many neighbours matched in total.
     """
 
     node_id: str = Field(description="The id of the anchor node, exactly as shown in brackets.")
@@ -119,15 +120,17 @@ class NodeArgs(ToolArgs):
 
 
 class SelectArgs(ToolArgs):
-    """Add nodes to your answer list. Earlier selections rank higher; select the best first.
+    """Add nodes a tool has shown you to your answer list. Earlier selections rank higher.
 
-    Call it as soon as you find good answers, and again as you find more. Ids already in the
-    list are ignored. Returns what was added and the size of the list.
+    Call it as soon as you find good answers, and again as you find more; select the best
+    first. Only ids that a tool listed earlier can be selected. Ids already in the list are
+    ignored. Returns what was added and the size of the list.
     """
 
     node_ids: NameList = Field(
         min_length=1,
-        description="Ids of the answer nodes, best first, exactly as shown in brackets.",
+        description="Ids of the answer nodes, best first, exactly as a tool showed them in "
+        "brackets.",
     )
     reasons: dict[str, str] | None = Field(
         default=None,
