@@ -11,6 +11,7 @@ from cli import (
     eval_cmds,
     fuse_cmds,
     graph_cmds,
+    mcp_cmds,
     repl_entry,
     stark_cmds,
     synth_cmds,
@@ -41,6 +42,7 @@ def build_app() -> typer.Typer:
     eval_cmds.register(app)
     demo_cmds.register(app)
     distill_cmds.register(app)
+    mcp_cmds.register(app)
     fuse_cmds.register(app)
     return app
 

@@ -47,6 +47,16 @@ class NeighborRow:
 
 
 @dataclass(frozen=True)
+class EdgeGroup:
+    """The neighbours of one node that share a relation, a direction and a node type."""
+
+    relation: str
+    outgoing: bool
+    node_type: str
+    count: int
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """One global-search result."""
 
@@ -239,6 +249,26 @@ def no_neighbors_text(
             f"node types: {counts_text(type_counts)}. Drop or change the filters.",
         ]
     return "\n".join([*lines, *notes])
+
+
+def node_text(node: NodeView, groups: Sequence[EdgeGroup]) -> str:
+    """The observation of `node`: the node, its whole text, its neighbours by edge type.
+
+    Args:
+        node: The node, with its full text.
+        groups: Its neighbourhood counted by (relation, direction, neighbour type), in order.
+    """
+    lines = [node_label(node), node.text.strip() or "(no text)"]
+    total = sum(group.count for group in groups)
+    if not total:
+        lines.append("no neighbours. Use search to find other nodes.")
+        return "\n".join(lines)
+    lines.append(f"{total:,} {'neighbour' if total == 1 else 'neighbours'} by edge type:")
+    for group in groups:
+        arrow = edge_arrow(group.relation, outgoing=group.outgoing)
+        lines.append(f"{arrow} {group.node_type}: {group.count:,}")
+    lines.append("list them with neighbors, filtered by edge_types and node_types.")
+    return "\n".join(lines)
 
 
 def select_text(

@@ -341,3 +341,17 @@ def test_query_words_match_whatever_the_syntax(toolset: Toolset) -> None:
     syntax = toolset.call("search", {"query": "(babbage OR lovelace)"})
     assert syntax.node_ids == plain.node_ids == ["A1", "A2", "P3"]  # tied scores: lower id first
     assert syntax.scores == plain.scores
+
+
+def test_select_outside_a_trajectory_accepts_any_id_inside_only_shown_ones(
+    tiny_snapshot: Snapshot,
+) -> None:
+    toolset = Toolset(tiny_snapshot)
+    assert toolset.call("select", {"node_ids": ["P2"]}).selected == ["P2"]  # a one-off call
+    rejected = toolset.call("select", {"node_ids": ["P2"]}, shown=["P1", "A1"])
+    assert rejected.error is not None and rejected.error.kind == "not_shown"
+    assert rejected.selected == []
+    assert "Selectable, latest first: A1, P1." in rejected.text
+    accepted = toolset.call("select", {"node_ids": ["P1", "P2"]}, shown=["P1", "A1"])
+    assert accepted.selected == ["P1"]
+    assert accepted.error is not None and accepted.error.kind == "not_shown"
