@@ -121,7 +121,7 @@ def direct_round(
 def bench_domain(workdir: Path, domain: str, args: argparse.Namespace) -> dict[str, Any]:
     out = workdir / domain
     if not (out / "manifest.json").exists():
-        generate(domain, 0, out, None, overwrite=True)
+        generate(domain, 0, out)
     snapshot = Snapshot.open(out)
     toolset = Toolset(snapshot, ToolConfig(enable_node=True))
     rows = [json.loads(line) for line in (out / "qa" / "test.jsonl").open()]
