@@ -19,6 +19,7 @@ ORDER = [
     "synth",
     "stark",
     "distill",
+    "mcp",
 ]
 
 
