@@ -20,7 +20,9 @@ def _indexes(n: int = 60, d: int = 8) -> tuple[CosineIndex, CosineIndex, np.ndar
     x = normalised(rng.standard_normal((n, d)).astype(np.float32)).astype(np.float16)
     z = normalised(rng.standard_normal((n, d)).astype(np.float32)).astype(np.float16)
     types = np.zeros(n, dtype=np.int16)
+    # float16-representable, so the by-hand float32 products equal the index's float16 ones
     query = normalised(rng.standard_normal((1, d)).astype(np.float32))[0]
+    query = query.astype(np.float16).astype(np.float32)
     return CosineIndex(x, types), CosineIndex(z, types), query
 
 
