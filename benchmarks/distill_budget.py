@@ -43,7 +43,7 @@ def tiny_study(out: Path) -> Any:
 
     graph = out / "graph"
     if not (graph / "qa" / "test.jsonl").is_file():
-        generate("academic", 0, graph, TINY_NODES, overwrite=True)
+        generate("academic", 0, graph, TINY_NODES)
     texts = [
         f"{row['name']} {row['text']}" for row in pq.read_table(graph / "nodes.parquet").to_pylist()
     ]
