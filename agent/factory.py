@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from agent.ark import ArkAgent
 from agent.models.registry import load_model
-from agent.models.rules import RulePolicy
 from agent.prompt import render_system_prompt
 from tools.toolset import Toolset
 
@@ -29,9 +28,6 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     """
     toolset = Toolset(snapshot, config.tools)
     if model is None:
-        model = load_model(
-            config,
-            rules_factory=lambda: RulePolicy(snapshot, toolset, max_steps=config.max_steps),
-        )
+        model = load_model(config, manifest=snapshot.manifest)
     prompt = render_system_prompt(snapshot, toolset.schemas(), max_steps=config.max_steps)
     return ArkAgent(toolset, model, config, system_prompt=prompt)

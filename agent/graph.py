@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from agent.events import AgentEvent
 from agent.models.base import ModelError
 from agent.models.toolcall_parse import ensure_call_ids
-from agent.state import AgentState, RunContext
+from agent.state import AgentState, RunContext, extend_unique
 
 NO_TOOL_CALL_NUDGE = (
     "You did not call a tool. Call `search` or `neighbors` to explore, `select` to add answers, "
@@ -45,6 +45,7 @@ async def run_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
     """Execute the last assistant turn's tool calls in order; bad calls become observations."""
     ctx = runtime.context
     answers = list(state.get("answers", []))
+    shown = list(state.get("shown", []))
     finished = False
     messages: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
@@ -58,8 +59,9 @@ async def run_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
         if finished:
             text, error_kind, error = AFTER_FINISH, "after_finish", AFTER_FINISH
         else:
-            observation = ctx.toolset.call(name, arguments or "", answers=answers)
+            observation = ctx.toolset.call(name, arguments or "", answers=answers, shown=shown)
             answers.extend(observation.selected)
+            shown = extend_unique(shown, observation.node_ids)
             finished = observation.finished
             text = observation.text
             error_kind = observation.error.kind if observation.error else None
@@ -85,6 +87,7 @@ async def run_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
         "messages": messages,
         "steps": records,
         "answers": answers[len(state.get("answers", [])) :],
+        "shown": shown[len(state.get("shown", [])) :],
     }
     if finished:
         update |= {"finished": True, "stop_reason": "finish"}

@@ -34,6 +34,9 @@ def render_system_prompt(
 ) -> str:
     """Render the system prompt for one snapshot and toolset.
 
+    The "how to work" advice follows the toolset: it names `neighbors`, its filters and its
+    query only when the schemas offer them (an ablated run is not told to use what is off).
+
     Args:
         snapshot: The graph; its node types, relation signatures and candidate types are shown.
         tools: The OpenAI tool schemas offered to the model (their descriptions are listed).
@@ -44,6 +47,8 @@ def render_system_prompt(
         The system message text.
     """
     manifest = snapshot.manifest
+    functions = {tool["function"]["name"]: tool["function"] for tool in tools}
+    neighbor_parameters = _parameters(functions.get("neighbors"))
     env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
     template = env.from_string(load_prompt_template(template_name))
     return template.render(
@@ -53,6 +58,14 @@ def render_system_prompt(
         node_types=list(manifest.node_types.items()),
         signatures=manifest.signatures,
         candidate_types=manifest.candidate_types,
-        tools=[tool["function"] for tool in tools],
+        tools=list(functions.values()),
+        neighbors="neighbors" in functions,
+        neighbor_query="query" in neighbor_parameters,
+        type_filters="node_types" in neighbor_parameters | _parameters(functions.get("search")),
         max_steps=max_steps,
     ).strip()
+
+
+def _parameters(function: dict[str, Any] | None) -> set[str]:
+    """Names of the parameters a tool schema offers (empty when the tool is not offered)."""
+    return set(((function or {}).get("parameters") or {}).get("properties") or {})

@@ -27,12 +27,15 @@ def extend_unique(current: list[str], new: list[str]) -> list[str]:
 class AgentState(TypedDict, total=False):
     """State of one agent.
 
-    `messages`, `answers` and `steps` only ever grow (their reducers append); `step` counts model
-    turns explicitly so the step limit never depends on LangGraph's recursion limit.
+    `messages`, `answers`, `shown` and `steps` only ever grow (their reducers append); `step`
+    counts model turns explicitly so the step limit never depends on LangGraph's recursion limit.
+    `shown` holds every id a tool listed so far, in the order first shown: `select` accepts only
+    these.
     """
 
     messages: Annotated[list[dict[str, Any]], operator.add]
     answers: Annotated[list[str], extend_unique]
+    shown: Annotated[list[str], extend_unique]
     steps: Annotated[list[dict[str, Any]], operator.add]
     step: int
     finished: bool

@@ -35,7 +35,8 @@ def ark(*args: str | Path) -> None:
 
 def run_agent(snap: Path, split: str, out: Path, model: str, limit: int, args: Any) -> float:
     from agent.config import AgentConfig
-    from evals.runner import EvalRequest, evaluate
+    from evals.request import RunRequest
+    from evals.runner import evaluate
     from tools.config import ToolConfig
 
     started = time.perf_counter()
@@ -48,17 +49,15 @@ def run_agent(snap: Path, split: str, out: Path, model: str, limit: int, args: A
         max_tokens=args.max_tokens,
         tools=tools,
     )
-    request = EvalRequest(
+    request = RunRequest(
         snapshot=snap,
         qa=snap / "qa" / f"{split}.jsonl",
-        split=None,
         out=out,
-        agent=agent,
         limit=limit,
         concurrency=2,
         resume=out.exists(),
     )
-    evaluate(request)
+    evaluate(request, agent)
     return time.perf_counter() - started
 
 

@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 
 from agent.config import AgentConfig
-from evals.baseline import BaselineRequest, run_baseline
+from evals.baseline import run_baseline
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, PROTOCOLS
-from evals.runner import EvalRequest, evaluate
+from evals.request import RunRequest
+from evals.runner import evaluate
 from evals.summary import RunSummary, summarize_run
 from graphs.manifest import read_manifest
 from graphs.synth.generate import DOMAINS, generate
@@ -39,18 +40,12 @@ def run_domain(
     shutil.rmtree(runs, ignore_errors=True)
     started = time.perf_counter()
     evaluate(
-        EvalRequest(
-            snapshot=graph,
-            qa=qa,
-            out=runs / "rules",
-            agent=AgentConfig(model="rules", n_agents=agents),
-            limit=limit,
-            concurrency=concurrency,
-        )
+        RunRequest(snapshot=graph, qa=qa, out=runs / "rules", limit=limit, concurrency=concurrency),
+        AgentConfig(model="rules", n_agents=agents),
     )
     rules_s = time.perf_counter() - started
     started = time.perf_counter()
-    run_baseline(BaselineRequest(snapshot=graph, qa=qa, out=runs / "bm25", limit=limit))
+    run_baseline(RunRequest(snapshot=graph, qa=qa, out=runs / "bm25", limit=limit))
     bm25_s = time.perf_counter() - started
     nodes = read_manifest(graph).num_nodes
     return summarize_run(runs / "rules"), summarize_run(runs / "bm25"), rules_s, bm25_s, nodes

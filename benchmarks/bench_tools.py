@@ -28,7 +28,7 @@ from bench_search import make_corpus  # noqa: E402
 
 from graphs.build import build_snapshot  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
-from tools.neighbors import neighbor_scores  # noqa: E402
+from tools.neighbor_set import NeighborSet  # noqa: E402
 from tools.toolset import Toolset  # noqa: E402
 
 TYPE_NAMES = ["paper", "author", "field", "venue"]  # make_corpus's type codes 0..3
@@ -165,8 +165,9 @@ def neighbor_calls(
 def neighbor_rows(snapshot: Snapshot, toolset: Toolset, rounds: int, seed: int) -> list[str]:
     """Markdown rows: neighbors p50/p95 per degree bucket and variant.
 
-    The `query: BM25 scoring only` rows time `neighbor_scores` (graphs' `score_nodes` on the
-    distinct neighbours) for the same calls, to show how much of a ranked call is scoring.
+    The `query: BM25 scoring only` rows time grouping the neighbour set and graphs'
+    `score_nodes` on its distinct nodes for the same calls, to show how much of a ranked call
+    is scoring.
     """
     rng = np.random.default_rng(seed + 4)
     rows = []
@@ -188,7 +189,7 @@ def neighbor_rows(snapshot: Snapshot, toolset: Toolset, rounds: int, seed: int) 
 def _score_only(snapshot: Snapshot, arguments: str) -> None:
     call = json.loads(arguments)
     hood = snapshot.neighbors(snapshot.internal_id(call["node_id"]))
-    neighbor_scores(snapshot.index, hood.nodes, call["query"])
+    snapshot.index.score_nodes(call["query"], NeighborSet.of(hood).nodes)
 
 
 def _checked(toolset: Toolset, name: str, arguments: str) -> None:

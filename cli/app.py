@@ -9,7 +9,9 @@ from cli import (
     demo_cmds,
     distill_cmds,
     eval_cmds,
+    fuse_cmds,
     graph_cmds,
+    mcp_cmds,
     repl_entry,
     stark_cmds,
     synth_cmds,
@@ -40,6 +42,8 @@ def build_app() -> typer.Typer:
     eval_cmds.register(app)
     demo_cmds.register(app)
     distill_cmds.register(app)
+    mcp_cmds.register(app)
+    fuse_cmds.register(app)
     return app
 
 

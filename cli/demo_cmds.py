@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from agent.config import AgentConfig
 from cli.guards import interrupt_hint, user_errors
 from cli.options import AgentsOpt, StepsOpt, agent_config, fail
 
@@ -25,8 +26,8 @@ def demo(
         typer.Option("-m", "--model", help="A served model (uses OPENAI_BASE_URL/API_KEY)."),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
-    agents: AgentsOpt = 3,
-    max_steps: StepsOpt = 20,
+    agents: AgentsOpt = None,
+    max_steps: StepsOpt = None,
 ) -> None:
     """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
     from evals.console import ProgressPerRun, demo_view
@@ -39,7 +40,7 @@ def demo(
         fail(f"-m {model} needs an endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it asks "
              "for one), or leave out -m to run the offline rule policy", err)  # fmt: skip
     with user_errors(err, ValueError):
-        config = agent_config(model=model or "rules", agents=agents, max_steps=max_steps)
+        config = agent_config(model=model or AgentConfig.model, agents=agents, max_steps=max_steps)
         request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
     console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
                   f"first {limit} test questions")  # fmt: skip

@@ -25,9 +25,29 @@ KeepOpt = Annotated[
 def dataset(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories written by `ark eval`.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Dataset directory to write.")],
+    val_source: Annotated[
+        str,
+        typer.Option(
+            "--val-source",
+            help="auto: the question set's official val split when the runs hold its questions "
+            "(run the teacher with --split val too), else a random --val-fraction; official: "
+            "require it; random: always a random share.",
+        ),
+    ] = "auto",
     val_fraction: Annotated[
-        float, typer.Option("--val-fraction", help="Share of questions held out for validation.")
+        float,
+        typer.Option(
+            "--val-fraction", help="Share of questions held out when the split is random."
+        ),
     ] = 0.1,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            help="Keep a random N of the training questions (the paper: up to 6,000), seeded "
+            "by --seed; with one seed a smaller sample is nested in a larger one.",
+        ),
+    ] = None,
     keep: KeepOpt = "all",
     system_prompt: Annotated[
         bool,
@@ -36,7 +56,9 @@ def dataset(
             help="Keep the agent's system prompt in every row.",
         ),
     ] = True,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the question split.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the random split and of --sample.")
+    ] = 0,
     tokenizer: Annotated[
         str | None,
         typer.Option(
@@ -53,7 +75,9 @@ def dataset(
 
     try:
         options = DatasetOptions(
+            val_source=val_source,  # type: ignore[arg-type]
             val_fraction=val_fraction,
+            sample=sample,
             keep=keep,  # type: ignore[arg-type]
             include_system_prompt=system_prompt,
             seed=seed,

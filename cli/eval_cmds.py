@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -21,7 +21,11 @@ from cli.options import (
     StepsOpt,
     TemperatureOpt,
     agent_config,
+    fail,
 )
+
+if TYPE_CHECKING:
+    from evals.request import RunRequest
 
 QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
 SplitOpt = Annotated[
@@ -36,8 +40,26 @@ SplitOpt = Annotated[
     ),
 ]
 LimitOpt = Annotated[
-    int | None, typer.Option("--limit", min=1, help="Only the first N questions of the split.")
+    int | None,
+    typer.Option("--limit", min=1, help="Only the first N questions (of the sample, if any)."),
 ]
+SampleOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        help="A random N questions of the split (seeded by --seed; the paper distils from up "
+        "to 6,000 training queries).",
+    ),
+]
+SampleFractionOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--sample-fraction",
+        help="A random fraction of the split, e.g. 0.1 (the paper's ablations use a random "
+        "10%% of the test set); seeded by --seed.",
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample / --sample-fraction.")]
 ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", min=1, help="Questions in flight at once.")
 ]
@@ -131,15 +153,50 @@ def _run_with_progress(
         raise typer.Exit(code=1)
 
 
+def _questions(
+    snapshot: Path,
+    qa: Path,
+    out: Path,
+    *,
+    split: str | None,
+    sample: int | None,
+    sample_fraction: float | None,
+    seed: int,
+    limit: int | None,
+    concurrency: int = 4,
+    resume: bool = False,
+) -> RunRequest:
+    """The shared run request; bad sample values exit 2 with the reason."""
+    from evals.request import RunRequest
+    from evals.sampling import QuestionSample
+
+    try:
+        return RunRequest(
+            snapshot=snapshot,
+            qa=qa,
+            out=out,
+            split=split,
+            sample=QuestionSample(size=sample, fraction=sample_fraction, seed=seed),
+            limit=limit,
+            concurrency=concurrency,
+            resume=resume,
+        )
+    except ValueError as error:
+        fail(str(error), Console(stderr=True))
+
+
 def eval_run(
     snapshot: SnapshotArg,
     qa: QaOpt,
     out: OutOpt,
     split: SplitOpt = None,
     model: ModelOpt = None,
-    agents: AgentsOpt = 3,
-    max_steps: StepsOpt = 20,
+    agents: AgentsOpt = None,
+    max_steps: StepsOpt = None,
     limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
     base_url: BaseUrlOpt = None,
@@ -148,7 +205,7 @@ def eval_run(
     as_json: JsonOpt = False,
 ) -> None:
     """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
-    from evals.runner import EvalRequest, evaluate
+    from evals.runner import evaluate
 
     console = Console()
     with user_errors(Console(stderr=True), ValueError):
@@ -160,12 +217,14 @@ def eval_run(
             temperature=temperature,
             ablate=ablate,
         )
-    request = EvalRequest(
-        snapshot=snapshot,
-        qa=qa,
+    request = _questions(
+        snapshot,
+        qa,
+        out,
         split=split,
-        out=out,
-        agent=config,
+        sample=sample,
+        sample_fraction=sample_fraction,
+        seed=seed,
         limit=limit,
         concurrency=concurrency,
         resume=resume,
@@ -175,7 +234,7 @@ def eval_run(
         out,
         as_json=as_json,
         label=f"{config.model} n={config.n_agents}",
-        execute=lambda **handlers: evaluate(request, **handlers),
+        execute=lambda **handlers: evaluate(request, config, **handlers),
     )
 
 
@@ -185,22 +244,33 @@ def baseline_bm25(
     out: OutOpt,
     split: SplitOpt = None,
     limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
     k: Annotated[int, typer.Option("--k", min=1, help="Hits kept per question.")] = 100,
     resume: ResumeOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score plain BM25 global search (top-k for the raw question) like an agent run."""
-    from evals.baseline import BaselineRequest, run_baseline
+    from evals.baseline import run_baseline
 
-    request = BaselineRequest(
-        snapshot=snapshot, qa=qa, split=split, out=out, limit=limit, k=k, resume=resume
+    request = _questions(
+        snapshot,
+        qa,
+        out,
+        split=split,
+        sample=sample,
+        sample_fraction=sample_fraction,
+        seed=seed,
+        limit=limit,
+        resume=resume,
     )
     _run_with_progress(
         Console(),
         out,
         as_json=as_json,
         label="bm25",
-        execute=lambda **handlers: run_baseline(request, **handlers),
+        execute=lambda **handlers: run_baseline(request, k=k, **handlers),
     )
 
 
@@ -232,6 +302,9 @@ def eval_sweep(
     split: SplitOpt = None,
     model: ModelOpt = None,
     limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
     base_url: BaseUrlOpt = None,
@@ -243,24 +316,28 @@ def eval_sweep(
     from evals.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
+    questions = _questions(
+        snapshot,
+        qa,
+        out,
+        split=split,
+        sample=sample,
+        sample_fraction=sample_fraction,
+        seed=seed,
+        limit=limit,
+        concurrency=concurrency,
+    )
     with user_errors(err, ValueError):
         request = SweepRequest(
-            snapshot=snapshot,
-            qa=qa,
-            split=split,
-            out=out,
+            questions=questions,
             agent=agent_config(
                 model=model,
-                agents=1,
-                max_steps=1,
                 base_url=base_url,
                 temperature=temperature,
                 ablate=ablate,
             ),
             agents=parse_grid(agents, "--agents"),
             max_steps=parse_grid(max_steps, "--max-steps"),
-            limit=limit,
-            concurrency=concurrency,
             baseline=baseline,
         )
     with (

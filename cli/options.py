@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -12,9 +11,10 @@ import typer
 from rich.console import Console
 
 from agent.config import AgentConfig
+from agent.models.registry import MODEL_ENV_VAR, resolve_model_spec
 from tools.config import ToolConfig
 
-MODEL_ENV = "ARK_MODEL"
+_PAPER = AgentConfig()
 
 
 class Ablation(StrEnum):
@@ -30,17 +30,34 @@ ModelOpt = Annotated[
     typer.Option(
         "-m",
         "--model",
-        help="rules | hf:PATH | openai:NAME or a served model name (env ARK_MODEL; default rules).",
+        help=f"rules | hf:PATH | openai:NAME or a served model name (env {MODEL_ENV_VAR}; "
+        f"default {_PAPER.model}).",
     ),
 ]
-AgentsOpt = Annotated[int, typer.Option("--agents", min=1, help="Parallel agents (paper: 3).")]
-StepsOpt = Annotated[int, typer.Option("--max-steps", min=1, help="Turns per agent (paper: 20).")]
+AgentsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--agents", min=1, help=f"Parallel agents (default {_PAPER.n_agents}).", show_default=False
+    ),
+]
+StepsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-steps",
+        min=1,
+        help=f"Turns per agent (default {_PAPER.max_steps}).",
+        show_default=False,
+    ),
+]
 BaseUrlOpt = Annotated[
     str | None,
     typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
 ]
 TemperatureOpt = Annotated[
-    float | None, typer.Option("--temperature", min=0.0, help="Sampling temperature (0.7).")
+    float | None,
+    typer.Option(
+        "--temperature", min=0.0, help=f"Sampling temperature (default {_PAPER.temperature})."
+    ),
 ]
 AblateOpt = Annotated[
     list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
@@ -58,15 +75,19 @@ SkipReportOpt = Annotated[
 
 def agent_config(
     *,
-    model: str | None,
-    agents: int,
-    max_steps: int,
+    model: str | None = None,
+    agents: int | None = None,
+    max_steps: int | None = None,
     base_url: str | None = None,
     temperature: float | None = None,
     ablate: list[Ablation] | None = None,
     base: AgentConfig | None = None,
 ) -> AgentConfig:
-    """Map command-line flags onto an AgentConfig (the only thing the CLI configures)."""
+    """Map command-line flags onto an AgentConfig (the only thing the CLI configures).
+
+    A flag left out (None) keeps the value of `base`, else AgentConfig's paper default; the
+    model falls back to $ARK_MODEL through `resolve_model_spec`, the one place that reads it.
+    """
     config = base or AgentConfig()
     ablations = set(ablate or [])
     tools = replace(
@@ -77,9 +98,9 @@ def agent_config(
     )
     return replace(
         config,
-        model=model or os.environ.get(MODEL_ENV) or config.model,
-        n_agents=agents,
-        max_steps=max_steps,
+        model=resolve_model_spec(model, default=config.model),
+        n_agents=config.n_agents if agents is None else agents,
+        max_steps=config.max_steps if max_steps is None else max_steps,
         base_url=base_url or config.base_url,
         temperature=config.temperature if temperature is None else temperature,
         tools=tools,

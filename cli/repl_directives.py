@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from evals.runstore import RunRecord
+from tools.format import edge_arrow
+from tools.node import edge_groups
 from tools.toolset import Toolset
 
 if TYPE_CHECKING:
@@ -63,17 +64,14 @@ class ReplCommands:
         title = f"[{rest}] {snapshot.name(node)} ({snapshot.type_name(node)})"
         self.console.print(title, style="bold", highlight=False, markup=False)
         self.console.print(snapshot.text(node), highlight=False, markup=False)
-        hood = snapshot.neighbors(node)
-        counts: Counter[tuple[str, int, str]] = Counter(
-            (snapshot.relation_names[r], int(d), snapshot.type_name(int(n)))
-            for n, r, d in zip(hood.nodes, hood.relations, hood.directions, strict=True)
-        )
-        table = Table(title=f"{len(hood.nodes):,} neighbours")
+        groups = edge_groups(snapshot, node)
+        total = sum(group.count for group in groups)
+        table = Table(title=f"{total:,} neighbours")
         for column in ("relation", "neighbour type", "count"):
             table.add_column(column)
-        for (relation, direction, node_type), count in sorted(counts.items()):
-            arrow = f"-[{relation}]->" if direction > 0 else f"<-[{relation}]-"
-            table.add_row(escape(arrow), node_type, f"{count:,}")
+        for group in groups:
+            arrow = edge_arrow(group.relation, outgoing=group.outgoing)
+            table.add_row(escape(arrow), escape(group.node_type), f"{group.count:,}")
         self.console.print(table)
 
     def search(self, rest: str) -> None:

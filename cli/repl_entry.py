@@ -28,8 +28,8 @@ from graphs.snapshot import Snapshot
 def repl(
     snapshot: SnapshotArg,
     model: ModelOpt = None,
-    agents: AgentsOpt = 3,
-    max_steps: StepsOpt = 20,
+    agents: AgentsOpt = None,
+    max_steps: StepsOpt = None,
     base_url: BaseUrlOpt = None,
 ) -> None:
     """Ask questions interactively over SNAPSHOT (history is kept across sessions)."""

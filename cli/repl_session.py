@@ -43,8 +43,7 @@ class ReplSession:
         """Switch to `config`; the loaded model is kept unless the model spec changed."""
         previous = self.agent
         same_model = previous is not None and previous.config.model == config.model
-        # The rule policy plans with the toolset and step budget, so it is always rebuilt.
-        keep = previous.model if same_model and previous and config.model != "rules" else None
+        keep = previous.model if same_model and previous else None
         self.config = config
         self.agent = self.agent_factory(self.snapshot, config, model=keep)
         return self.agent

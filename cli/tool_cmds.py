@@ -1,4 +1,4 @@
-"""`ark search` and `ark neighbors`: one tool call, printed exactly as the model would see it."""
+"""`ark search`, `ark neighbors`, `ark node`: one tool call, printed exactly as a model sees it."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to the `ark` application."""
     app.command("search")(search)
     app.command("neighbors")(neighbors)
+    app.command("node")(node)
 
 
 def search(
@@ -87,6 +88,15 @@ def neighbors(
     _run(snapshot, "neighbors", arguments, as_json=as_json)
 
 
+def node(
+    snapshot: SnapshotArg,
+    node_id: Annotated[str, typer.Argument(help="External id of the node.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """A node's whole text and its neighbours counted by edge type (`ark mcp`'s node tool)."""
+    _run(snapshot, "node", {"node_id": node_id}, as_json=as_json)
+
+
 def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: bool) -> None:
     from graphs.snapshot import Snapshot
     from tools.toolset import Toolset
@@ -100,7 +110,7 @@ def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: 
         typer.echo(f"error: cannot open snapshot {snapshot_path}: {error}; rebuild it", err=True)
         raise typer.Exit(code=2) from None
     given = {name: value for name, value in arguments.items() if value is not None}
-    observation = Toolset(snapshot).call(tool, given)
+    observation = Toolset(snapshot, ToolConfig(enable_node=True)).call(tool, given)
     _print(observation, as_json=as_json)
     if observation.error is not None:
         raise typer.Exit(code=2)

@@ -1,13 +1,27 @@
-"""TrainConfig: the distillation run's settings (paper defaults), loadable from YAML."""
+"""TrainConfig: the distillation run's settings (paper defaults), a pydantic model read from YAML.
+
+Every value is validated by pydantic against the field's type: integers must be integers,
+booleans booleans, numbers finite (``nan`` and ``inf`` are refused); PyYAML reads ``1e-5``
+(no dot) as a string, so number fields accept numeric strings. A bad value raises
+`TrainConfigError` naming the field, the value given and the type expected.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
 
 from distill.errors import TrainConfigError
 
@@ -26,8 +40,49 @@ EMBEDDING_MODULES = ("embed_tokens", "lm_head")
 """Trained in full (not through LoRA) when `LoraSettings.train_embeddings` is on."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoraSettings:
+def _no_bool(value: Any) -> Any:
+    """A YAML `true` is not a number (pydantic would read it as 1.0)."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_no_bool)]
+"""A finite float; numeric strings such as "1e-5" are read as numbers."""
+
+EXPECTED_BY_ERROR = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number (not nan or inf)",
+    "value_error": "a number",
+    "bool_type": "a boolean (true/false)",
+    "string_type": "a string",
+    "tuple_type": "a list of strings",
+    "too_short": "a list of at least one string",
+    "model_type": "a mapping of settings",
+    "dict_type": "a mapping of settings",
+}
+"""pydantic error type -> the value the field expects, in words."""
+
+
+class _Settings(BaseModel):
+    """Frozen, keyword-only, unknown keys refused; errors become `TrainConfigError`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise TrainConfigError(_describe(error, type(self))) from None
+
+
+Modules = Annotated[tuple[StrictStr, ...], Field(min_length=1)]
+
+
+class LoraSettings(_Settings):
     """The PEFT LoRA adapter.
 
     Attributes:
@@ -40,26 +95,22 @@ class LoraSettings:
             base barely learns. Requires untied embeddings.
     """
 
-    r: int = 32
-    alpha: int = 64
-    dropout: float = 0.05
-    target_modules: tuple[str, ...] = ATTENTION_MLP_PROJECTIONS
-    train_embeddings: bool = False
+    r: StrictInt = 32
+    alpha: StrictInt = 64
+    dropout: Number = 0.05
+    target_modules: Modules = ATTENTION_MLP_PROJECTIONS
+    train_embeddings: StrictBool = False
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _check(self) -> LoraSettings:
         if self.r < 1 or self.alpha < 1:
-            raise TrainConfigError(
-                f"lora.r and lora.alpha must be >= 1, got {self.r}, {self.alpha}"
-            )
+            raise ValueError(f"lora.r and lora.alpha must be >= 1, got {self.r}, {self.alpha}")
         if not 0.0 <= self.dropout < 1.0:
-            raise TrainConfigError(f"lora.dropout must be in [0, 1), got {self.dropout}")
-        if not self.target_modules:
-            raise TrainConfigError("lora.target_modules is empty; name at least one linear layer")
-        object.__setattr__(self, "target_modules", tuple(self.target_modules))
+            raise ValueError(f"lora.dropout must be in [0, 1), got {self.dropout}")
+        return self
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrainConfig:
+class TrainConfig(_Settings):
     """One SFT run of a LoRA student on teacher trajectories (paper defaults).
 
     Attributes:
@@ -91,29 +142,30 @@ class TrainConfig:
         lora: The adapter's settings.
     """
 
-    learning_rate: float = 1e-5
-    num_train_epochs: float = 1.0
-    max_steps: int | None = None
-    max_minutes: float | None = None
-    max_length: int = 16384
-    batch_size: int = 1
-    gradient_accumulation_steps: int = 8
-    optimizer: str = "adamw_torch"
-    weight_decay: float = 0.0
-    lr_scheduler: str = "linear"
-    warmup_steps: int = 0
-    eval_steps: int = 50
-    logging_steps: int = 10
-    save_total_limit: int = 2
-    seed: int = 0
-    chat_template: str = "qwen"
-    assistant_only_loss: bool = True
-    bf16: bool | None = None
-    gradient_checkpointing: bool | None = None
-    attn_implementation: str | None = None
-    lora: LoraSettings = field(default_factory=LoraSettings)
+    learning_rate: Number = 1e-5
+    num_train_epochs: Number = 1.0
+    max_steps: StrictInt | None = None
+    max_minutes: Number | None = None
+    max_length: StrictInt = 16384
+    batch_size: StrictInt = 1
+    gradient_accumulation_steps: StrictInt = 8
+    optimizer: StrictStr = "adamw_torch"
+    weight_decay: Number = 0.0
+    lr_scheduler: StrictStr = "linear"
+    warmup_steps: StrictInt = 0
+    eval_steps: StrictInt = 50
+    logging_steps: StrictInt = 10
+    save_total_limit: StrictInt = 2
+    seed: StrictInt = 0
+    chat_template: StrictStr = "qwen"
+    assistant_only_loss: StrictBool = True
+    bf16: StrictBool | None = None
+    gradient_checkpointing: StrictBool | None = None
+    attn_implementation: StrictStr | None = None
+    lora: LoraSettings = Field(default_factory=LoraSettings)
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _check(self) -> TrainConfig:
         positive = {
             "learning_rate": self.learning_rate,
             "num_train_epochs": self.num_train_epochs,
@@ -126,104 +178,63 @@ class TrainConfig:
         }
         for name, value in positive.items():
             if value <= 0:
-                raise TrainConfigError(f"{name} must be > 0, got {value}")
+                raise ValueError(f"{name} must be > 0, got {value}")
         if self.max_minutes is not None and self.max_minutes <= 0:
-            raise TrainConfigError(f"max_minutes must be > 0 or unset, got {self.max_minutes}")
+            raise ValueError(f"max_minutes must be > 0 or unset, got {self.max_minutes}")
         if self.max_steps is not None and self.max_steps < 1:
-            raise TrainConfigError(f"max_steps must be >= 1 or unset, got {self.max_steps}")
+            raise ValueError(f"max_steps must be >= 1 or unset, got {self.max_steps}")
+        if self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must be >= 0, got {self.warmup_steps}")
+        return self
 
     def replace(self, **changes: Any) -> TrainConfig:
-        """A copy with `changes` applied (None values are ignored, as unset CLI flags)."""
+        """A validated copy with `changes` applied (None values are ignored, as unset flags)."""
         kept = {key: value for key, value in changes.items() if value is not None}
-        return dataclasses.replace(self, **kept)
+        return TrainConfig(**{**dict(self), **kept})
 
     def to_record(self) -> dict[str, Any]:
-        """Plain-dict form, saved next to the adapter."""
-        return asdict(self)
+        """Plain-dict (JSON-ready) form, saved next to the adapter."""
+        return self.model_dump(mode="json")
 
 
-_MISMATCH = object()
-"""Returned by `_converted` when a value does not fit a type."""
-
-
-def _build(cls: type[Any], values: dict[str, Any], where: str) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(values) - names)
-    if unknown:
-        raise TrainConfigError(
-            f"unknown key(s) {unknown} in {where}; valid keys: {', '.join(sorted(names))}"
+def _describe(error: ValidationError, model: type[BaseModel]) -> str:
+    """One clause per problem: the field, the value given and what was expected."""
+    clauses = []
+    for problem in error.errors(include_url=False):
+        location = [str(part) for part in problem["loc"] if not isinstance(part, int)]
+        kind = problem["type"]
+        if kind == "value_error" and not location:  # a range check of a whole section
+            clauses.append(str(problem["msg"]).removeprefix("Value error, "))
+            continue
+        name = location[-1] if location else "?"
+        nested = len(location) > 1
+        where = " in the lora section" if nested else ""
+        if kind == "extra_forbidden":
+            valid = ", ".join(sorted((LoraSettings if nested else model).model_fields))
+            clauses.append(f"unknown key {name!r}{where}; valid keys: {valid}")
+            continue
+        expected = EXPECTED_BY_ERROR.get(kind, str(problem["msg"]))
+        field = None if nested else model.model_fields.get(name)
+        if field is not None and field.default is None:
+            expected += " or null (unset)"
+        value = problem.get("input")
+        clauses.append(
+            f"bad value for {name}{where}: expected {expected}, got {value!r} "
+            f"({type(value).__name__}); fix the value in the YAML file"
         )
-    hints = typing.get_type_hints(cls)
-    checked = {
-        name: _checked(value, hints[name], f"{name} in {where}") for name, value in values.items()
-    }
-    try:
-        return cls(**checked)
-    except TypeError as error:
-        raise TrainConfigError(f"bad value in {where}: {error}") from error
-
-
-def _checked(value: Any, hint: Any, where: str) -> Any:
-    """`value` converted to the field type `hint`.
-
-    PyYAML reads `1e-5` (no dot) as a string, so number fields accept numeric strings.
-
-    Raises:
-        TrainConfigError: Naming the field, the value given and the expected type.
-    """
-    options = typing.get_args(hint) if typing.get_origin(hint) is types.UnionType else (hint,)
-    for option in options:
-        converted = _converted(value, option)
-        if converted is not _MISMATCH:
-            return converted
-    expected = " or ".join(_type_name(option) for option in options)
-    raise TrainConfigError(
-        f"bad value for {where}: expected {expected}, got {value!r} "
-        f"({type(value).__name__}); fix the value in the YAML file"
-    )
-
-
-def _converted(value: Any, option: Any) -> Any:
-    """`value` as `option` (one member of a field's type), or `_MISMATCH`."""
-    if isinstance(value, bool):
-        return value if option is bool else _MISMATCH
-    if option is type(None):
-        return value if value is None else _MISMATCH
-    if option is int:
-        return value if isinstance(value, int) else _MISMATCH
-    if option is float and isinstance(value, int | float | str):
-        try:
-            return float(value)
-        except ValueError:
-            return _MISMATCH
-    if option is str:
-        return value if isinstance(value, str) else _MISMATCH
-    if typing.get_origin(option) is tuple and isinstance(value, list | tuple):
-        return tuple(value) if all(isinstance(v, str) for v in value) else _MISMATCH
-    return value if isinstance(option, type) and isinstance(value, option) else _MISMATCH
-
-
-def _type_name(hint: Any) -> str:
-    if hint is type(None):
-        return "null (unset)"
-    if typing.get_origin(hint) is tuple:
-        return "a list of strings"
-    names = {bool: "a boolean (true/false)", int: "an integer", float: "a number", str: "a string"}
-    return names.get(hint, getattr(hint, "__name__", str(hint)))
+    return "; ".join(dict.fromkeys(clauses))
 
 
 def config_from_dict(values: dict[str, Any]) -> TrainConfig:
-    """Build a TrainConfig from a plain dict (a nested `lora` dict is allowed).
+    """Build a TrainConfig from a plain dict (a nested `lora` mapping is allowed).
 
     Raises:
-        TrainConfigError: Unknown keys or invalid values.
+        TrainConfigError: Unknown keys or invalid values (naming the field, value and type).
     """
-    values = dict(values)
-    lora = values.pop("lora", None) or {}
-    if not isinstance(lora, dict):
+    lora = values.get("lora")
+    if lora is not None and not isinstance(lora, dict | LoraSettings):
         raise TrainConfigError(f"`lora` must be a mapping, got {type(lora).__name__}")
-    settings = _build(LoraSettings, lora, "the lora section")
-    return _build(TrainConfig, {**values, "lora": settings}, "the training config")
+    return TrainConfig(**values)
 
 
 def load_config(path: str | Path | None) -> TrainConfig:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,9 @@ from typing import Any, Literal
 from agent.trajectory import Trajectory
 from distill.errors import RunDirError, SFTDataError
 from distill.rows import malformed_calls, trajectory_row
+from distill.splits import VAL_SOURCES, ValSource, assign_splits, official_val_ids
 from distill.stats import DatasetStats, approximate_tokens, count_tokens
+from evals.sampling import QuestionSample
 
 logger = logging.getLogger(__name__)
 
@@ -27,15 +28,24 @@ class DatasetOptions:
     """How trajectories become SFT rows.
 
     Attributes:
-        val_fraction: Share of questions (not trajectories) held out for validation.
+        val_source: Which questions validate (see distill/splits.py): `auto` (the official
+            val split of the question set when the runs hold any of its questions, else a
+            random `val_fraction`), `official` (required) or `random`.
+        val_fraction: Share of questions (not trajectories) held out for validation when the
+            split is random.
+        sample: Keep a random `sample` of the training questions (the paper: "up to 6,000
+            training queries"); None keeps all. Seeded by `seed`; with one seed a smaller
+            sample is nested in a larger one.
         keep: `all` keeps every trajectory (label-free, the paper's setting); `best-recall`
             keeps per question the trajectory whose own answers have the best recall@20
             against gold, and rejects questions where even that is 0 (needs labels).
         include_system_prompt: Keep the agent's system prompt in every row.
-        seed: Seed of the question split.
+        seed: Seed of the random split and of the sample.
     """
 
+    val_source: ValSource = "auto"
     val_fraction: float = 0.1
+    sample: int | None = None
     keep: KeepPolicy = "all"
     include_system_prompt: bool = True
     seed: int = 0
@@ -45,6 +55,12 @@ class DatasetOptions:
             raise SFTDataError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
         if self.keep not in ("all", "best-recall"):
             raise SFTDataError(f"keep must be 'all' or 'best-recall', got {self.keep!r}")
+        if self.val_source not in VAL_SOURCES:
+            raise SFTDataError(
+                f"val_source must be one of {', '.join(VAL_SOURCES)}, got {self.val_source!r}"
+            )
+        if self.sample is not None and self.sample < 1:
+            raise SFTDataError(f"sample must be a positive number of questions, got {self.sample}")
 
 
 @dataclass(frozen=True)
@@ -55,26 +71,33 @@ class Example:
     trajectory: Trajectory
 
 
-def load_runs(run_dirs: Sequence[str | Path]) -> list[tuple[str, list[str], list[Trajectory]]]:
-    """Every finished question of the runs as (question id, gold, trajectories).
+Question = tuple[str, list[str], list[Trajectory]]
+"""(question id, gold ids, trajectories) of one finished question."""
+
+
+def load_runs(run_dirs: Sequence[str | Path]) -> tuple[list[Question], set[str]]:
+    """Every finished question of the runs, and the ids in an official val split.
 
     Raises:
         RunDirError: A directory is not a readable run directory.
     """
-    from evals.runstore import RunStoreError, read_results
+    from evals.runstore import RunStoreError, read_config, read_results
 
     if not run_dirs:
         raise RunDirError("no run directory given; pass the --out directories of `ark eval`")
-    questions: list[tuple[str, list[str], list[Trajectory]]] = []
+    questions: list[Question] = []
+    official_val: set[str] = set()
     for run_dir in run_dirs:
         try:
             records = read_results(Path(run_dir))
+            config = read_config(Path(run_dir))
         except RunStoreError as error:
             raise RunDirError(str(error)) from error
         if not records:
             logger.warning("%s holds no finished question", run_dir)
         questions += [(r.question_id, r.gold, r.result.trajectories) for r in records]
-    return questions
+        official_val |= official_val_ids(config, (r.question_id for r in records))
+    return questions, official_val
 
 
 def _recall20(answers: Sequence[str], gold: Sequence[str]) -> float:
@@ -84,7 +107,7 @@ def _recall20(answers: Sequence[str], gold: Sequence[str]) -> float:
 
 
 def select(
-    questions: Sequence[tuple[str, list[str], list[Trajectory]]],
+    questions: Sequence[Question],
     keep: KeepPolicy,
     stats: DatasetStats,
 ) -> list[Example]:
@@ -115,19 +138,22 @@ def select(
     return examples
 
 
-def split_questions(
-    question_ids: Sequence[str], val_fraction: float, seed: int
-) -> tuple[set[str], set[str]]:
-    """Split question ids into (train, val) sets; every trajectory follows its question.
-
-    At least one question goes to val when `val_fraction` > 0 and there are two or more.
-    """
-    unique = sorted(set(question_ids))
-    random.Random(seed).shuffle(unique)
-    n_val = round(len(unique) * val_fraction)
-    if val_fraction > 0 and len(unique) > 1:
-        n_val = min(max(n_val, 1), len(unique) - 1)
-    return set(unique[n_val:]), set(unique[:n_val])
+def choose_splits(
+    examples: Sequence[Example], official_val: set[str], options: DatasetOptions
+) -> tuple[set[str], set[str], str]:
+    """(train ids, val ids, val source), the training questions sampled if asked."""
+    ordered = list(dict.fromkeys(e.question_id for e in examples))
+    train_ids, val_ids, source = assign_splits(
+        ordered,
+        official_val,
+        source=options.val_source,
+        val_fraction=options.val_fraction,
+        seed=options.seed,
+    )
+    if options.sample is not None:
+        sample = QuestionSample(size=options.sample, seed=options.seed)
+        train_ids = set(sample.apply([q for q in ordered if q in train_ids]))
+    return train_ids, val_ids, source
 
 
 def build_sft_dataset(
@@ -159,16 +185,15 @@ def build_sft_dataset(
 
     options = options or DatasetOptions()
     stats = DatasetStats(token_method="approx" if tokenizer is None else "exact")
-    questions = load_runs(run_dirs)
+    questions, official_val = load_runs(run_dirs)
     examples = select(questions, options.keep, stats)
     if not examples:
         raise SFTDataError(
             f"no usable trajectory in {len(questions)} question(s) ({stats.skipped_summary()}); "
             "check the runs finished without model errors"
         )
-    train_ids, val_ids = split_questions(
-        [e.question_id for e in examples], options.val_fraction, options.seed
-    )
+    train_ids, val_ids, stats.val_source = choose_splits(examples, official_val, options)
+    stats.sample = options.sample
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
     for split, ids in zip(SPLITS, (train_ids, val_ids), strict=True):

@@ -30,6 +30,9 @@ class DatasetStats:
         tokens: Per split {"total", "mean", "max"}: exact with a tokenizer, otherwise the
             `APPROX_CHARS_PER_TOKEN` estimate (see `token_method`).
         token_method: How `tokens` was counted: `exact` or `approx`.
+        val_source: Where the val questions came from: `official` (the question set's val
+            split) or `random` (a random share of the questions).
+        sample: Training questions sampled at random (None: all were kept).
     """
 
     questions: int = 0
@@ -43,6 +46,8 @@ class DatasetStats:
     malformed_arguments: int = 0
     tokens: dict[str, dict[str, float]] = field(default_factory=dict)
     token_method: str = "approx"
+    val_source: str = "random"
+    sample: int | None = None
 
     def add_split(self, split: str, rows: list[dict[str, Any]], *, questions: int) -> None:
         """Record one written split."""
@@ -74,6 +79,8 @@ class DatasetStats:
             "malformed_arguments": self.malformed_arguments,
             "tokens": self.tokens,
             "token_method": self.token_method,
+            "val_source": self.val_source,
+            "sample": self.sample,
         }
 
     def lines(self) -> list[str]:
@@ -81,7 +88,9 @@ class DatasetStats:
         lines = [
             f"questions read: {self.questions}; trajectories read: {self.seen}",
             f"train: {self.rows['train']} rows over {self.split_questions['train']} questions; "
-            f"val: {self.rows['val']} rows over {self.split_questions['val']} questions",
+            f"val: {self.rows['val']} rows over {self.split_questions['val']} questions "
+            f"({self.val_source} validation split)"
+            + (f"; training questions: a random {self.sample}" if self.sample else ""),
             f"skipped: {self.skipped_summary()}",
             "stop reasons: " + ", ".join(f"{k}: {n}" for k, n in self.stop_reasons.most_common()),
             "tool calls: " + ", ".join(f"{k}: {n}" for k, n in self.tool_calls.most_common()),

@@ -8,12 +8,10 @@ fused list), so reports and the demo put it next to agent runs with no special c
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.trajectory import QuestionResult
-from evals.qa_splits import resolve_split
+from evals.request import RunRequest
 from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
 
 if TYPE_CHECKING:
@@ -58,50 +56,31 @@ class BM25Baseline:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineRequest:
-    """One `ark baseline bm25` invocation (fields as in evals.runner.EvalRequest)."""
-
-    snapshot: Path
-    qa: Path
-    split: str | None = None
-    out: Path
-    limit: int | None = None
-    k: int = DEFAULT_K
-    resume: bool = False
-
-    def run_config(self) -> dict[str, Any]:
-        """The content of config.json."""
-        return {
-            "baseline": {"method": BASELINE_MODEL, "k": self.k},
-            "snapshot": str(Path(self.snapshot).resolve()),
-            "qa": str(Path(self.qa).resolve()),
-            "split": resolve_split(self.qa, self.split),
-            "limit": self.limit,
-        }
-
-
 def run_baseline(
-    request: BaselineRequest,
+    request: RunRequest,
     *,
+    k: int = DEFAULT_K,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
 ) -> RunPlan:
     """Score BM25 on a question set into `request.out` (resumable like an agent run).
 
+    Args:
+        request: The same request an agent evaluation takes (questions, run directory).
+        k: Hits kept per question.
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+
     Raises:
         RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+        ValueError: `k` < 1.
     """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
     return execute(
-        snapshot_path=request.snapshot,
-        qa=request.qa,
-        split=request.split,
-        limit=request.limit,
-        out=request.out,
-        resume=request.resume,
-        config=request.run_config(),
-        make_asker=lambda snapshot: BM25Baseline(snapshot, request.k),
-        concurrency=1,
+        request,
+        config=request.run_config({"baseline": {"method": BASELINE_MODEL, "k": k}}),
+        make_asker=lambda snapshot: BM25Baseline(snapshot, k),
         on_start=on_start,
         on_outcome=on_outcome,
     )

@@ -21,13 +21,22 @@ from rich.table import Table
 from rich.text import Text
 
 from evals.demo import DemoResult, trajectory_lines
-from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, metric_cell
+from evals.metrics import (
+    METRIC_NAMES,
+    METRIC_TITLES,
+    OVERALL,
+    PROTOCOL_TITLES,
+    metric_cell,
+    successful_cell,
+)
 from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
 from evals.summary import RunSummary
 
 
 class RunProgress:
     """Progress bar with ETA and running Hit@1 / Recall@20 (ARK protocol) of this session.
+
+    Like the final tables, the running means count a failed question as a miss.
 
     Disabled (a no-op) when `enabled` is False, e.g. with --json or when not on a TTY.
     """
@@ -82,7 +91,7 @@ class RunProgress:
             self._progress.update(self._task, advance=1, running=self._running_text())
 
     def _running_text(self) -> str:
-        count = max(self._done, 1)
+        count = max(self._done + self._failed, 1)  # a failed question is a miss
         text = f"Hit@1 {self._hit1 / count:.3f}  R@20 {self._recall / count:.3f}"
         return text + (f"  [red]failed {self._failed}[/]" if self._failed else "")
 
@@ -148,7 +157,7 @@ def results_table(
             table.add_row(
                 group if index == 0 else "",
                 summary.label,
-                str(aggregate.questions),
+                str(aggregate.total),
                 failed,
                 *(metric_cell(aggregate, means[name]) for name in METRIC_NAMES),
                 end_section=index == len(summaries) - 1,
@@ -162,11 +171,13 @@ def failure_notes(summaries: Sequence[RunSummary]) -> list[str]:
     for summary in summaries:
         overall = summary.overall
         if overall.failures:
-            pessimistic = overall.means_failures_as_misses()["ark"]
+            successful = overall.means_successful()["ark"]
             notes.append(
-                f"{summary.label}: {overall.failures} question(s) failed and are not in the "
-                f"means above; counting them as misses, Hit@1 {pessimistic['hit@1']:.3f}, "
-                f"R@20 {pessimistic['recall@20']:.3f} (ARK). Rerun with --resume to retry them."
+                f"{summary.label}: {overall.failures} question(s) failed and count as misses "
+                f"in the means above; over the {overall.questions} successful question(s) only, "
+                f"Hit@1 {successful_cell(overall, successful['hit@1'])}, "
+                f"R@20 {successful_cell(overall, successful['recall@20'])} (ARK). "
+                "Rerun with --resume to retry them."
             )
     return notes
 

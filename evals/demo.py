@@ -15,8 +15,9 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.trajectory import Trajectory
-from evals.baseline import BaselineRequest, run_baseline
-from evals.runner import EvalRequest, OutcomeHandler, StartHandler, evaluate
+from evals.baseline import run_baseline
+from evals.request import RunRequest
+from evals.runner import OutcomeHandler, StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
 from graphs.synth.generate import DOMAINS, SynthError, generate
@@ -110,17 +111,10 @@ def run_demo(request: DemoRequest, *, handlers: Handlers | None = None) -> DemoR
     agent_dir = _fresh(runs / _slug(request.agent.model))
     bm25_dir = _fresh(runs / "bm25")
     on_start, on_outcome = handlers(request.agent.model) if handlers else (None, None)
-    evaluate(
-        EvalRequest(snapshot=graph, qa=qa, out=agent_dir, agent=request.agent, limit=request.limit),
-        on_start=on_start,
-        on_outcome=on_outcome,
-    )
+    questions = RunRequest(snapshot=graph, qa=qa, out=agent_dir, limit=request.limit)
+    evaluate(questions, request.agent, on_start=on_start, on_outcome=on_outcome)
     on_start, on_outcome = handlers("bm25") if handlers else (None, None)
-    run_baseline(
-        BaselineRequest(snapshot=graph, qa=qa, out=bm25_dir, limit=request.limit),
-        on_start=on_start,
-        on_outcome=on_outcome,
-    )
+    run_baseline(questions.elsewhere(bm25_dir), on_start=on_start, on_outcome=on_outcome)
     example, baseline_example = pick_example(read_results(agent_dir), read_results(bm25_dir))
     return DemoResult(
         graph=graph,

@@ -15,7 +15,14 @@ Two protocols are computed for every question, because papers report both:
 
 Both protocols rank a list as given: ties in the agent's votes are already broken by the
 fusion rule upstream, and a node repeated in the list counts only at its first position.
-A question with no gold node (after candidate filtering under STaRK) scores 0 everywhere.
+As in the paper's appendix, the ranking is truncated to its top ``CUTOFF`` (20) nodes and every
+metric is computed on that truncated ranking: Recall@20, Hit@1, Hit@5 and MRR alike, so a gold
+node first found at rank 25 gives MRR 0, not 1/25. A question with no gold node (after
+candidate filtering under STaRK) scores 0 everywhere.
+
+Aggregates count every question: one whose agents all failed scores 0 on every metric in the
+headline means (the paper's tables count every test question); the means over successful
+questions only are kept beside them as a note.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ OVERALL = "all"
 """Key of the overall group in per-family aggregates."""
 NO_FAMILY = "unlabelled"
 """Family name used for questions that carry none."""
+CUTOFF = 20
+"""Rankings are truncated to this many nodes before any metric is computed (paper appendix)."""
 
 Scores = dict[str, float]
 ProtocolScores = dict[str, dict[str, float]]
@@ -54,11 +63,12 @@ def _dedupe(ranked: Iterable[str]) -> list[str]:
 def _score(ranked: list[str], gold: set[str]) -> Scores:
     if not gold:
         return dict.fromkeys(METRIC_NAMES, 0.0)
-    first = next((rank for rank, node in enumerate(ranked, start=1) if node in gold), None)
+    top = ranked[:CUTOFF]
+    first = next((rank for rank, node in enumerate(top, start=1) if node in gold), None)
     return {
         "hit@1": float(first == 1),
         "hit@5": float(first is not None and first <= 5),
-        "recall@20": len(gold.intersection(ranked[:20])) / len(gold),
+        "recall@20": len(gold.intersection(top)) / len(gold),
         "mrr": 0.0 if first is None else 1.0 / first,
     }
 
@@ -138,11 +148,12 @@ class CandidateFilter:
 
 @dataclass
 class Aggregate:
-    """Mean metrics over a group of questions, with the failed questions counted beside them.
+    """Mean metrics over a group of questions; failed questions count as misses in the headline.
 
     Attributes:
-        questions: Successfully answered questions the means are taken over.
-        failures: Questions whose model calls kept failing (not in the means).
+        questions: Successfully answered questions.
+        failures: Questions whose model calls kept failing (every agent errored, or the run
+            raised); each scores 0 on every metric in `means`.
         sums: Protocol -> metric -> sum over the successful questions.
     """
 
@@ -152,6 +163,11 @@ class Aggregate:
         default_factory=lambda: {p: dict.fromkeys(METRIC_NAMES, 0.0) for p in PROTOCOLS}
     )
 
+    @property
+    def total(self) -> int:
+        """Every question of the group, successful or failed."""
+        return self.questions + self.failures
+
     def add(self, metrics: Mapping[str, Mapping[str, float]]) -> None:
         """Add one successful question's scores."""
         self.questions += 1
@@ -160,13 +176,15 @@ class Aggregate:
                 self.sums[protocol][name] += metrics.get(protocol, {}).get(name, 0.0)
 
     def means(self) -> ProtocolScores:
-        """Means over successful questions (0 when there are none)."""
-        count = max(self.questions, 1)
-        return {p: {m: v / count for m, v in ms.items()} for p, ms in self.sums.items()}
+        """The headline: means over every question, a failed one counting as a miss (0)."""
+        return self._divided(self.total)
 
-    def means_failures_as_misses(self) -> ProtocolScores:
-        """Means if every failed question had scored 0 (the pessimistic reading)."""
-        count = max(self.questions + self.failures, 1)
+    def means_successful(self) -> ProtocolScores:
+        """Means over the successful questions only (the note beside the headline)."""
+        return self._divided(self.questions)
+
+    def _divided(self, count: int) -> ProtocolScores:
+        count = max(count, 1)
         return {p: {m: v / count for m, v in ms.items()} for p, ms in self.sums.items()}
 
     def to_dict(self) -> dict[str, object]:
@@ -175,7 +193,7 @@ class Aggregate:
             "questions": self.questions,
             "failures": self.failures,
             "metrics": self.means(),
-            "metrics_failures_as_misses": self.means_failures_as_misses(),
+            "metrics_successful_only": self.means_successful(),
         }
 
 
@@ -183,9 +201,14 @@ NO_VALUE = "—"
 
 
 def metric_cell(group: Aggregate, value: float) -> str:
-    """A mean for a table: 3 decimals, or "—" when no question of the group succeeded.
+    """A mean for a table: 3 decimals, or "—" when the group holds no question at all."""
+    return f"{value:.3f}" if group.total else NO_VALUE
 
-    A group whose every question failed has no mean; showing 0.000 would read as a score.
+
+def successful_cell(group: Aggregate, value: float) -> str:
+    """A successful-only mean: "—" when no question of the group succeeded.
+
+    Such a group has no successful-only mean; showing 0.000 would read as a score.
     """
     return f"{value:.3f}" if group.questions else NO_VALUE
 

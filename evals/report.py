@@ -13,6 +13,7 @@ from evals.metrics import (
     PROTOCOL_TITLES,
     PROTOCOLS,
     metric_cell,
+    successful_cell,
 )
 from evals.plots import grid_heatmaps, neighbors_plot, tool_share_plot
 from evals.runstore import RunRecord, read_config, read_failures, read_results
@@ -66,7 +67,7 @@ def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latenc
         if aggregate is None:
             continue
         means = aggregate.means()[protocol]
-        cells = [summary.label, str(aggregate.questions), str(aggregate.failures)]
+        cells = [summary.label, str(aggregate.total), str(aggregate.failures)]
         cells += [metric_cell(aggregate, means[m]) for m in METRIC_NAMES]
         if latency:
             timing = summary.latency()
@@ -80,12 +81,17 @@ def _failure_lines(summaries: Sequence[RunSummary]) -> list[str]:
     for summary in summaries:
         overall = summary.overall
         if overall.failures:
-            pessimistic = overall.means_failures_as_misses()["ark"]
+            successful = overall.means_successful()
             lines.append(
-                f"- **{summary.label}**: {overall.failures} failed question(s), not in the means; "
-                f"counted as misses: Hit@1 {_fmt(pessimistic['hit@1'])}, "
-                f"R@20 {_fmt(pessimistic['recall@20'])} (ARK). "
-                f"Failed ids: {', '.join(summary.failed_ids[:10])}"
+                f"- **{summary.label}**: {overall.failures} failed question(s), counted as misses "
+                f"in the tables; over the {overall.questions} successful question(s) only: "
+                + ", ".join(
+                    f"Hit@1 {successful_cell(overall, successful[p]['hit@1'])}, "
+                    f"R@20 {successful_cell(overall, successful[p]['recall@20'])} "
+                    f"({PROTOCOL_TITLES[p]})"
+                    for p in PROTOCOLS
+                )
+                + f". Failed ids: {', '.join(summary.failed_ids[:10])}"
                 + (" ..." if len(summary.failed_ids) > 10 else "")
             )
     return lines
@@ -101,8 +107,9 @@ def markdown_report(summaries: Sequence[RunSummary], images: Sequence[Path] = ()
     parts += [
         "",
         "Protocols: **ARK** scores the fused list as is; **STaRK** keeps only candidate node "
-        "types (see evals/metrics.py). Means are over successful questions; `failed` counts "
-        "questions whose model calls kept failing.",
+        "types (see evals/metrics.py). Rankings are cut to their top 20 before scoring. `n` "
+        "counts every question; `failed` counts those whose model calls kept failing, which "
+        "score 0 (a miss) in the means, as in the paper's tables.",
     ]
     for protocol in PROTOCOLS:
         parts += ["", f"## Overall, {PROTOCOL_TITLES[protocol]} protocol", ""]

@@ -13,7 +13,6 @@ import logging
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.models.base import EndpointUnreachableError
@@ -22,6 +21,7 @@ from evals.circuit import UNREACHABLE, CircuitBreaker
 from evals.metrics import CandidateTest, score_question
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
+from evals.request import RunRequest
 from evals.runstore import FailureRecord, RunRecord, RunStore
 
 if TYPE_CHECKING:
@@ -151,42 +151,6 @@ async def run_questions(
     return [outcome for outcome in outcomes if outcome is not None]
 
 
-@dataclass(frozen=True, kw_only=True)
-class EvalRequest:
-    """One `ark eval` invocation.
-
-    Attributes:
-        snapshot: Snapshot directory.
-        qa: Question file (JSONL or STaRK CSV, see evals/qa.py).
-        split: Split to run: train, val, test, or "all" (None: see `resolve_split`).
-        out: Run directory.
-        agent: The agent configuration.
-        limit: Run only the first `limit` questions of the split (None = all).
-        concurrency: Questions in flight at once.
-        resume: Continue an existing run in `out`.
-    """
-
-    snapshot: Path
-    qa: Path
-    split: str | None = None
-    out: Path
-    agent: AgentConfig
-    limit: int | None = None
-    concurrency: int = 4
-    resume: bool = False
-
-    def run_config(self) -> dict[str, Any]:
-        """The content of config.json (identity keys are compared on resume)."""
-        return {
-            "agent": self.agent.to_record(),
-            "snapshot": str(Path(self.snapshot).resolve()),
-            "qa": str(Path(self.qa).resolve()),
-            "split": resolve_split(self.qa, self.split),
-            "limit": self.limit,
-            "concurrency": self.concurrency,
-        }
-
-
 @dataclass(frozen=True)
 class RunPlan:
     """What a run will do, reported before it starts.
@@ -220,31 +184,19 @@ def plan_run(items: Sequence[QAItem], store: RunStore, failed_ids: set[str]) -> 
 
 
 def execute(
+    request: RunRequest,
     *,
-    snapshot_path: Path,
-    qa: Path,
-    split: str | None,
-    limit: int | None,
-    out: Path,
-    resume: bool,
     config: dict[str, Any],
     make_asker: Callable[[Snapshot], Asker],
-    concurrency: int = 4,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
 ) -> RunPlan:
     """Load the snapshot and questions, open the run directory and run what is pending.
 
     Args:
-        snapshot_path: Snapshot directory.
-        qa: Question file; `split` selects the split and `limit` keeps the first questions.
-        split: Split name (None: see `resolve_split`).
-        limit: Number of questions to keep (None = all).
-        out: Run directory.
-        resume: Continue a run already in `out`.
-        config: The content of config.json.
+        request: The snapshot, the questions (split, sample, limit) and the run directory.
+        config: The content of config.json (`request.run_config(...)`).
         make_asker: Builds the agent (or baseline) once the snapshot is open.
-        concurrency: Questions in flight at once.
         on_start: Called with the plan once the questions are loaded.
         on_outcome: Called after each question is on disk.
 
@@ -262,15 +214,17 @@ def execute(
     from evals.runstore import read_failures
     from graphs.snapshot import Snapshot
 
-    snapshot = Snapshot.open(snapshot_path)
-    every = load_qa(qa, resolve_split(qa, split))
-    items = every[:limit]
+    snapshot = Snapshot.open(request.snapshot)
+    every = load_qa(request.qa, resolve_split(request.qa, request.split))
+    items = request.select(every)
     validation = validate_against(snapshot, items)
     warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
-    notes = split_notes(qa, split, len(every))
+    notes = split_notes(request.qa, request.split, len(every))
+    if request.sample.active:
+        notes += (f"running {request.sample.describe(len(every))} of the split",)
     asker = make_asker(snapshot)  # before the run dir exists: a bad model spec leaves no trace
-    with RunStore.open(out, config, resume=resume) as store:
-        failed_ids = {failure.question_id for failure in read_failures(out)}
+    with RunStore.open(request.out, config, resume=request.resume) as store:
+        failed_ids = {failure.question_id for failure in read_failures(request.out)}
         plan = replace(plan_run(items, store, failed_ids), warnings=warnings, notes=notes)
         if on_start is not None:
             on_start(plan)  # the handler shows warnings and notes; logging them too doubles them
@@ -284,7 +238,7 @@ def execute(
                 plan.pending,
                 store,
                 CandidateFilter.from_snapshot(snapshot),
-                concurrency=concurrency,
+                concurrency=request.concurrency,
                 on_outcome=on_outcome,
                 breaker=breaker,
             )
@@ -296,7 +250,8 @@ def execute(
 
 
 def evaluate(
-    request: EvalRequest,
+    request: RunRequest,
+    agent: AgentConfig,
     *,
     asker: Asker | None = None,
     on_start: StartHandler | None = None,
@@ -305,26 +260,21 @@ def evaluate(
     """Run (or resume) an agent evaluation into `request.out` (see `execute`).
 
     Args:
-        request: What to run.
-        asker: Use this instead of building an ArkAgent from `request.agent` (tests).
+        request: What to run, over which questions, into which run directory.
+        agent: The agent configuration (stored in config.json under "agent").
+        asker: Use this instead of building an ArkAgent from `agent` (tests).
         on_start: Called with the plan once the questions are loaded.
         on_outcome: Called after each question is on disk.
     """
     from agent.factory import make_agent
 
     def make_asker(snapshot: Snapshot) -> Asker:
-        return asker or make_agent(snapshot, request.agent)
+        return asker or make_agent(snapshot, agent)
 
     return execute(
-        snapshot_path=request.snapshot,
-        qa=request.qa,
-        split=request.split,
-        limit=request.limit,
-        out=request.out,
-        resume=request.resume,
-        config=request.run_config(),
+        request,
+        config=request.run_config({"agent": agent.to_record()}),
         make_asker=make_asker,
-        concurrency=request.concurrency,
         on_start=on_start,
         on_outcome=on_outcome,
     )

@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
 FAILURES_FILE = "failures.jsonl"
-IDENTITY_KEYS: tuple[str, ...] = ("agent", "baseline", "snapshot", "qa", "split")
+IDENTITY_KEYS: tuple[str, ...] = ("agent", "baseline", "snapshot", "qa", "split", "sample")
 """config.json keys that must match for --resume to continue a run (limit may change)."""
 
 RecordT = TypeVar("RecordT", bound=BaseModel)

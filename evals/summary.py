@@ -77,8 +77,9 @@ class RunSummary:
 
 def run_label(config: dict[str, Any]) -> str:
     """A short name for a run: ``rules n=3 T=20`` (+ ablations), or the baseline's name."""
-    if "baseline" in config:
-        return str(config["baseline"].get("method", "baseline"))
+    for key in ("baseline", "fusion", "rerank"):
+        if isinstance(config.get(key), dict):
+            return str(config[key].get("method", key))
     agent = config.get("agent", {})
     label = f"{agent.get('model', '?')} n={agent.get('n_agents', '?')} T={agent.get('max_steps')}"
     tools = agent.get("tools", {})

@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.config import AgentConfig
-from evals.baseline import BaselineRequest, run_baseline
+from evals.baseline import run_baseline
 from evals.report import Report, build_report
-from evals.runner import EvalRequest, OutcomeHandler, StartHandler, evaluate
+from evals.request import RunRequest
+from evals.runner import OutcomeHandler, StartHandler, evaluate
 
 BASELINE_DIR = "bm25"
 REPORT_DIR = "report"
@@ -47,41 +48,31 @@ class SweepRequest:
     """A grid run.
 
     Attributes:
-        snapshot: Snapshot directory.
-        qa: Question file.
-        split: Split: train, val, test, or "all" (None: see `evals.runner.resolve_split`).
-        out: Sweep directory (see the module docstring).
+        questions: The snapshot and questions (split, sample, limit, concurrency); its `out`
+            is the sweep directory (see the module docstring).
         agent: Base agent configuration; n_agents and max_steps are set per cell.
         agents: Grid values of n_agents.
         max_steps: Grid values of max_steps.
-        limit: First N questions only.
-        concurrency: Questions in flight per cell.
         baseline: Also score BM25 on the same questions.
     """
 
-    snapshot: Path
-    qa: Path
-    split: str | None = None
-    out: Path
+    questions: RunRequest
     agent: AgentConfig
     agents: Sequence[int]
     max_steps: Sequence[int]
-    limit: int | None = None
-    concurrency: int = 4
     baseline: bool = True
 
-    def cells(self) -> list[EvalRequest]:
-        """One resumable EvalRequest per (agents, max steps) cell, in grid order."""
+    @property
+    def out(self) -> Path:
+        """The sweep directory."""
+        return Path(self.questions.out)
+
+    def cells(self) -> list[tuple[RunRequest, AgentConfig]]:
+        """One resumable (request, agent) pair per (agents, max steps) cell, in grid order."""
         return [
-            EvalRequest(
-                snapshot=self.snapshot,
-                qa=self.qa,
-                split=self.split,
-                out=cell_dir(self.out, n, t),
-                agent=replace(self.agent, n_agents=n, max_steps=t),
-                limit=self.limit,
-                concurrency=self.concurrency,
-                resume=True,
+            (
+                self.questions.elsewhere(cell_dir(self.out, n, t), resume=True),
+                replace(self.agent, n_agents=n, max_steps=t),
             )
             for n in self.agents
             for t in self.max_steps
@@ -103,20 +94,13 @@ def run_sweep(request: SweepRequest, *, on_cell: CellStart | None = None) -> Rep
         The report written to OUT/report.
     """
     run_dirs: list[Path] = []
-    for cell in request.cells():
-        on_start, on_outcome = on_cell(cell.out.name) if on_cell else (None, None)
-        evaluate(cell, on_start=on_start, on_outcome=on_outcome)
+    for cell, agent in request.cells():
+        on_start, on_outcome = on_cell(Path(cell.out).name) if on_cell else (None, None)
+        evaluate(cell, agent, on_start=on_start, on_outcome=on_outcome)
         run_dirs.append(cell.out)
     if request.baseline:
-        baseline = BaselineRequest(
-            snapshot=request.snapshot,
-            qa=request.qa,
-            split=request.split,
-            out=Path(request.out) / BASELINE_DIR,
-            limit=request.limit,
-            resume=True,
-        )
+        baseline = request.questions.elsewhere(request.out / BASELINE_DIR, resume=True)
         on_start, on_outcome = on_cell(BASELINE_DIR) if on_cell else (None, None)
         run_baseline(baseline, on_start=on_start, on_outcome=on_outcome)
         run_dirs.append(baseline.out)
-    return build_report(run_dirs, Path(request.out) / REPORT_DIR)
+    return build_report(run_dirs, request.out / REPORT_DIR)

@@ -16,6 +16,9 @@ class ToolConfig:
         enable_neighbors: Ablation: False removes the neighbors tool entirely.
         neighbor_query_ranking: Ablation: False ignores `query` in neighbors (deterministic order).
         type_filters: Ablation: False removes the node_types/edge_types parameters.
+        enable_node: Offer the `node` tool (a node's whole text and its neighbours counted by
+            edge type). Off for the agent, whose tools are the paper's; on for `ark node` and
+            the MCP server (`ark mcp`).
         snippet_chars: Length of the text snippet shown for each search hit.
         neighbor_snippet_chars: Length of the snippet shown for a neighbour that matched the
             query (0 shows none).
@@ -29,6 +32,7 @@ class ToolConfig:
     enable_neighbors: bool = True
     neighbor_query_ranking: bool = True
     type_filters: bool = True
+    enable_node: bool = False
     snippet_chars: int = 160
     neighbor_snippet_chars: int = 100
     schema_enum_limit: int = 64

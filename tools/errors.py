@@ -94,3 +94,27 @@ class UnknownRelationError(ToolCallError):
     def __init__(self, name: str, valid: Sequence[str]) -> None:
         super().__init__(f"unknown edge type {name!r}; {describe_valid(name, valid)}")
         self.name = name
+
+
+class NotShownError(ToolCallError):
+    """Ids that exist but that no tool showed earlier in this trajectory (select rejects them)."""
+
+    kind = "not_shown"
+
+    def __init__(self, node_ids: Sequence[str], selectable: Sequence[str]) -> None:
+        listed = ", ".join(repr(node_id) for node_id in node_ids)
+        noun = "id" if len(node_ids) == 1 else "ids"
+        message = (
+            f"node {noun} {listed} {'was' if len(node_ids) == 1 else 'were'} not shown by a tool "
+            "in this run; select only ids that a tool listed (a mistyped id may name another "
+            "node)."
+        )
+        if selectable:
+            recent = list(selectable)[-_LISTED_NAMES:][::-1]
+            more = f", ... ({len(selectable):,} in all)" if len(selectable) > len(recent) else ""
+            message += " Selectable, latest first: " + ", ".join(recent) + more + "."
+        else:
+            message += " Nothing has been shown yet."
+        message += " To select another node, find it with search first."
+        super().__init__(message)
+        self.node_ids = list(node_ids)

@@ -22,14 +22,38 @@ class NodeView:
 
 
 @dataclass(frozen=True)
-class NeighborRow:
-    """One (edge, direction) around the anchor: `outgoing` means anchor -> neighbour."""
+class EdgeLink:
+    """How a neighbour is linked to the anchor by one relation, in one or both directions.
 
-    node: NodeView
+    Attributes:
+        relation: The relation name.
+        outgoing: An edge anchor -> neighbour exists.
+        incoming: An edge neighbour -> anchor exists.
+    """
+
     relation: str
     outgoing: bool
+    incoming: bool
+
+
+@dataclass(frozen=True)
+class NeighborRow:
+    """One neighbour node with every relation and direction linking it to the anchor."""
+
+    node: NodeView
+    links: tuple[EdgeLink, ...]
     score: float | None = None
     snippet: str = ""
+
+
+@dataclass(frozen=True)
+class EdgeGroup:
+    """The neighbours of one node that share a relation, a direction and a node type."""
+
+    relation: str
+    outgoing: bool
+    node_type: str
+    count: int
 
 
 @dataclass(frozen=True)
@@ -56,9 +80,24 @@ def score_text(score: float) -> str:
     return f"{score:.{_SCORE_DIGITS}f}"
 
 
-def edge_arrow(relation: str, *, outgoing: bool) -> str:
-    """`-[writes]->` for anchor -> neighbour, `<-[cites]-` for neighbour -> anchor."""
+def edge_arrow(relation: str, *, outgoing: bool, incoming: bool = False) -> str:
+    """`-[writes]->` anchor -> neighbour, `<-[cites]-` neighbour -> anchor, `<-[cites]->` both.
+
+    Args:
+        relation: The relation name.
+        outgoing: An edge anchor -> neighbour exists.
+        incoming: An edge neighbour -> anchor exists (with `outgoing=False`, the only one).
+    """
+    if outgoing and incoming:
+        return f"<-[{relation}]->"
     return f"-[{relation}]->" if outgoing else f"<-[{relation}]-"
+
+
+def links_text(links: Sequence[EdgeLink]) -> str:
+    """`-[writes]->, <-[cites]->`: every link of one neighbour, in the order given."""
+    return ", ".join(
+        edge_arrow(link.relation, outgoing=link.outgoing, incoming=link.incoming) for link in links
+    )
 
 
 def filters_text(node_types: Sequence[str] = (), edge_types: Sequence[str] = ()) -> str:
@@ -149,12 +188,13 @@ def neighbors_text(
 
     Args:
         anchor: The node whose neighbours are listed.
-        rows: The shown neighbours, in order.
-        total: How many (edge, direction) entries matched the filters.
+        rows: The shown neighbours (one per node), in order.
+        total: How many distinct neighbour nodes matched the filters.
         query: The ranking query, when one was given.
         query_matches: How many of `total` matched a query word (0: the rows are unranked).
         filters: Output of :func:`filters_text`.
-        breakdown: (relation, count) over all `total` entries; shown when the list is cut.
+        breakdown: (relation, neighbours linked by it) over all `total`; shown when the list
+            is cut (a node linked by two relations counts under both).
         notes: Extra lines (capped k, ignored parameters).
     """
     header = _with_filters(f"neighbours of {node_label(anchor)}", filters)
@@ -162,7 +202,7 @@ def neighbors_text(
         header += f", ranked by {_quoted(query)}"
     lines = [header + ":"]
     for row in rows:
-        line = f"{edge_arrow(row.relation, outgoing=row.outgoing)} {node_label(row.node)}"
+        line = f"{links_text(row.links)} {node_label(row.node)}"
         if row.score is not None:
             line += f" score {score_text(row.score)}"
         lines.append(f"{line} | {row.snippet}" if row.snippet else line)
@@ -194,9 +234,9 @@ def no_neighbors_text(
     Args:
         anchor: The node asked about.
         filters: The filters that removed every neighbour ("" when the node has none at all).
-        degree: The anchor's unfiltered neighbour count.
-        edge_counts: (relation, count) of the unfiltered neighbourhood.
-        type_counts: (node type, count) of the unfiltered neighbourhood.
+        degree: The anchor's unfiltered count of distinct neighbour nodes.
+        edge_counts: (relation, neighbours linked by it) of the unfiltered neighbourhood.
+        type_counts: (node type, neighbours of it) of the unfiltered neighbourhood.
         notes: Extra lines.
     """
     if degree == 0:
@@ -209,6 +249,26 @@ def no_neighbors_text(
             f"node types: {counts_text(type_counts)}. Drop or change the filters.",
         ]
     return "\n".join([*lines, *notes])
+
+
+def node_text(node: NodeView, groups: Sequence[EdgeGroup]) -> str:
+    """The observation of `node`: the node, its whole text, its neighbours by edge type.
+
+    Args:
+        node: The node, with its full text.
+        groups: Its neighbourhood counted by (relation, direction, neighbour type), in order.
+    """
+    lines = [node_label(node), node.text.strip() or "(no text)"]
+    total = sum(group.count for group in groups)
+    if not total:
+        lines.append("no neighbours. Use search to find other nodes.")
+        return "\n".join(lines)
+    lines.append(f"{total:,} {'neighbour' if total == 1 else 'neighbours'} by edge type:")
+    for group in groups:
+        arrow = edge_arrow(group.relation, outgoing=group.outgoing)
+        lines.append(f"{arrow} {group.node_type}: {group.count:,}")
+    lines.append("list them with neighbors, filtered by edge_types and node_types.")
+    return "\n".join(lines)
 
 
 def select_text(

@@ -22,7 +22,7 @@ class Observation:
 
     Attributes:
         text: Exactly what the model sees (tools/format.py owns every format).
-        node_ids: External ids shown, in order (a node reached by two edges appears twice).
+        node_ids: External ids shown, in order (a neighbour node once, however it is linked).
         scores: BM25 scores aligned with `node_ids` (empty when the listing is unranked).
         error: Set when the call was bad (unknown tool, bad arguments, unknown id or name).
         selected: Ids `select` newly accepted, in order (duplicates and unknown ids excluded).

@@ -79,12 +79,13 @@ class SearchArgs(ToolArgs):
 
 
 class NeighborsArgs(ToolArgs):
-    """List the nodes linked to one node by an edge, in both directions.
+    """List the nodes linked to one node by an edge, in both directions, one line per node.
 
     Use it to follow relations from an anchor found by search, e.g. the papers an author wrote
-    or the products of a brand. Each line shows the edge relative to the anchor:
+    or the products of a brand. Each line names every edge between the anchor and that node:
     `-[relation]-> [id] name (type)` for an edge from the anchor, `<-[relation]- ...` for an
-    edge into it. The last line says how many neighbours matched in total.
+    edge into it, `<-[relation]-> ...` for edges both ways, several joined by commas. The last
+    line says how many neighbours matched in total.
     """
 
     node_id: str = Field(description="The id of the anchor node, exactly as shown in brackets.")
@@ -106,16 +107,30 @@ class NeighborsArgs(ToolArgs):
     )
 
 
-class SelectArgs(ToolArgs):
-    """Add nodes to your answer list. Earlier selections rank higher; select the best first.
+class NodeArgs(ToolArgs):
+    """Show one node in full: its name, type, whole text, and neighbours counted by edge type.
 
-    Call it as soon as you find good answers, and again as you find more. Ids already in the
-    list are ignored. Returns what was added and the size of the list.
+    Use it to read a node's complete description, or to see which relations lead from it before
+    listing them with neighbors. Returns `[id] name (type)`, the text, then one line per
+    (relation, direction, neighbour type): `-[relation]-> type: count` for edges from the node,
+    `<-[relation]- type: count` for edges into it.
+    """
+
+    node_id: str = Field(description="The id of the node, exactly as shown in brackets.")
+
+
+class SelectArgs(ToolArgs):
+    """Add nodes a tool has shown you to your answer list. Earlier selections rank higher.
+
+    Call it as soon as you find good answers, and again as you find more; select the best
+    first. Only ids that a tool listed earlier can be selected. Ids already in the list are
+    ignored. Returns what was added and the size of the list.
     """
 
     node_ids: NameList = Field(
         min_length=1,
-        description="Ids of the answer nodes, best first, exactly as shown in brackets.",
+        description="Ids of the answer nodes, best first, exactly as a tool showed them in "
+        "brackets.",
     )
     reasons: dict[str, str] | None = Field(
         default=None,
@@ -130,14 +145,24 @@ class FinishArgs(ToolArgs):
 
 
 TOOL_ARGS: Mapping[str, type[ToolArgs]] = MappingProxyType(
-    {"search": SearchArgs, "neighbors": NeighborsArgs, "select": SelectArgs, "finish": FinishArgs}
+    {
+        "search": SearchArgs,
+        "neighbors": NeighborsArgs,
+        "node": NodeArgs,
+        "select": SelectArgs,
+        "finish": FinishArgs,
+    }
 )
 """Every tool and its arguments model, in the order the schemas list them."""
 
+AGENT_STATE_TOOLS = frozenset({"select", "finish"})
+"""Tools that change an agent's episode (its answer list); every other tool only reads the graph."""
+
 
 def enabled_tools(config: ToolConfig) -> list[str]:
-    """Names of the tools offered under `config` (the neighbors ablation removes one)."""
-    return [name for name in TOOL_ARGS if name != "neighbors" or config.enable_neighbors]
+    """Names of the tools offered under `config` (an ablation removes neighbors; node is opt-in)."""
+    switches = {"neighbors": config.enable_neighbors, "node": config.enable_node}
+    return [name for name in TOOL_ARGS if switches.get(name, True)]
 
 
 def disabled_fields(name: str, config: ToolConfig) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tools.answers import run_finish, run_select
@@ -11,10 +11,12 @@ from tools.arguments import parse_arguments
 from tools.config import ToolConfig
 from tools.errors import ToolCallError, UnknownToolError
 from tools.neighbors import NeighborOrder, run_neighbors
+from tools.node import run_node
 from tools.observation import Observation
 from tools.schemas import (
     FinishArgs,
     NeighborsArgs,
+    NodeArgs,
     SearchArgs,
     SelectArgs,
     ToolArgs,
@@ -74,6 +76,7 @@ class Toolset:
         arguments: str | Mapping[str, Any] | None,
         *,
         answers: Sequence[str] = (),
+        shown: Collection[str] | None = None,
     ) -> Observation:
         """Run one tool call.
 
@@ -82,17 +85,24 @@ class Toolset:
             arguments: The call's arguments as JSON text (as models send them) or a mapping;
                 empty text or None means no arguments.
             answers: The agent's answer list so far (select reports duplicates against it).
+            shown: Ids shown by the trajectory's earlier tool calls (`Observation.node_ids`),
+                in the order first shown: select accepts only these. None for a call outside
+                any trajectory (a one-off CLI call): then any existing id is selectable.
 
         Returns:
             The observation; `error` is set when the call was bad.
         """
         try:
-            return self._dispatch(name, arguments, answers)
+            return self._dispatch(name, arguments, answers, shown)
         except ToolCallError as error:
             return Observation.from_error(error)
 
     def _dispatch(
-        self, name: str, arguments: str | Mapping[str, Any] | None, answers: Sequence[str]
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any] | None,
+        answers: Sequence[str],
+        shown: Collection[str] | None,
     ) -> Observation:
         if name not in self._signatures:
             raise UnknownToolError(name, self.tool_names)
@@ -102,9 +112,15 @@ class Toolset:
             disabled=disabled_fields(name, self.config),
             signature=self._signatures[name],
         )
-        return self._run(args, notes, answers)
+        return self._run(args, notes, answers, shown)
 
-    def _run(self, args: ToolArgs, notes: list[str], answers: Sequence[str]) -> Observation:
+    def _run(
+        self,
+        args: ToolArgs,
+        notes: list[str],
+        answers: Sequence[str],
+        shown: Collection[str] | None,
+    ) -> Observation:
         # select and finish have no parameter an ablation can switch off, hence no notes
         if isinstance(args, SearchArgs):
             return run_search(self.snapshot, self.vocabulary, self.config, args, notes)
@@ -112,8 +128,10 @@ class Toolset:
             return run_neighbors(
                 self.snapshot, self.vocabulary, self._order, self.config, args, notes
             )
+        if isinstance(args, NodeArgs):
+            return run_node(self.snapshot, args)
         if isinstance(args, SelectArgs):
-            return run_select(self.snapshot, args, answers)
+            return run_select(self.snapshot, args, answers, shown)
         if isinstance(args, FinishArgs):
             return run_finish(args, answers)
         raise TypeError(f"no runner for {type(args).__name__}")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.config import AgentConfig
 from agent.models.base import Model, ModelError
+
+if TYPE_CHECKING:
+    from graphs.manifest import Manifest
 
 MODEL_ENV_VAR = "ARK_MODEL"
 """Environment variable read when -m/--model is not given."""
@@ -28,7 +32,7 @@ def resolve_model_spec(
     cli_value: str | None,
     *,
     environ: Mapping[str, str] | None = None,
-    default: str = "rules",
+    default: str = AgentConfig.model,
 ) -> str:
     """Pick the model spec: the -m value, else $ARK_MODEL, else `default`.
 
@@ -47,31 +51,32 @@ def resolve_model_spec(
     return default
 
 
-def load_model(config: AgentConfig, *, rules_factory: Callable[[], Model] | None = None) -> Model:
+def load_model(config: AgentConfig, *, manifest: Manifest | None = None) -> Model:
     """Build the adapter that `config.model` names.
 
     Args:
         config: The run's config; `model` is the spec, the rest configures the adapter.
-        rules_factory: Builds the rule policy (it needs the snapshot, which only the caller
-            has); required for the `rules` spec.
+        manifest: The graph's schema; the rule policy plans with it (required for `rules`).
 
     Returns:
         A Model.
 
     Raises:
-        ModelSpecError: Empty spec, `rules` without a factory, or `hf:` with a missing path.
+        ModelSpecError: Empty spec, `rules` without a manifest, or `hf:` with a missing path.
         ModelError: The backend cannot be set up (e.g. the `distill` extra is missing).
     """
     spec = config.model.strip()
     if not spec:
         raise ModelSpecError(f"empty model spec; use one of: {SPEC_FORMS}")
     if spec == "rules":
-        if rules_factory is None:
+        if manifest is None:
             raise ModelSpecError(
-                "model `rules` needs the rule policy, which is built from the snapshot: "
-                "pass rules_factory= to load_model"
+                "model `rules` plans from the graph's schema: pass manifest=snapshot.manifest "
+                "to load_model"
             )
-        return rules_factory()
+        from agent.models.rules import RulePolicy
+
+        return RulePolicy(manifest)
     if spec.startswith("hf:"):
         return _load_local(spec.removeprefix("hf:").strip(), config)
     from agent.models.openai_http import OpenAIChatModel

@@ -1,40 +1,42 @@
-"""The rule policy (`-m rules`): a deterministic, LLM-free model that drives the real tools."""
+"""The rule policy (`-m rules`): a deterministic, LLM-free Model that plans from the messages."""
 
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from agent.models.base import Message, ModelError, ModelReply
-from agent.models.rules_plan import Plan, RulePlanner
+from agent.models.base import Message, ModelReply
+from agent.models.rules_episode import Episode
+from agent.models.rules_plan import RulePlanner
+from agent.models.rules_turns import PlannedTurn
+from tools.listing_parse import parse_listing
 
 if TYPE_CHECKING:
-    from graphs.snapshot import Snapshot
-    from tools.toolset import Toolset
+    from graphs.manifest import Manifest
 
-PLAN_CACHE_SIZE = 256
+DONE = "I have finished."
 
 
 class RulePolicy:
-    """A Model whose turns follow `RulePlanner`'s plan for the question.
+    """A Model whose turns follow `RulePlanner`'s plan, decided from the conversation alone.
 
-    It emits ordinary OpenAI tool-call messages, so its trajectories are identical in form to an
-    LLM's and can teach a student. It is stateless across questions except for a small cache of
-    plans (n agents ask the same question); temperature and seed are ignored: it is deterministic.
+    Like any model it sees only the messages and the offered tools: the question, the turn
+    budget stated in the system prompt, and the text of every observation so far (it reads the
+    node rows the observations list, tools/listing_parse.py). It never runs a tool: each call
+    it plans is executed once, by the agent's tool node, and recorded as a step. It emits
+    ordinary OpenAI tool-call messages, so its trajectories can teach a student. It keeps no
+    state between calls; temperature and seed are ignored (it is deterministic).
 
     Args:
-        snapshot: The graph the tools run over.
-        toolset: A toolset built with the same configuration as the agent's (used to plan).
-        max_steps: The agent's step budget; the plan fits in it.
+        manifest: The graph's schema (node types, relations and their signatures, candidate
+            types): what the system prompt shows every model.
     """
 
     name = "rules"
 
-    def __init__(self, snapshot: Snapshot, toolset: Toolset, *, max_steps: int) -> None:
-        self.planner = RulePlanner(snapshot, toolset)
-        self.max_steps = max_steps
-        self._plans: OrderedDict[str, Plan] = OrderedDict()
+    def __init__(self, manifest: Manifest) -> None:
+        self.planner = RulePlanner(manifest)
+        self.node_types = list(manifest.node_types)
 
     async def generate(
         self,
@@ -45,27 +47,29 @@ class RulePolicy:
         seed: int | None = None,
     ) -> ModelReply:
         """Return the next planned turn for the conversation in `messages`."""
-        question = next((m["content"] for m in messages if m.get("role") == "user"), None)
-        if not isinstance(question, str):
-            raise ModelError("the rule policy needs a user message holding the question")
-        turn = sum(1 for m in messages if m.get("role") == "assistant")
-        plan = self._plan(question, tools)
-        if turn >= len(plan.turns):
-            return ModelReply({"role": "assistant", "content": "I have finished."})
+        episode = Episode.from_messages(messages)
+        turn = self.next_turn(episode, tools)
+        if turn is None:
+            return ModelReply({"role": "assistant", "content": DONE})
+        index = len(episode.turns)
         calls = [
             {
-                "id": f"call_{turn}_{i}",
+                "id": f"call_{index}_{i}",
                 "type": "function",
                 "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
             }
-            for i, call in enumerate(plan.turns[turn])
+            for i, call in enumerate(turn.calls)
         ]
-        return ModelReply({"role": "assistant", "content": plan.notes[turn], "tool_calls": calls})
+        return ModelReply({"role": "assistant", "content": turn.note, "tool_calls": calls})
 
-    def _plan(self, question: str, tools: list[dict[str, Any]]) -> Plan:
-        key = question + "\x00" + json.dumps(sorted(t["function"]["name"] for t in tools))
-        if key not in self._plans:
-            self._plans[key] = self.planner.plan(question, tools, self.max_steps)
-            if len(self._plans) > PLAN_CACHE_SIZE:
-                self._plans.popitem(last=False)
-        return self._plans[key]
+    def next_turn(self, episode: Episode, tools: list[dict[str, Any]]) -> PlannedTurn | None:
+        """Replay the plan over the recorded turns; the first turn not taken yet, if any."""
+        offered = {tool["function"]["name"]: tool["function"] for tool in tools}
+        plan = self.planner.episode(episode.question, offered, episode.budget)
+        try:
+            turn = next(plan)
+            for recorded in episode.turns:
+                turn = plan.send([parse_listing(r.text, self.node_types) for r in recorded])
+        except StopIteration:
+            return None
+        return turn

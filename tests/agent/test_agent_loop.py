@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 import pytest
@@ -19,6 +18,8 @@ from agent.trajectory import QuestionResult
 from graphs.snapshot import Snapshot
 
 QUESTION = "Which papers did Ada Lovelace write about sparse retrieval?"
+SHOW_PAPERS = ("search", {"query": "retrieval proteins", "k": 10, "node_types": ["paper"]})
+"""A call that shows every paper: select accepts only ids a tool showed in this trajectory."""
 
 
 def make(snapshot: Snapshot, model: Any, **config: Any) -> ArkAgent:
@@ -69,7 +70,7 @@ def test_turn_without_tool_call_gets_one_nudge_and_counts(tiny_snapshot: Snapsho
     model = ScriptedModel(
         [
             text_message("Let me think about it."),
-            tool_call_message("select", {"node_ids": ["p2"]}, ("finish", {})),
+            tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": ["p2"]}), ("finish", {})),
         ]
     )
     result = run(make(tiny_snapshot, model, max_steps=5))
@@ -92,8 +93,8 @@ def test_several_calls_per_turn_run_in_order(tiny_snapshot: Snapshot) -> None:
     model = ScriptedModel(
         [
             tool_call_message(
-                "select",
-                {"node_ids": ["p1"]},
+                *SHOW_PAPERS,
+                ("select", {"node_ids": ["p1"]}),
                 ("select", {"node_ids": ["p3", "p1"]}),
                 ("finish", {}),
                 ("select", {"node_ids": ["p2"]}),
@@ -104,7 +105,7 @@ def test_several_calls_per_turn_run_in_order(tiny_snapshot: Snapshot) -> None:
     assert trajectory.answers == ["p1", "p3"]
     assert trajectory.stop_reason == "finish"
     tool_messages = [m for m in trajectory.messages if m["role"] == "tool"]
-    assert len(tool_messages) == 4
+    assert len(tool_messages) == 5
     assert tool_messages[-1]["content"] == AFTER_FINISH
 
 
@@ -118,19 +119,64 @@ def test_bad_calls_become_observations_and_the_agent_recovers(tiny_snapshot: Sna
                 ("neighbors", {"node_id": "nope"}),
                 ("search", {"query": "retrieval", "k": "five"}),
                 ("neighbors", {"node_id": "a1", "node_types": ["papr"]}),
+                SHOW_PAPERS,
             ),
             tool_call_message("select", {"node_ids": ["p2", "zzz"]}, ("finish", {})),
         ]
     )
     (trajectory,) = run(make(tiny_snapshot, model)).trajectories
     tool_steps = [s for s in trajectory.steps if s.kind == "tool"]
-    assert [s.error_kind is not None for s in tool_steps] == [True] * 5 + [True, False]
+    assert [s.error_kind is not None for s in tool_steps] == [True] * 5 + [False, True, False]
     assert trajectory.answers == ["p2"]
     assert trajectory.stop_reason == "finish"
     texts = [m["content"] for m in trajectory.messages if m["role"] == "tool"]
     assert "search" in texts[0]  # the unknown tool message names the valid tools
     assert "paper" in texts[4]  # the unknown type suggests the closest valid name
-    assert "zzz" in texts[5]
+    assert "zzz" in texts[6]
+
+
+def test_select_accepts_only_ids_shown_earlier_in_the_trajectory(
+    tiny_snapshot: Snapshot,
+) -> None:
+    model = ScriptedModel(
+        [
+            tool_call_message("select", {"node_ids": ["p1"]}),
+            tool_call_message("search", {"query": "sparse retrieval", "k": 1}),
+            tool_call_message("select", {"node_ids": ["p4", "p3"]}),
+            tool_call_message("neighbors", {"node_id": "p4", "edge_types": ["cites"]}),
+            tool_call_message("select", {"node_ids": ["p2"]}, ("finish", {})),
+        ]
+    )
+    (trajectory,) = run(make(tiny_snapshot, model)).trajectories
+    texts = [m["content"] for m in trajectory.messages if m["role"] == "tool"]
+    tool_steps = [s for s in trajectory.steps if s.kind == "tool"]
+    # p1 exists but nothing showed it yet: rejected, and the model is told how to recover
+    assert tool_steps[0].error_kind == "not_shown"
+    assert texts[0] == (
+        "error: node id 'p1' was not shown by a tool in this run; select only ids that a tool "
+        "listed (a mistyped id may name another node). Nothing has been shown yet. "
+        "To select another node, find it with search first."
+    )
+    # the search showed p4 only: p4 is accepted, p3 rejected with the selectable ids listed
+    assert texts[2].startswith("selected 1:\n[p4] Sparse retrieval revisited (paper)")
+    assert "error: node id 'p3' was not shown" in texts[2]
+    assert "Selectable, latest first: p4." in texts[2]
+    assert tool_steps[2].error_kind == "not_shown"
+    # neighbors showed p2
+    assert tool_steps[4].error_kind is None
+    assert trajectory.answers == ["p4", "p2"]
+
+
+def test_select_of_an_unknown_and_an_unshown_id_names_both(tiny_snapshot: Snapshot) -> None:
+    model = ScriptedModel(
+        [tool_call_message("select", {"node_ids": ["zzz", "p1"]}, ("finish", {}))]
+    )
+    (trajectory,) = run(make(tiny_snapshot, model)).trajectories
+    text = trajectory.messages[3]["content"]
+    assert text.splitlines()[0].startswith("error: unknown node id 'zzz'")
+    assert text.splitlines()[1].startswith("error: node id 'p1' was not shown")
+    assert trajectory.steps[1].error_kind == "unknown_node"
+    assert trajectory.answers == []
 
 
 def test_model_failure_is_recorded_not_raised(tiny_snapshot: Snapshot) -> None:
@@ -149,8 +195,10 @@ class ConversationModel:
 
     name = "conversation"
 
-    def __init__(self, delay_s: float, fail_agent_seed: int | None = None) -> None:
-        self.delay_s = delay_s
+    def __init__(self, together: int = 1, fail_agent_seed: int | None = None) -> None:
+        # Every agent's first turn waits until `together` agents are inside the model at once:
+        # sequential agents would never get there (the wait times out and the test fails).
+        self.barrier = asyncio.Barrier(together)
         self.fail_agent_seed = fail_agent_seed
 
     async def generate(
@@ -161,43 +209,41 @@ class ConversationModel:
         temperature: float | None = None,
         seed: int | None = None,
     ) -> ModelReply:
-        await asyncio.sleep(self.delay_s)
         if seed == self.fail_agent_seed:
             raise ModelError("endpoint down")
         turn = sum(1 for m in messages if m["role"] == "assistant")
+        if turn == 0:
+            await asyncio.wait_for(self.barrier.wait(), timeout=60)
         picks = [["p1", "p2"], ["p2", "p4"], ["p4"]][(seed or 0) % 3]
         if turn == 0:
-            return ModelReply(tool_call_message("select", {"node_ids": picks}))
+            return ModelReply(tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": picks})))
         return ModelReply(tool_call_message("finish", {}))
 
 
 def test_agents_run_concurrently_and_votes_fuse(tiny_snapshot: Snapshot) -> None:
-    delay = 0.3
     agent = make_agent(
-        tiny_snapshot, AgentConfig(n_agents=3, seed=0), model=ConversationModel(delay)
+        tiny_snapshot, AgentConfig(n_agents=3, seed=0), model=ConversationModel(together=3)
     )
-    started = time.perf_counter()
     result = asyncio.run(agent.ask(QUESTION))
-    elapsed = time.perf_counter() - started
-    # Two turns each: sequential agents would take 6 x delay; concurrent ones about 2 x delay.
-    assert elapsed < 4 * delay
     assert [t.answers for t in result.trajectories] == [["p1", "p2"], ["p2", "p4"], ["p4"]]
     assert result.fused == ["p2", "p4", "p1"]
     assert result.votes == {"p1": 1, "p2": 2, "p4": 2}
     # the model wrote no call ids: the state machine numbers them and pairs tool messages
     messages = result.trajectories[0].messages
-    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call_0", "call_1"]
+    tool_call_ids = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert tool_call_ids == ["call_0", "call_1", "call_2"]
     assert messages[2]["tool_calls"][0]["id"] == "call_0"
 
 
 def test_one_failing_agent_leaves_the_others(tiny_snapshot: Snapshot) -> None:
     agent = make_agent(
-        tiny_snapshot, AgentConfig(n_agents=3), model=ConversationModel(0.0, fail_agent_seed=1)
+        tiny_snapshot, AgentConfig(n_agents=3), model=ConversationModel(fail_agent_seed=1)
     )
     result = asyncio.run(agent.ask(QUESTION))
     assert [t.stop_reason for t in result.trajectories] == ["finish", "error", "finish"]
     assert not result.failed
-    assert result.fused == ["p1", "p2", "p4"]
+    # One vote each; p4 is first in agent 3's list, so it ties p1 on position and beats p2.
+    assert result.fused == ["p1", "p4", "p2"]
 
 
 def test_trajectory_json_lines_load_with_datasets(tiny_snapshot: Snapshot, tmp_path) -> None:

@@ -10,16 +10,19 @@ from agent.config import AgentConfig
 from agent.models.base import ModelError
 from agent.models.openai_http import OpenAIChatModel
 from agent.models.registry import ModelSpecError, load_model, resolve_model_spec
-from agent.models.scripted import ScriptedModel
+from agent.models.rules import RulePolicy
+from graphs.snapshot import Snapshot
+from tools.toolset import Toolset
 
 
-def test_rules_uses_the_factory() -> None:
-    built = ScriptedModel([], name="rules")
-    assert load_model(AgentConfig(model="rules"), rules_factory=lambda: built) is built
+def test_rules_is_built_from_the_manifest_alone(tiny_snapshot: Snapshot) -> None:
+    model = load_model(AgentConfig(model="rules"), manifest=tiny_snapshot.manifest)
+    assert isinstance(model, RulePolicy) and model.name == "rules"
+    assert not any(isinstance(value, Toolset | Snapshot) for value in vars(model).values())
 
 
-def test_rules_without_factory_is_a_clear_error() -> None:
-    with pytest.raises(ModelSpecError, match="rules_factory"):
+def test_rules_without_manifest_is_a_clear_error() -> None:
+    with pytest.raises(ModelSpecError, match=r"manifest=snapshot\.manifest"):
         load_model(AgentConfig(model="rules"))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -100,13 +99,22 @@ def test_script_entries_are_not_mutated_by_replay_or_callers() -> None:
 
 
 def test_delay_lets_concurrent_callers_overlap() -> None:
-    model = ScriptedModel([text_message(str(i)) for i in range(4)], delay_s=0.2)
+    model = ScriptedModel([text_message(str(i)) for i in range(4)], delay_s=0.05)
+    in_flight = peak = 0
+
+    async def counted() -> ModelReply:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            return await model.generate([], TOOLS)
+        finally:
+            in_flight -= 1
 
     async def four() -> list[ModelReply]:
-        return list(await asyncio.gather(*(model.generate([], TOOLS) for _ in range(4))))
+        return list(await asyncio.gather(*(counted() for _ in range(4))))
 
-    start = time.perf_counter()
     replies = asyncio.run(four())
-    elapsed = time.perf_counter() - start
     assert sorted(reply.message["content"] for reply in replies) == ["0", "1", "2", "3"]
-    assert elapsed < 0.6  # 4 x 0.2 s sequentially would be 0.8 s
+    # A blocking delay would let only one caller in at a time; an awaited one lets all four in.
+    assert peak == 4

@@ -136,11 +136,14 @@ def make_trajectory(
     )
 
 
-def write_run(run_dir: Path, questions: list[tuple[str, list[str], list[Trajectory]]]) -> Path:
-    """Write a run directory through the real RunStore."""
-    with RunStore.open(
-        run_dir, {"agent": {"model": "rules"}, "split": "train"}, resume=False
-    ) as store:
+def write_run(
+    run_dir: Path,
+    questions: list[tuple[str, list[str], list[Trajectory]]],
+    config: dict[str, Any] | None = None,
+) -> Path:
+    """Write a run directory through the real RunStore (config: split train, no qa file)."""
+    config = config or {"agent": {"model": "rules"}, "split": "train"}
+    with RunStore.open(run_dir, config, resume=False) as store:
         for question_id, gold, trajectories in questions:
             result = QuestionResult(
                 question_id=question_id,

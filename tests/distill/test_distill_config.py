@@ -70,3 +70,38 @@ def test_training_template_has_markers_and_inference_variant_has_none() -> None:
         check_generation_markers(None)
     with pytest.raises(ChatTemplateError, match="prompts/"):
         load_training_template("missing.jinja")
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("learning_rate: .nan\n", "learning_rate"),
+        ("max_minutes: .inf\n", "max_minutes"),
+        ("weight_decay: -.inf\n", "weight_decay"),
+        ("learning_rate: nan\n", "learning_rate"),
+        ("lora: {dropout: .nan}\n", "dropout"),
+    ],
+)
+def test_nan_and_inf_are_refused(tmp_path: Path, text: str, field: str) -> None:
+    file = tmp_path / "c.yaml"
+    file.write_text(text)
+    with pytest.raises(TrainConfigError) as caught:
+        load_config(file)
+    message = str(caught.value)
+    assert f"bad value for {field}" in message and "finite number" in message
+
+
+def test_the_config_is_a_validated_pydantic_model() -> None:
+    from pydantic import BaseModel
+
+    from distill.config import TrainConfig, config_from_dict
+
+    config = TrainConfig(max_steps=3, lora=LoraSettings(r=4))
+    assert isinstance(config, BaseModel)
+    assert config_from_dict(config.to_record()) == config  # the saved record reads back
+    with pytest.raises(TrainConfigError, match="bad value for max_length"):
+        config.replace(max_length=2.5)  # copies are validated too
+    with pytest.raises(TrainConfigError, match="batch_size must be > 0"):
+        TrainConfig(batch_size=0)  # so is direct construction
+    with pytest.raises(ValueError, match="frozen"):
+        config.seed = 4  # type: ignore[misc]

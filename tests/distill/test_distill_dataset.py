@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from distill.dataset import DatasetOptions, build_sft_dataset, load_sft_dataset, split_questions
+from distill.dataset import DatasetOptions, build_sft_dataset, load_sft_dataset
 from distill.errors import RunDirError, SFTDataError
+from distill.splits import random_split as split_questions
 from distill.template import load_training_template, render
 
 

@@ -42,7 +42,7 @@ def test_cli_reports_bad_input_without_traceback(tmp_path: Path) -> None:
         "--config",
         config,
     )
-    assert "unknown key(s) ['learning_rat']" in output and "learning_rate" in output
+    assert "unknown key 'learning_rat'" in output and "learning_rate" in output
     assert "train.parquet does not exist" in failing(
         "distill", "train", tmp_path, "--base-model", "b", "--out", tmp_path / "o"
     )

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from agent.config import AgentConfig
 from cli.app import build_app
-from evals.runner import EvalRequest, evaluate
+from evals.request import RunRequest
+from evals.runner import evaluate
 from evals.runstore import read_failures, read_results
 from evals.summary import summarize_run
 from tests.evals.eval_graph import build_tiny
@@ -108,16 +109,7 @@ def test_bad_input_is_one_line_not_a_traceback(tiny, tmp_path: Path, args, messa
 def test_baseline_and_report(tiny, tmp_path: Path) -> None:
     snapshot, qa = tiny
     agent_dir, bm25_dir, report_dir = tmp_path / "agent", tmp_path / "bm25", tmp_path / "report"
-    evaluate(
-        EvalRequest(
-            snapshot=snapshot,
-            qa=qa,
-            split=None,
-            out=agent_dir,
-            agent=AgentConfig(n_agents=1),
-            limit=6,
-        )
-    )
+    evaluate(RunRequest(snapshot=snapshot, qa=qa, out=agent_dir, limit=6), AgentConfig(n_agents=1))
     code, output = invoke(
         "baseline",
         "bm25",

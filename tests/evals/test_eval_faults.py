@@ -15,7 +15,8 @@ from agent.factory import make_agent
 from agent.models.openai_http import OpenAIChatModel
 from agent.models.retry import RetryPolicy
 from cli.app import build_app
-from evals.runner import EvalRequest, evaluate
+from evals.request import RunRequest
+from evals.runner import evaluate
 from evals.runstore import read_failures, read_results
 from evals.summary import summarize_run
 from graphs.snapshot import Snapshot
@@ -51,8 +52,8 @@ def test_flaky_endpoint_loses_no_question(tmp_path: Path) -> None:
         model = OpenAIChatModel("fake", base_url=server.base_url, timeout_s=0.3,
                                 retry=RetryPolicy(max_retries=8, base_delay_s=0.02))  # fmt: skip
         plan = evaluate(
-            EvalRequest(snapshot=snapshot, qa=qa, split=None, out=tmp_path / "run",
-                        agent=config, concurrency=8),
+            RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "run", concurrency=8),
+            config,
             asker=make_agent(graph, config, model=model),
         )  # fmt: skip
     injected = [r.fault.kind for r in server.requests if r.fault is not None]
@@ -97,11 +98,7 @@ def test_dead_endpoint_records_every_question_as_failed(tmp_path: Path) -> None:
             request_timeout_s=0.4,
             max_retries=0,
         )
-        evaluate(
-            EvalRequest(
-                snapshot=snapshot, qa=qa, split=None, out=tmp_path / "run", agent=config, limit=4
-            )
-        )
+        evaluate(RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "run", limit=4), config)
     failures = read_failures(tmp_path / "run")
     assert len(failures) == 4 and read_results(tmp_path / "run") == []
     assert all(f.error_type == "ModelError" and "503" in f.error for f in failures)

@@ -47,14 +47,30 @@ def test_hit_at_5_boundary(position: int, hit5: float) -> None:
     assert scores["mrr"] == pytest.approx(1 / position)
 
 
-def test_recall_counts_only_top_20_but_mrr_sees_deeper() -> None:
+def test_recall_and_mrr_see_only_the_top_20() -> None:
     ranked = [f"p{i}" for i in range(20)] + ["p39"]
     scores = ark_metrics(ranked, ["p39", "p0"])
     assert scores["recall@20"] == 0.5
     assert scores["mrr"] == 1.0
     deep = ark_metrics(ranked, ["p39"])
-    assert deep["recall@20"] == 0.0
-    assert deep["mrr"] == pytest.approx(1 / 21)
+    assert deep == {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
+
+
+@pytest.mark.parametrize(("rank", "mrr"), [(20, 1 / 20), (21, 0.0), (25, 0.0)])
+def test_mrr_is_computed_on_the_ranking_truncated_to_20(rank: int, mrr: float) -> None:
+    # The paper's appendix: the ranking is cut to the top 20; Hit@1 and MRR use that ranking.
+    ranked = [f"p{i}" for i in range(10, 10 + rank - 1)] + ["p1"]
+    assert ark_metrics(ranked, ["p1"])["mrr"] == pytest.approx(mrr)
+    assert stark_metrics(ranked, ["p1"], IS_CANDIDATE)["mrr"] == pytest.approx(mrr)
+
+
+def test_stark_truncates_after_dropping_non_candidates() -> None:
+    # 22 brands then the gold product: ARK rank 23 (MRR 0), STaRK rank 1 among candidates.
+    filler = [f"x{i}" for i in range(22)]
+    is_candidate = CandidateFilter(TYPES | dict.fromkeys(filler, "brand"), frozenset({"product"}))
+    ranked = [*filler, "p1"]
+    assert ark_metrics(ranked, ["p1"])["mrr"] == 0.0
+    assert stark_metrics(ranked, ["p1"], is_candidate)["mrr"] == 1.0
 
 
 @pytest.mark.parametrize("ranked", [[], ["b1", "c1"]])
@@ -134,10 +150,15 @@ def test_aggregate_overall_per_family_and_failures() -> None:
     groups = aggregate([("text", hit), ("text", miss), ("one_hop", hit)], ["one_hop", None])
     assert list(groups) == [OVERALL, "one_hop", "text", "unlabelled"]
     overall = groups[OVERALL]
-    assert (overall.questions, overall.failures) == (3, 2)
-    assert overall.means()["ark"]["hit@1"] == pytest.approx(2 / 3)
-    assert overall.means_failures_as_misses()["stark"]["hit@1"] == pytest.approx(2 / 5)
+    assert (overall.questions, overall.failures, overall.total) == (3, 2, 5)
+    # The headline counts a failed question as a miss; successful-only is the note.
+    assert overall.means()["stark"]["hit@1"] == pytest.approx(2 / 5)
+    assert overall.means_successful()["ark"]["hit@1"] == pytest.approx(2 / 3)
     assert groups["text"].means()["ark"]["mrr"] == 0.5
     assert (groups["one_hop"].questions, groups["one_hop"].failures) == (1, 1)
+    assert groups["one_hop"].means()["ark"]["hit@1"] == 0.5
     assert groups["unlabelled"].means()["ark"]["hit@1"] == 0.0
-    assert groups["unlabelled"].to_dict()["failures"] == 1
+    as_dict = groups["one_hop"].to_dict()
+    assert as_dict["failures"] == 1
+    assert as_dict["metrics"]["ark"]["hit@1"] == 0.5  # type: ignore[index]
+    assert as_dict["metrics_successful_only"]["ark"]["hit@1"] == 1.0  # type: ignore[index]

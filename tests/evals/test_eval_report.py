@@ -89,8 +89,9 @@ def test_report_tables_failures_and_heatmaps(tmp_path: Path) -> None:
     report = build_report(runs, tmp_path / "out")
     text = report.markdown
     assert "| m n=1 T=5 | 4 | 0 | 0.250 | 0.250 | 0.250 | 0.250 | 2.00 | 2.00 |" in text
-    assert "| m n=3 T=5 | 4 | 2 | 0.500 |" in text
-    assert "counted as misses: Hit@1 0.333" in text and "f0, f1" in text
+    # b: 2 hits of 4 answered + 2 failed: the headline counts the failures as misses.
+    assert "| m n=3 T=5 | 6 | 2 | 0.333 |" in text
+    assert "successful question(s) only: Hit@1 0.500" in text and "f0, f1" in text
     assert "### one_hop" in text and "### text" in text and "STaRK protocol" in text
     names = sorted(path.name for path in report.files)
     assert names == ["grid_heatmaps.png", "neighbors_by_outcome.png", "report.md", "tool_share.png"]
@@ -194,7 +195,9 @@ def test_ark_demo_command_offline(tmp_path: Path) -> None:
     assert (tmp_path / "graph-biomed-seed0" / "qa" / "test.jsonl").is_file()
 
 
-def test_a_family_where_every_question_failed_shows_dashes_not_zeros(tmp_path: Path) -> None:
+def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
+    tmp_path: Path,
+) -> None:
     from rich.console import Console
 
     from evals.console import results_table
@@ -210,12 +213,13 @@ def test_a_family_where_every_question_failed_shows_dashes_not_zeros(tmp_path: P
     summary = summarize_run(run_dir)
     text = build_report([run_dir]).markdown
     assert "### two_hop" in text
-    assert "| m n=1 T=5 | 0 | 3 | — | — | — | — |" in text
-    assert "| m n=1 T=5 | 1 | 0 | 0.000 | 0.000 | 0.000 | 0.000 |" in text  # a real zero stays
+    assert "| m n=1 T=5 | 3 | 3 | 0.000 | 0.000 | 0.000 | 0.000 |" in text  # misses, counted
+    assert "| m n=1 T=5 | 1 | 0 | 0.000 | 0.000 | 0.000 | 0.000 |" in text
+    assert "over the 2 successful question(s) only: Hit@1 0.500" in text
     console = Console(record=True, width=200)
     for protocol in ("ark", "stark"):
         console.print(results_table([summary], protocol))
     rows = [line.split("│") for line in console.export_text().splitlines() if "two_hop" in line]
     assert len(rows) == 2  # one row per protocol table
     for cells in rows:
-        assert [cell.strip() for cell in cells[3:9]] == ["0", "3", "—", "—", "—", "—"]
+        assert [cell.strip() for cell in cells[3:9]] == ["3", "3", *["0.000"] * 4]

@@ -10,7 +10,7 @@ import pytest
 
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
-from tools.neighbors import NeighborOrder, neighbor_scores, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
 from tools.toolset import Toolset
 
 
@@ -183,22 +183,53 @@ def test_neighbors_default_order_is_relation_direction_degree_id(
     toolset = Toolset(snapshot, ToolConfig(neighbors_k=500, max_k=500))
     observation = toolset.call("neighbors", {"node_id": "N0"})
     hood = snapshot.neighbors(snapshot.internal_id("N0"))
-    assert len(observation.node_ids) == len(hood.nodes)
-    expected = sorted(
-        (
+    first_key: dict[int, tuple[str, int, int, int]] = {}
+    for node, relation, direction in zip(hood.nodes, hood.relations, hood.directions, strict=True):
+        key = (
             snapshot.relation_names[relation],
             int(direction < 0),
             -int(snapshot.degrees[node]),
             int(node),
         )
-        for node, relation, direction in zip(
-            hood.nodes, hood.relations, hood.directions, strict=True
-        )
-    )
+        first_key[int(node)] = min(key, first_key.get(int(node), key))
+    # one row per neighbour node, placed by its first (relation, direction) entry
+    assert len(observation.node_ids) == len(set(observation.node_ids)) == len(first_key)
+    expected = sorted(first_key.values())
     assert observation.node_ids == [snapshot.external_id(row[3]) for row in expected]
     lines = observation.text.splitlines()[1:]
-    assert lines[0].startswith("-[about]-> ")
+    assert lines[0].startswith("-[about]->")
     assert any(line.startswith("<-[cites]- ") for line in lines)
+
+
+def test_a_neighbour_linked_several_ways_is_one_row_listing_every_link(
+    generated_snapshot: Snapshot,
+) -> None:
+    snapshot = generated_snapshot
+    toolset = Toolset(snapshot, ToolConfig(neighbors_k=500, max_k=500))
+    observation = toolset.call("neighbors", {"node_id": "N0"})
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    links: dict[str, set[tuple[str, int]]] = {}
+    for node, relation, direction in zip(hood.nodes, hood.relations, hood.directions, strict=True):
+        key = snapshot.external_id(int(node))
+        links.setdefault(key, set()).add((snapshot.relation_names[relation], int(direction)))
+    several = [node_id for node_id, found in links.items() if len(found) > 1]
+    assert several  # the hub has neighbours linked both ways
+    for node_id in several:
+        row = next(line for line in observation.text.splitlines() if f" [{node_id}] " in line)
+        for relation, direction in links[node_id]:
+            both = (relation, -direction) in links[node_id]
+            arrow = (
+                f"<-[{relation}]->"
+                if both
+                else f"-[{relation}]->"
+                if direction > 0
+                else f"<-[{relation}]-"
+            )
+            assert arrow in row, (arrow, row)
+    # k counts nodes: k=3 shows three distinct neighbours
+    top = toolset.call("neighbors", {"node_id": "N0", "k": 3})
+    assert len(top.node_ids) == len(set(top.node_ids)) == 3
+    assert f"showing 3 of {len(links):,}" in top.text
 
 
 @pytest.mark.parametrize("query", ["graph retrieval", "hub citation engine", "vector"])
@@ -212,10 +243,10 @@ def test_neighbor_ranking_equals_global_bm25_on_the_neighbour_set(
     pairs = zip(ids.tolist(), scores.tolist(), strict=True)
     global_scores = {snapshot.external_id(node): score for node, score in pairs}
     hood = snapshot.neighbors(snapshot.internal_id("N0"))
-    entries = [snapshot.external_id(node) for node in hood.nodes.tolist()]
+    entries = {snapshot.external_id(node) for node in hood.nodes.tolist()}
     expected = sorted((-global_scores[e], e) for e in entries if global_scores.get(e, 0) > 0)
     assert 0 < len(expected) < len(entries)
-    # the listing is exactly the matching (edge, direction) entries, by global score
+    # the listing is exactly the matching neighbour nodes, each once, by global score
     assert sorted(observation.node_ids) == sorted(node_id for _, node_id in expected)
     np.testing.assert_allclose(
         observation.scores, [-score for score, _ in expected], rtol=1e-6, atol=1e-6
@@ -247,15 +278,22 @@ def test_observation_serialises(toolset: Toolset) -> None:
     assert json.loads(json.dumps(data))["error"]["kind"] == "unknown_node"
 
 
-def test_neighbor_scores_equal_score_nodes_with_repeated_neighbours(
-    generated_snapshot: Snapshot,
-) -> None:
+def test_neighbor_set_groups_every_entry_under_its_node(generated_snapshot: Snapshot) -> None:
     snapshot = generated_snapshot
-    nodes = np.asarray(snapshot.neighbors(snapshot.internal_id("N0")).nodes)
-    assert len(np.unique(nodes)) < len(nodes)  # the hub has neighbours linked both ways
-    for query in ("graph retrieval hub", "vector", ""):
-        expected = snapshot.index.score_nodes(query, nodes)
-        np.testing.assert_array_equal(neighbor_scores(snapshot.index, nodes, query), expected)
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    members = NeighborSet.of(hood)
+    assert len(members) < len(hood.nodes)  # the hub has neighbours linked both ways
+    assert members.nodes.tolist() == sorted(set(hood.nodes.tolist()))
+    for member, node in enumerate(members.nodes.tolist()):
+        positions = members.entries(member)
+        assert sorted(positions.tolist()) == np.flatnonzero(hood.nodes == node).tolist()
+    per_relation = members.nodes_per_code(hood.relations, len(snapshot.relation_names))
+    for code in range(len(snapshot.relation_names)):
+        assert per_relation[code] == len(set(hood.nodes[hood.relations == code].tolist()))
+    keys = NeighborOrder(snapshot.relation_names, snapshot.degrees).keys(hood)
+    firsts = members.first_keys(keys)
+    for member, node in enumerate(members.nodes.tolist()):
+        assert firsts[member] == keys[hood.nodes == node].min()
 
 
 def test_repeated_filter_names_do_not_repeat_neighbours(toolset: Toolset) -> None:
@@ -303,3 +341,17 @@ def test_query_words_match_whatever_the_syntax(toolset: Toolset) -> None:
     syntax = toolset.call("search", {"query": "(babbage OR lovelace)"})
     assert syntax.node_ids == plain.node_ids == ["A1", "A2", "P3"]  # tied scores: lower id first
     assert syntax.scores == plain.scores
+
+
+def test_select_outside_a_trajectory_accepts_any_id_inside_only_shown_ones(
+    tiny_snapshot: Snapshot,
+) -> None:
+    toolset = Toolset(tiny_snapshot)
+    assert toolset.call("select", {"node_ids": ["P2"]}).selected == ["P2"]  # a one-off call
+    rejected = toolset.call("select", {"node_ids": ["P2"]}, shown=["P1", "A1"])
+    assert rejected.error is not None and rejected.error.kind == "not_shown"
+    assert rejected.selected == []
+    assert "Selectable, latest first: A1, P1." in rejected.text
+    accepted = toolset.call("select", {"node_ids": ["P1", "P2"]}, shown=["P1", "A1"])
+    assert accepted.selected == ["P1"]
+    assert accepted.error is not None and accepted.error.kind == "not_shown"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
+from graphs.build import build_snapshot
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.format import NodeView, edge_arrow, node_label
@@ -144,6 +146,67 @@ def test_neighbors_without_a_match_fall_back_to_the_default_order(toolset: Tools
     )
     assert observation.scores == []
     assert observation.error is None
+
+
+@pytest.fixture(scope="module")
+def two_way_toolset(tmp_path_factory: pytest.TempPathFactory) -> Toolset:
+    """A PrimeKG-like graph: every edge of the drug is stored in both directions."""
+    nodes = [
+        ("D1", "drug", "Aspirin", "Salicylate that relieves pain and inhibits platelets."),
+        ("G1", "gene", "PTGS1", "Cyclooxygenase 1, makes prostaglandins in platelets."),
+        ("G2", "gene", "PTGS2", "Cyclooxygenase 2, induced by inflammation."),
+        ("X1", "disease", "Pain", "An unpleasant sensation."),
+    ]
+    edges = [
+        ("D1", "G1", "target"),
+        ("G1", "D1", "target"),
+        ("D1", "G2", "target"),
+        ("D1", "X1", "indication"),
+        ("X1", "D1", "indication"),
+        ("D1", "X1", "off_label_use"),
+        ("G1", "X1", "associated_with"),
+    ]
+    out = tmp_path_factory.mktemp("two_way") / "snapshot"
+    build_snapshot(
+        pa.table(
+            {key: [row[i] for row in nodes] for i, key in enumerate(("id", "type", "name", "text"))}
+        ),
+        pa.table(
+            {key: [row[i] for row in edges] for i, key in enumerate(("src", "dst", "relation"))}
+        ),
+        out,
+        name="two_way",
+    )
+    return Toolset(Snapshot.open(out), ToolConfig(neighbor_snippet_chars=40))
+
+
+def test_neighbours_are_nodes_with_every_link_on_one_row(two_way_toolset: Toolset) -> None:
+    observation = two_way_toolset.call("neighbors", {"node_id": "D1"})
+    assert observation.text == (
+        "neighbours of [D1] Aspirin (drug):\n"
+        "<-[indication]->, -[off_label_use]-> [X1] Pain (disease)\n"
+        "<-[target]-> [G1] PTGS1 (gene)\n"
+        "-[target]-> [G2] PTGS2 (gene)"
+    )
+    assert observation.node_ids == ["X1", "G1", "G2"]
+    cut = two_way_toolset.call("neighbors", {"node_id": "D1", "k": 1})
+    assert cut.text.splitlines()[-1] == (
+        "showing 1 of 3 (by edge type: target 2, indication 1, off_label_use 1); "
+        "refine with query or filters."
+    )
+    ranked = two_way_toolset.call("neighbors", {"node_id": "D1", "query": "platelets", "k": 5})
+    assert ranked.node_ids == ["G1"]
+    assert ranked.text.splitlines()[1].startswith("<-[target]-> [G1] PTGS1 (gene) score ")
+    assert "1 of 3 match the query." in ranked.text
+
+
+def test_no_neighbours_after_filters_counts_nodes(two_way_toolset: Toolset) -> None:
+    observation = two_way_toolset.call("neighbors", {"node_id": "D1", "node_types": ["drug"]})
+    assert observation.text == (
+        "no neighbours of [D1] Aspirin (drug) match node_types: drug.\n"
+        "its 3 neighbours have edge types: target 2, indication 1, off_label_use 1; "
+        "node types: gene 2, disease 1. Drop or change the filters."
+    )
 
 
 def test_neighbors_filtered_and_ranked(toolset: Toolset) -> None:
@@ -286,6 +349,7 @@ def test_snippet_terms_most_informative_first(
 def test_edge_arrows_and_labels() -> None:
     assert edge_arrow("writes", outgoing=True) == "-[writes]->"
     assert edge_arrow("cites", outgoing=False) == "<-[cites]-"
+    assert edge_arrow("target", outgoing=True, incoming=True) == "<-[target]->"
     assert node_label(NodeView("P1", "A title", "paper")) == "[P1] A title (paper)"
 
 

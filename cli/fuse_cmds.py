@@ -1,0 +1,127 @@
+"""Commands of the `ark` CLI: `ark fuse` (rank fusion) and `ark rerank` (stage-3 reranking)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from cli.guards import user_errors
+
+SourcesArg = Annotated[
+    list[str],
+    typer.Argument(
+        help="Ranking sources: run directories (ark eval / baseline / fuse / rerank) or JSONL "
+        'files of {"id", "ranking"}; join runs of one source with commas (val_run,test_run). '
+        "The first is the graph branch (dynamic RRF weighs it per question)."
+    ),
+]
+QaOpt = Annotated[Path, typer.Option("--qa", help="Questions (gold answers, splits).")]
+OutOpt = Annotated[Path, typer.Option("--out", help="Output run directory (must be new).")]
+SplitOpt = Annotated[str, typer.Option("--split", help="Split written to --out.")]
+TuneSplitOpt = Annotated[str, typer.Option("--tune-split", help="Split the grid is tuned on.")]
+SnapshotOpt = Annotated[
+    Path | None,
+    typer.Option("--snapshot", help="Snapshot for candidate types (default: the runs' own)."),
+]
+ProtocolOpt = Annotated[
+    str, typer.Option("--protocol", help="Protocol whose Hit@1 the grid maximises: ark or stark.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable summary.")]
+
+
+def _parse_weights(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise typer.BadParameter(
+            f"--weights must be numbers separated by commas (one per source), got {text!r}"
+        ) from None
+
+
+def _summary_lines(out: Path) -> list[str]:
+    from evals.summary import summarize_run
+
+    summary = summarize_run(out)
+    lines = []
+    for protocol in ("ark", "stark"):
+        means = summary.overall.means()[protocol]
+        cells = "  ".join(f"{name} {value:.3f}" for name, value in means.items())
+        lines.append(f"{protocol:5s} {cells}  ({summary.overall.questions} questions)")
+    return lines
+
+
+def fuse(
+    sources: SourcesArg,
+    qa: QaOpt,
+    out: OutOpt,
+    grid: Annotated[
+        bool,
+        typer.Option("--grid", help="Grid-search static and dynamic RRF on --tune-split, freeze."),
+    ] = False,
+    mode: Annotated[
+        str, typer.Option("--mode", help="With --grid: best, static or dynamic.")
+    ] = "best",
+    weights: Annotated[
+        str | None,
+        typer.Option("--weights", help="Static weights, one per source (default equal)."),
+    ] = None,
+    k: Annotated[float, typer.Option("--k", min=0.0, help="Static RRF constant.")] = 60.0,
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", help="Reuse a frozen fusion.json (e.g. to fuse the train split)."),
+    ] = None,
+    split: SplitOpt = "test",
+    tune_split: TuneSplitOpt = "val",
+    snapshot: SnapshotOpt = None,
+    protocol: ProtocolOpt = "stark",
+    depth: Annotated[int, typer.Option("--depth", min=1, help="Length of each fused list.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
+    from evals.fuse_run import FuseRequest, run_fusion
+    from evals.fusion import FusionError, spec_record
+    from evals.rankings import RankingError
+
+    modes = {"best": ("static", "dynamic"), "static": ("static",), "dynamic": ("dynamic",)}
+    if mode not in modes:
+        raise typer.BadParameter(f"--mode must be best, static or dynamic, got {mode!r}")
+    if grid and spec is not None:
+        raise typer.BadParameter("--grid tunes a new spec; drop --spec (or drop --grid)")
+    request = FuseRequest(
+        sources=sources, qa=qa, out=out, split=split, tune_split=tune_split, grid=grid,
+        modes=modes[mode], weights=_parse_weights(weights), k=k, spec_file=spec,
+        snapshot=snapshot, protocol=protocol, depth=depth,
+    )  # fmt: skip
+    err = Console(stderr=True)
+    with user_errors(err, RankingError, FusionError):
+        outcome = run_fusion(request)
+    for note in outcome.notes:
+        err.print(f"[yellow]note[/]: {note}")
+    if as_json:
+        print(json.dumps({"spec": spec_record(outcome.spec), "written": outcome.written,
+                          "out": str(out)}))  # fmt: skip
+        return
+    console = Console()
+    if outcome.grid is not None:
+        static, hit, mrr = outcome.grid.static
+        console.print(f"validation static  Hit@1 {hit:.3f} MRR {mrr:.3f}  {spec_record(static)}")
+        if outcome.grid.dynamic is not None:
+            dynamic, hit, mrr = outcome.grid.dynamic
+            console.print(
+                f"validation dynamic Hit@1 {hit:.3f} MRR {mrr:.3f}  {spec_record(dynamic)}"
+            )
+    console.print(f"applied {outcome.spec.mode} RRF to {outcome.written} {split} questions")
+    for line in _summary_lines(out):
+        console.print(line)
+    console.print(f"results in {out}", style="dim")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ark fuse`."""
+    app.command("fuse")(fuse)

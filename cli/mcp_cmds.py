@@ -1,0 +1,133 @@
+"""`ark mcp`: serve snapshots' read-only tools and schemas to MCP clients (stdio or HTTP)."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from enum import StrEnum
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from cli.options import fail
+from graphs.errors import GraphError
+from tools.config import ToolConfig
+
+if TYPE_CHECKING:
+    from tools.toolset import Toolset
+
+_LABEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_SDK_MODULES = frozenset({"mcp", "mcp_types", "uvicorn", "starlette", "anyio"})
+
+
+class Transport(StrEnum):
+    """How clients reach the server."""
+
+    stdio = "stdio"
+    http = "http"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's command to the `ark` application."""
+    app.command("mcp")(mcp_serve)
+
+
+def mcp_serve(
+    snapshots: Annotated[
+        list[str],
+        typer.Argument(
+            help="Snapshot directories; LABEL=DIR names one (the label prefixes its tools "
+            "when several are served, e.g. academic__search).",
+            show_default=False,
+        ),
+    ],
+    transport: Annotated[
+        Transport, typer.Option(help="stdio for a client that starts ark itself; http to serve.")
+    ] = Transport.stdio,
+    host: Annotated[
+        str, typer.Option(help="Interface for --transport http (localhost unless told).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --transport http.")] = 8000,
+) -> None:
+    """Serve snapshots to any MCP client: search, neighbors, node (read-only) + schemas."""
+    import anyio
+
+    try:
+        from cli import mcp_server
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in _SDK_MODULES:
+            raise
+        fail(escape(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})"))
+    served = [
+        mcp_server.ServedSnapshot(label, _toolset(path)) for label, path in _labelled(snapshots)
+    ]
+    server = mcp_server.build_server(mcp_server.ArkMcpCatalog(served))
+    names = ", ".join(item.label for item in served)
+    try:
+        if transport is Transport.stdio:
+            typer.echo(f"ark mcp: serving {names} over stdio", err=True)
+            anyio.run(mcp_server.serve_stdio, server)
+            return
+        warning = exposure_warning(host)
+        if warning:
+            typer.echo(warning, err=True)
+        url_host = f"[{host}]" if ":" in host else host
+        typer.echo(f"ark mcp: serving {names} at http://{url_host}:{port}/mcp", err=True)
+        anyio.run(partial(mcp_server.serve_http, server, host=host, port=port))
+    except KeyboardInterrupt:
+        typer.echo("ark mcp: stopped", err=True)
+
+
+def exposure_warning(host: str) -> str | None:
+    """The warning printed when HTTP listens beyond this machine (None for loopback hosts)."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name other than localhost
+        loopback = False
+    if loopback:
+        return None
+    return (
+        f"warning: listening on {host}, not localhost: anyone who can reach this interface "
+        "can query these snapshots (read-only, no authentication). Use --host 127.0.0.1 to "
+        "keep the server local."
+    )
+
+
+def _labelled(specs: list[str]) -> list[tuple[str, Path]]:
+    """(label, directory) per argument; labels default to the directory name and must differ."""
+    labelled = []
+    for spec in specs:
+        label, sep, rest = spec.partition("=")
+        if sep and _LABEL.fullmatch(label) and not Path(spec).exists():
+            labelled.append((label, Path(rest)))
+            continue
+        path = Path(spec)
+        name = re.sub(r"[^A-Za-z0-9_-]+", "-", path.resolve().name).strip("-")[:40]
+        labelled.append((name or "graph", path))
+    seen: dict[str, Path] = {}
+    for label, path in labelled:
+        if label in seen:
+            fail(
+                escape(
+                    f"two snapshots are labelled {label!r} ({seen[label]}, {path}); name them "
+                    f"with LABEL=DIR, e.g. ark mcp a={seen[label]} b={path}"
+                )
+            )
+        seen[label] = path
+    return labelled
+
+
+def _toolset(path: Path) -> Toolset:
+    from graphs.snapshot import Snapshot
+    from tools.toolset import Toolset
+
+    try:
+        snapshot = Snapshot.open(path)
+    except GraphError as error:
+        fail(escape(str(error)))
+    except OSError as error:
+        fail(escape(f"cannot open snapshot {path}: {error}; rebuild it"))
+    return Toolset(snapshot, ToolConfig(enable_node=True))

@@ -1,0 +1,226 @@
+"""`ark mcp`: an MCP client sees the agent's tools, schemas and observation texts, read-only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from typer.testing import CliRunner
+
+from cli.app import build_app
+from cli.mcp_cmds import exposure_warning
+from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
+from graphs.snapshot import Snapshot
+from tools.config import ToolConfig
+from tools.toolset import Toolset
+
+REPO = Path(__file__).resolve().parents[2]
+ARK = "import sys; from cli.app import main; sys.argv[0] = 'ark'; main()"
+
+# (tool, MCP arguments, the same call as `ark` arguments after the snapshot)
+SAME_CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
+    ("search", {"query": "analytical engine"}, ["search", "analytical engine"]),
+    (
+        "search",
+        {"query": "engine", "k": 2, "node_types": ["paper"]},
+        ["search", "engine", "-k", "2", "--type", "paper"],
+    ),
+    ("neighbors", {"node_id": "A2"}, ["neighbors", "A2"]),
+    (
+        "neighbors",
+        {"node_id": "P1", "query": "engine", "edge_types": ["cites"], "k": 1},
+        ["neighbors", "P1", "--query", "engine", "--edge-type", "cites", "-k", "1"],
+    ),
+    ("node", {"node_id": "P3"}, ["node", "P3"]),
+]
+
+# Malformed calls (style guide list): each must be an MCP tool error with the agent's text.
+MALFORMED: list[tuple[str, dict[str, Any]]] = [
+    ("search", {}),
+    ("search", {"q": "engine"}),
+    ("search", {"query": 5}),
+    ("search", {"query": ["analytical", "engine"]}),
+    ("search", {"query": "engine", "k": "many"}),
+    ("search", {"query": "engine", "k": 0}),
+    ("search", {"query": "engine", "node_types": "paper"}),
+    ("search", {"query": "engine", "node_types": ["papers"]}),
+    ("neighbors", {"node_id": "P99"}),
+    ("neighbors", {"node_id": "P1", "edge_types": ["citez"]}),
+    ("node", {"node_id": "[P1]"}),
+]
+
+
+def _run(coroutine: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(coroutine())
+
+
+def _ark(*args: str) -> str:
+    result = CliRunner().invoke(build_app(), list(args))
+    return result.stdout if result.exit_code == 0 else result.stderr
+
+
+def _stdio(snapshot_args: list[str]) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-c", ARK, "mcp", *snapshot_args],
+        cwd=str(REPO),
+        env={"PYTHONPATH": str(REPO)},
+    )
+
+
+def _text(result: Any) -> str:
+    assert len(result.content) == 1
+    return str(result.content[0].text)
+
+
+def _catalog(snapshot: Snapshot, *labels: str) -> ArkMcpCatalog:
+    toolset = Toolset(snapshot, ToolConfig(enable_node=True))
+    return ArkMcpCatalog([ServedSnapshot(label, toolset) for label in labels or ("tiny",)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_stdio_server_serves_the_agents_tools(tiny_snapshot: Snapshot, mode: str) -> None:
+    path = str(tiny_snapshot.path)
+    expected = [_ark(argv[0], path, *argv[1:]).removesuffix("\n") for _, _, argv in SAME_CALLS]
+    agent = {s["function"]["name"]: s["function"] for s in Toolset(tiny_snapshot).schemas()}
+    with_node = Toolset(tiny_snapshot, ToolConfig(enable_node=True)).schemas()
+    agent["node"] = next(s["function"] for s in with_node if s["function"]["name"] == "node")
+
+    async def session() -> None:
+        async with Client(_stdio([f"tiny={path}"]), mode=mode, read_timeout_seconds=60) as client:
+            listed = (await client.list_tools()).tools
+            assert [tool.name for tool in listed] == ["search", "neighbors", "node"]
+            for tool in listed:
+                assert tool.input_schema == agent[tool.name]["parameters"]
+                assert tool.description == agent[tool.name]["description"]
+                assert tool.annotations is not None and tool.annotations.read_only_hint
+            for (name, arguments, _), text in zip(SAME_CALLS, expected, strict=True):
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error
+                assert _text(result) == text
+            bad = await client.call_tool("search", {"query": 5})
+            assert bad.is_error
+            agent_sees = Toolset(tiny_snapshot).call("search", '{"query": 5}').text
+            assert _text(bad) == agent_sees
+            for state_tool in ("select", "finish"):
+                refused = await client.call_tool(state_tool, {"node_ids": ["P1"]})
+                assert refused.is_error and "unknown tool" in _text(refused)
+            again = await client.call_tool(*SAME_CALLS[0][:2])  # still serving
+            assert _text(again) == expected[0]
+            resources = (await client.list_resources()).resources
+            assert [r.uri for r in resources] == ["ark://tiny/schema"]
+            schema = json.loads((await client.read_resource("ark://tiny/schema")).contents[0].text)  # type: ignore[union-attr]
+            assert schema["node_types"] == tiny_snapshot.manifest.node_types
+            assert schema["candidate_types"] == ["paper"]
+
+    _run(session)
+
+
+@pytest.mark.parametrize(("name", "arguments"), MALFORMED)
+def test_malformed_calls_are_tool_errors_with_the_agents_text(
+    tiny_snapshot: Snapshot, name: str, arguments: dict[str, Any]
+) -> None:
+    agent_sees = Toolset(tiny_snapshot, ToolConfig(enable_node=True)).call(
+        name, json.dumps(arguments)
+    )
+    assert agent_sees.error is not None
+
+    async def session() -> None:
+        async with Client(build_server(_catalog(tiny_snapshot))) as client:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error
+            assert _text(result) == agent_sees.text
+            ok = await client.call_tool("search", {"query": "engine"})
+            assert not ok.is_error
+
+    _run(session)
+
+
+def test_several_snapshots_are_namespaced(tiny_snapshot: Snapshot) -> None:
+    catalog = _catalog(tiny_snapshot, "one", "two")
+    names = [tool.name for tool in catalog.tools]
+    tools = ("search", "neighbors", "node")
+    assert names == [f"{label}__{tool}" for label in ("one", "two") for tool in tools]
+    plain = {s["function"]["name"]: s["function"] for s in Toolset(tiny_snapshot).schemas()}
+    search = catalog.tools[0]
+    assert search.input_schema == plain["search"]["parameters"]
+    assert search.description is not None
+    assert search.description.startswith(plain["search"]["description"])
+    assert search.description.endswith("its schema is the resource ark://one/schema.")
+    direct = Toolset(tiny_snapshot).call("search", {"query": "babbage"}).text
+    assert catalog.call("two__search", {"query": "babbage"}).text == direct
+    assert catalog.call("search", {"query": "babbage"}).error is not None
+    assert [r.uri for r in catalog.resources()] == ["ark://one/schema", "ark://two/schema"]
+    assert json.loads(catalog.read_schema("ark://two/schema"))["tools"] == names[3:]
+    with pytest.raises(MCPError, match="valid: ark://one/schema, ark://two/schema"):
+        catalog.read_schema("ark://three/schema")
+
+
+def test_labels_come_from_directories_or_label_equals_dir(tiny_snapshot: Snapshot) -> None:
+    path = str(tiny_snapshot.path)
+    same = CliRunner().invoke(build_app(), ["mcp", path, path])
+    assert same.exit_code == 2
+    assert "two snapshots are labelled 'snapshot'" in same.stderr
+    assert "LABEL=DIR" in same.stderr
+    missing = CliRunner().invoke(build_app(), ["mcp", "no/such/dir"])
+    assert missing.exit_code == 2
+    assert "error" in missing.stderr
+
+
+def test_only_loopback_hosts_are_quiet() -> None:
+    assert exposure_warning("127.0.0.1") is None
+    assert exposure_warning("localhost") is None
+    assert exposure_warning("::1") is None
+    warning = exposure_warning("0.0.0.0")
+    assert warning is not None and "0.0.0.0" in warning and "--host 127.0.0.1" in warning
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_http_transport_serves_the_same_text(tiny_snapshot: Snapshot) -> None:
+    port = _free_port()
+    command = [sys.executable, "-c", ARK, "mcp", f"g={tiny_snapshot.path}", "--transport", "http"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [*command, "--port", str(port)], cwd=REPO, env=env, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server never listened"
+            time.sleep(0.05)
+
+        async def session() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                assert names == ["search", "neighbors", "node"]
+                result = await client.call_tool("neighbors", {"node_id": "A2"})
+                direct = Toolset(tiny_snapshot).call("neighbors", {"node_id": "A2"})
+                assert _text(result) == direct.text
+
+        _run(session)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

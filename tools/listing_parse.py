@@ -1,0 +1,70 @@
+"""Reading back the node rows of a `search` or `neighbors` observation, as any model could.
+
+The observation text names every node it lists as ``[id] name (type)`` (tools/format.py), with
+`` score S`` after it when the list is ranked and `` | snippet`` at the end of the line. A model
+that plans from what it has seen (the rule policy) reads those rows here, from the text alone:
+the same text an LLM reads, with no side channel. Header lines (``neighbours of [id] ...:``) and
+notes are not rows: a row's label is followed by its score, its snippet or the end of the line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class ListedNode:
+    """One node row of an observation: its id, name and type as shown, and its score if ranked."""
+
+    node_id: str
+    name: str
+    type: str
+    score: float | None = None
+
+
+@lru_cache(maxsize=32)
+def _row_pattern(node_types: tuple[str, ...]) -> re.Pattern[str]:
+    types = "|".join(re.escape(t) for t in sorted(node_types, key=len, reverse=True)) or r"[^()]+"
+    return re.compile(
+        r"(?:^|(?<=\s))\[(?P<id>[^\]\n]+)\] (?P<name>.*?) \((?P<type>" + types + r")\)"
+        r"(?: score (?P<score>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?))?(?= \| |$)"
+    )
+
+
+def parse_listing(text: str, node_types: Sequence[str] = ()) -> list[ListedNode]:
+    """The node rows of an observation text, in the order shown.
+
+    Args:
+        text: A `search` or `neighbors` observation (any other text yields no rows or the nodes
+            it lists, e.g. `select`'s accepted ids).
+        node_types: The graph's node-type names; given, a type must be one of them (robust to
+            names that hold parentheses). Empty: any parenthesised word is taken as the type.
+
+    Returns:
+        One ListedNode per row; no rows for an error, an empty result or a header-only text.
+    """
+    pattern = _row_pattern(tuple(node_types))
+    rows = []
+    for line in text.splitlines()[1:] if _has_header(text) else text.splitlines():
+        match = pattern.search(line)
+        if match is None:
+            continue
+        score = match.group("score")
+        rows.append(
+            ListedNode(
+                node_id=match.group("id"),
+                name=match.group("name"),
+                type=match.group("type"),
+                score=float(score) if score is not None else None,
+            )
+        )
+    return rows
+
+
+def _has_header(text: str) -> bool:
+    """Listings open with one header line ending in ':' (`N results for ...:`, `neighbours of`)."""
+    first = text.split("\n", 1)[0]
+    return first.endswith(":")

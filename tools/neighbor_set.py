@@ -1,0 +1,132 @@
+"""A neighbourhood as a set of nodes: its default order, per-node grouping and the top-k cut.
+
+`Snapshot.neighbors` returns one entry per (edge, direction); the paper's neighbours tool ranks
+the neighbour *set*. A node linked by several edges (PrimeKG stores every edge both ways) is
+one member here and keeps all its (relation, direction) entries. The default order of a node is
+that of its first entry: relation name, then outgoing before incoming, then neighbour degree
+(most connected first), then internal node id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Neighborhood
+
+_KEY_BITS = 63
+
+
+class NeighborOrder:
+    """The default order of a neighbourhood as one int64 key per entry (smaller = earlier)."""
+
+    def __init__(self, relation_names: Sequence[str], degrees: np.ndarray) -> None:
+        by_name = sorted(range(len(relation_names)), key=lambda code: relation_names[code])
+        self._relation_rank = np.empty(max(len(relation_names), 1), dtype=np.int64)
+        self._relation_rank[by_name] = np.arange(len(by_name), dtype=np.int64)
+        self._degrees = degrees
+        self._max_degree = int(degrees.max()) if len(degrees) else 0
+        self._node_bits = max(len(degrees) - 1, 1).bit_length()
+        self._degree_bits = max(self._max_degree, 1).bit_length()
+        relation_bits = max(len(relation_names) - 1, 1).bit_length()
+        self._packed = relation_bits + 1 + self._degree_bits + self._node_bits < _KEY_BITS
+
+    def keys(self, hood: Neighborhood) -> np.ndarray:
+        """Sort keys of the entries of `hood` (unique except for repeated identical edges)."""
+        nodes = np.asarray(hood.nodes, dtype=np.int64)
+        rank = self._relation_rank[hood.relations]
+        incoming = (hood.directions < 0).astype(np.int64)
+        missing_degree = self._max_degree - self._degrees[nodes]
+        if not self._packed:
+            order = np.lexsort((nodes, missing_degree, incoming, rank))
+            keys = np.empty(len(order), dtype=np.int64)
+            keys[order] = np.arange(len(order), dtype=np.int64)
+            return keys
+        key = (rank << 1) | incoming
+        key = (key << self._degree_bits) | missing_degree
+        return (key << self._node_bits) | nodes
+
+
+@dataclass(frozen=True)
+class NeighborSet:
+    """The distinct neighbours of a :class:`Neighborhood`, each with the positions of its entries.
+
+    Attributes:
+        nodes: Distinct internal ids, ascending.
+        entry_order: Positions into the neighbourhood's arrays, grouped by node (same order as
+            `nodes`).
+        starts: Where each node's group begins in `entry_order`.
+    """
+
+    nodes: np.ndarray
+    entry_order: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, hood: Neighborhood) -> NeighborSet:
+        """Group the entries of `hood` by neighbour node.
+
+        The neighbour array is a concatenation of sorted runs (one per relation and direction);
+        a stable argsort (timsort) exploits them and is several times faster at hub sizes.
+        """
+        nodes = np.asarray(hood.nodes, dtype=np.int64)
+        order = np.argsort(nodes, kind="stable")
+        ordered = nodes[order]
+        first = np.empty(len(ordered), dtype=bool)
+        first[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        return cls(nodes=ordered[starts], entry_order=order, starts=starts)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def first_keys(self, entry_keys: np.ndarray) -> np.ndarray:
+        """Each node's smallest entry key: its place in the default order."""
+        if not len(self.nodes):
+            return np.zeros(0, dtype=np.int64)
+        return np.minimum.reduceat(entry_keys[self.entry_order], self.starts)
+
+    def entries(self, member: int) -> np.ndarray:
+        """Positions (into the neighbourhood) of the entries of the `member`-th node."""
+        stop = self.starts[member + 1] if member + 1 < len(self.starts) else len(self.entry_order)
+        return self.entry_order[self.starts[member] : stop]
+
+    def nodes_per_code(self, entry_codes: np.ndarray, size: int) -> np.ndarray:
+        """How many distinct nodes have at least one entry of each code (length `size`)."""
+        member = np.repeat(
+            np.arange(len(self.nodes)), np.diff([*self.starts, len(self.entry_order)])
+        )
+        pairs = member * max(size, 1) + np.asarray(entry_codes, dtype=np.int64)[self.entry_order]
+        return np.bincount(np.unique(pairs) % max(size, 1), minlength=size)
+
+
+def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarray:
+    """Positions of the best `k` entries, in order: by score (highest first) then key.
+
+    Runs in O(n + k log k): only the top k are sorted (ties at the cut are broken by key).
+    """
+    if scores is None:
+        return _smallest_keys(keys, np.arange(len(keys)), k)
+    # Partition the negated scores: np.partition near the end of an array full of equal
+    # values (most neighbours score 0) is pathologically slow, near the start it is not.
+    negated = -scores
+    if len(keys) > k:
+        cut = np.partition(negated, k - 1)[k - 1]
+        above = np.flatnonzero(negated < cut)
+        tied = _smallest_keys(keys, np.flatnonzero(negated == cut), k - len(above))
+        chosen = np.concatenate((above, tied))
+    else:
+        chosen = np.arange(len(keys))
+    return chosen[np.lexsort((keys[chosen], negated[chosen]))]
+
+
+def _smallest_keys(keys: np.ndarray, positions: np.ndarray, count: int) -> np.ndarray:
+    """The `count` positions (of `positions`) with the smallest keys, sorted by key."""
+    if len(positions) > count:
+        positions = positions[np.argpartition(keys[positions], count - 1)[:count]]
+    return positions[np.argsort(keys[positions], kind="stable")]
