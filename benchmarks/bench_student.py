@@ -52,7 +52,8 @@ def run_agent(
     snap: Path, split: str, out: Path, model: str, limit: int, args: argparse.Namespace
 ) -> float:
     from agent.config import AgentConfig
-    from evals.runner import EvalRequest, evaluate
+    from evals.request import RunRequest
+    from evals.runner import evaluate
 
     started = time.perf_counter()
     agent = AgentConfig(
@@ -63,17 +64,16 @@ def run_agent(
         temperature=0.0,
         tools=tool_config(args),
     )
-    request = EvalRequest(
+    request = RunRequest(
         snapshot=snap,
         qa=snap / "qa" / f"{split}.jsonl",
         split=None,
         out=out,
-        agent=agent,
         limit=limit,
         concurrency=1,
         resume=out.exists(),
     )
-    evaluate(request)
+    evaluate(request, agent)
     return time.perf_counter() - started
 
 

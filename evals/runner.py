@@ -245,7 +245,7 @@ def execute(
             ran = asyncio.run(coroutine)
             if breaker.tripped:
                 answered = sum(1 for outcome in ran if outcome.record is not None)
-                raise breaker.error(out, remaining=len(plan.pending) - answered)
+                raise breaker.error(request.out, remaining=len(plan.pending) - answered)
     return plan
 
 

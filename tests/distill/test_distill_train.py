@@ -178,9 +178,7 @@ def test_training_rows_and_inference_prompts_agree_token_for_token(
             prompt = student.prompt_ids(messages[:index], tools)
             assert ids[: len(prompt)] == prompt
             assert labels[len(prompt) - 1] == -100 and labels[len(prompt)] != -100
-            end = next(
-                (i for i in range(len(prompt), len(ids)) if labels[i] == -100), len(ids)
-            )
+            end = next((i for i in range(len(prompt), len(ids)) if labels[i] == -100), len(ids))
             parsed = student.parse_turn(ids[len(prompt) : end], messages[:index])
             expected = [c["function"] for c in message["tool_calls"]]
             assert [c["function"] for c in parsed["tool_calls"]] == expected
