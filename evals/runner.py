@@ -23,6 +23,7 @@ from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
 from evals.request import RunRequest
 from evals.runstore import FailureRecord, RunRecord, RunStore
+from tools.schemas import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
@@ -183,6 +184,19 @@ def plan_run(items: Sequence[QAItem], store: RunStore, failed_ids: set[str]) -> 
     return RunPlan(len(items), len(items) - len(pending), retrying, pending)
 
 
+def long_question_warnings(items: Sequence[QAItem]) -> tuple[str, ...]:
+    """A warning when questions exceed the search query limit (searches for them are cut)."""
+    long = [item.id for item in items if len(item.query) > MAX_QUERY_CHARS]
+    if not long:
+        return ()
+    shown = ", ".join(long[:3]) + (", ..." if len(long) > 3 else "")
+    return (
+        f"{len(long)} question(s) are longer than the {MAX_QUERY_CHARS:,}-character search "
+        f"limit ({shown}): every model's searches for them are cut to that length, with a "
+        "note in the observation",
+    )
+
+
 def execute(
     request: RunRequest,
     *,
@@ -219,6 +233,7 @@ def execute(
     items = request.select(every)
     validation = validate_against(snapshot, items)
     warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
+    warnings += long_question_warnings(items)
     notes = split_notes(request.qa, request.split, len(every))
     if request.sample.active:
         notes += (f"running {request.sample.describe(len(every))} of the split",)
