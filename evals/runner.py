@@ -232,7 +232,9 @@ def execute(
     every = load_qa(request.qa, resolve_split(request.qa, request.split))
     items = request.select(every)
     validation = validate_against(snapshot, items)
-    warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
+    warnings: tuple[str, ...] = (
+        () if validation.ok else (f"question set problems: {validation.summary()}",)
+    )
     warnings += long_question_warnings(items)
     notes = split_notes(request.qa, request.split, len(every))
     if request.sample.active:
