@@ -25,6 +25,7 @@ from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.base import Message, ModelReply
 from agent.models.scripted import tool_call_message
+from graphs.build_options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
 
@@ -99,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.out / "manifest.json").exists():
         started = time.perf_counter()
-        generate("academic", 0, args.out, nodes=args.nodes, overwrite=True)
+        generate("academic", 0, args.out, nodes=args.nodes, options=BuildOptions(overwrite=True))
         print(f"generated {args.out} in {time.perf_counter() - started:.1f}s")
     snapshot = Snapshot.open(args.out)
     lines = (args.out / "qa" / "test.jsonl").read_text().splitlines()

@@ -23,6 +23,7 @@ from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES,
 from evals.request import RunRequest
 from evals.runner import evaluate
 from evals.summary import RunSummary, summarize_run
+from graphs.build_options import BuildOptions
 from graphs.manifest import read_manifest
 from graphs.synth.generate import DOMAINS, generate
 
@@ -34,7 +35,7 @@ def run_domain(
 ) -> tuple[RunSummary, RunSummary, float, float, int]:
     graph = work / f"{domain}-seed{seed}"
     if not (graph / "qa" / "test.jsonl").is_file():
-        generate(domain, seed, graph, overwrite=True)
+        generate(domain, seed, graph, options=BuildOptions(overwrite=True))
     qa = graph / "qa" / "test.jsonl"
     runs = work / "runs" / domain
     shutil.rmtree(runs, ignore_errors=True)

@@ -253,6 +253,7 @@ def run_child(*args: str) -> dict[str, Any]:
 
 
 def import_graph(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    from graphs.build_options import BuildOptions
     from graphs.manifest import read_manifest
     from graphs.tabular import import_tabular
 
@@ -264,7 +265,10 @@ def import_graph(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     del nodes, edges
     started = time.perf_counter()
     snapshot = import_tabular(
-        workdir / "nodes.parquet", workdir / "edges.parquet", workdir / "snapshot", overwrite=True
+        workdir / "nodes.parquet",
+        workdir / "edges.parquet",
+        workdir / "snapshot",
+        options=BuildOptions(overwrite=True),
     )
     import_s = time.perf_counter() - started
     manifest = read_manifest(snapshot)

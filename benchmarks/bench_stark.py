@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.stark import CANDIDATE_TYPES, stark_tables
 from graphs.stark_files import MAG_NODE_TYPES, load_stark_files
 from graphs.stark_text import StarkTextConfig
@@ -100,7 +101,7 @@ def run_once(directory: Path, dataset: str, out: Path) -> dict[str, float]:
     loaded = time.perf_counter()
     nodes, edges = stark_tables(files, dataset, StarkTextConfig())
     tabled = time.perf_counter()
-    build_snapshot(nodes, edges, out, name="bench", overwrite=True,
+    build_snapshot(nodes, edges, out, name="bench", options=BuildOptions(overwrite=True),
                    candidate_types=CANDIDATE_TYPES.get(dataset, ()))  # fmt: skip
     built = time.perf_counter()
     return {"read": loaded - started, "tables": tabled - loaded, "build": built - tabled,

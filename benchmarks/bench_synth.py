@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphs.build_options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import DOMAINS, build_domain, generate
 
@@ -60,7 +61,12 @@ def main() -> None:
             times = []
             for run in range(args.repeat):
                 start = time.perf_counter()
-                result = generate(domain, args.seed, Path(tmp) / f"{domain}{run}", overwrite=True)
+                result = generate(
+                    domain,
+                    args.seed,
+                    Path(tmp) / f"{domain}{run}",
+                    options=BuildOptions(overwrite=True),
+                )
                 times.append(time.perf_counter() - start)
             print(
                 f"| {domain} | {result.num_nodes:,} | {result.num_edges:,} | "

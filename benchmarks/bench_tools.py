@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from bench_search import make_corpus  # noqa: E402
 
 from graphs.build import build_snapshot  # noqa: E402
+from graphs.build_options import BuildOptions  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
 from tools.neighbor_set import NeighborSet  # noqa: E402
 from tools.toolset import Toolset  # noqa: E402
@@ -86,7 +87,13 @@ def build(out: Path, args: argparse.Namespace) -> float:
             "relation": np.array(RELATIONS, dtype=object)[relation],
         }
     )
-    build_snapshot(nodes, edges, out, name=f"bench-tools-{args.nodes}", overwrite=True)
+    build_snapshot(
+        nodes,
+        edges,
+        out,
+        name=f"bench-tools-{args.nodes}",
+        options=BuildOptions(overwrite=True),
+    )
     return time.perf_counter() - started
 
 

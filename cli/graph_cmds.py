@@ -11,7 +11,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.import_options import (
+    AllowEmptyTextOpt,
+    OverwriteOpt,
+    SkipInvalidOpt,
+    SkipReportOpt,
+    StrictOpt,
+    build_options,
+    summary_lines,
+)
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -72,6 +80,8 @@ def _print_info(summary: dict[str, Any]) -> None:
         ("size", size),
         ("built", summary["built_at"]),
         ("skipped rows", f"{summary['skipped_rows']:,}"),
+        ("duplicate edges", f"{summary['duplicate_edges']:,} collapsed"),
+        ("self-loops", f"{summary['self_loops']:,}"),
         ("candidate types", ", ".join(summary["candidate_types"])),
     )
     for label, value in rows:
@@ -125,13 +135,11 @@ def import_tabular_command(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's name).")] = None,
-    allow_empty_text: Annotated[
-        bool,
-        typer.Option(help="Use a node's name as its text when its text is empty (else an error)."),
-    ] = False,
+    allow_empty_text: AllowEmptyTextOpt = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
     overwrite: OverwriteOpt = False,
+    strict: StrictOpt = False,
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
     from graphs.tabular import TabularColumns, import_tabular
@@ -148,6 +156,13 @@ def import_tabular_command(
         default_relation=default_relation,
         delimiter=_SPECIAL_DELIMITERS.get(delimiter, delimiter) if delimiter else None,
     )
+    options = build_options(
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        report=report,
+        allow_empty_text=allow_empty_text,
+        strict=strict,
+    )
     console = Console(stderr=True)
     try:
         with console.status(f"importing {nodes} and {edges} into {out} ..."):
@@ -158,10 +173,7 @@ def import_tabular_command(
                 columns=columns,
                 name=name,
                 candidate_types=_split(candidate_types) or (),
-                overwrite=overwrite,
-                skip_invalid=skip_invalid,
-                report_path=report,
-                allow_empty_text=allow_empty_text,
+                options=options,
             )
         from graphs.manifest import read_manifest
 
@@ -172,6 +184,5 @@ def import_tabular_command(
         f"snapshot {path}: {manifest.num_nodes:,} nodes, {manifest.num_edges:,} edges, "
         f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations"
     )
-    if manifest.skipped_rows:
-        where = report or path / "skipped_rows.csv"
-        print(f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}")
+    for line in summary_lines(manifest, path, options):
+        print(line)

@@ -63,14 +63,6 @@ AblateOpt = Annotated[
     list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
 ]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
-OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
-SkipInvalidOpt = Annotated[
-    bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
-]
-SkipReportOpt = Annotated[
-    Path | None,
-    typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
-]
 
 
 def agent_config(

@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.options import OverwriteOpt, SkipInvalidOpt, SkipReportOpt
+from cli.import_options import (
+    AllowEmptyTextOpt,
+    OverwriteOpt,
+    SkipInvalidOpt,
+    SkipReportOpt,
+    StrictOpt,
+    build_options,
+    summary_lines,
+)
 from graphs.errors import GraphError
 
 
@@ -40,6 +48,8 @@ def import_stark_command(
     overwrite: OverwriteOpt = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,
+    allow_empty_text: AllowEmptyTextOpt = False,
+    strict: StrictOpt = False,
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
@@ -49,6 +59,13 @@ def import_stark_command(
     from graphs.stark import import_stark
     from graphs.stark_text import StarkTextConfig
 
+    options = build_options(
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        report=report,
+        allow_empty_text=allow_empty_text,
+        strict=strict,
+    )
     console = Console(stderr=True)
     try:
         with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
@@ -56,9 +73,7 @@ def import_stark_command(
                 root,
                 dataset.value,
                 out,
-                overwrite=overwrite,
-                skip_invalid=skip_invalid,
-                report_path=report,
+                options=options,
                 text=StarkTextConfig(compact=compact),
             )
         manifest = read_manifest(path)
@@ -70,6 +85,5 @@ def import_stark_command(
         f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations; "
         f"candidate types: {', '.join(manifest.candidate_types) or 'all'}"
     )
-    if manifest.skipped_rows:
-        where = report or path / "skipped_rows.csv"
-        print(f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}")
+    for line in summary_lines(manifest, path, options):
+        print(line)

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from cli.import_options import OverwriteOpt, StrictOpt, build_options
+
 
 def register(graph_app: typer.Typer) -> None:
     """Add `synth` to the `graph` command group."""
@@ -24,9 +26,8 @@ def synth(
         int | None,
         typer.Option("--nodes", help="Approximate node count (default: a ~6,000-node demo graph)."),
     ] = None,
-    overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace an existing snapshot.")
-    ] = False,
+    overwrite: OverwriteOpt = False,
+    strict: StrictOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
@@ -39,7 +40,8 @@ def synth(
         )
         raise typer.Exit(2)
     try:
-        result = generate(domain, seed, out, nodes, overwrite=overwrite)
+        options = build_options(overwrite=overwrite, strict=strict)
+        result = generate(domain, seed, out, nodes, options=options)
     except GraphError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

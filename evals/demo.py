@@ -20,6 +20,7 @@ from evals.request import RunRequest
 from evals.runner import OutcomeHandler, StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
+from graphs.build_options import BuildOptions
 from graphs.synth.generate import DOMAINS, SynthError, generate
 
 DEFAULT_DOMAIN = "products"
@@ -83,7 +84,7 @@ def ensure_graph(domain: str, seed: int, out: Path) -> tuple[Path, bool]:
     graph = Path(out) / f"graph-{domain}-seed{seed}"
     if (graph / "manifest.json").is_file() and (graph / "qa" / "test.jsonl").is_file():
         return graph, False
-    generate(domain, seed, graph, overwrite=True)
+    generate(domain, seed, graph, options=BuildOptions(overwrite=True))
     return graph, True
 
 

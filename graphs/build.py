@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphs.bm25 import build_index
+from graphs.build_options import BuildOptions
 from graphs.csr import build_csr
 from graphs.errors import GraphImportError
 from graphs.idmap import write_id_map
@@ -44,45 +45,40 @@ def build_snapshot(
     name: str,
     candidate_types: Sequence[str] = (),
     sources: Sequence[str] = (),
-    overwrite: bool = False,
-    skip_invalid: bool = False,
-    report_path: Path | None = None,
+    options: BuildOptions | None = None,
     nodes_file: str = "nodes",
     edges_file: str = "edges",
-    allow_empty_text: bool = False,
 ) -> Path:
     """Validate `nodes` and `edges` and write a snapshot directory at `out`.
 
     Args:
         nodes: Columns id, type, name, text (strings) plus any extra columns, kept as is.
-            A node with empty text is invalid unless `allow_empty_text`.
-        edges: Columns src, dst (external node ids) and relation.
+            A node with empty text is invalid unless `options.allow_empty_text`.
+        edges: Columns src, dst (external node ids) and relation. An exact duplicate edge is
+            collapsed and a self-loop kept (both counted in the manifest) unless
+            `options.strict`, which makes them invalid rows.
         out: The snapshot directory to create.
         name: The snapshot's name, recorded in the manifest.
         candidate_types: Node types that can be answers ([] = all types).
         sources: Input files, recorded in the manifest.
-        overwrite: Replace an existing snapshot at `out`.
-        skip_invalid: Skip invalid rows instead of failing; every skipped row is written to
-            `report_path` (default `out/skipped_rows.csv`) and counted in the manifest.
-        report_path: Where to write the skipped rows (.csv, or .jsonl for JSON lines).
+        options: Overwrite, invalid-row, empty-text and strictness settings (default
+            `BuildOptions()`).
         nodes_file: Name of the nodes input, used in error messages and the report.
         edges_file: Name of the edges input, used in error messages and the report.
-        allow_empty_text: Use a node's name as its text when the text is empty (counted and
-            logged) instead of treating the node as invalid. A node with neither name nor
-            text stays invalid.
 
     Returns:
         The snapshot directory.
 
     Raises:
-        GraphImportError: `out` exists without `overwrite`, a column is missing, a candidate
-            type is unknown, or (without `skip_invalid`) some rows are invalid.
+        GraphImportError: `out` exists without `options.overwrite`, a column is missing, a
+            candidate type is unknown, or (without `options.skip_invalid`) rows are invalid.
     """
+    options = options or BuildOptions()
     out = Path(out)
-    if out.exists() and not overwrite:
+    if out.exists() and not options.overwrite:
         raise GraphImportError(
-            f"{out} already exists; pass --overwrite (Python: overwrite=True) to replace it or "
-            "pick another output directory"
+            f"{out} already exists; pass --overwrite (Python: BuildOptions(overwrite=True)) to "
+            "replace it or pick another output directory"
         )
     if out.exists() and not _replaceable(out):
         raise GraphImportError(
@@ -96,11 +92,12 @@ def build_snapshot(
             edges,
             nodes_file=nodes_file,
             edges_file=edges_file,
-            allow_empty_text=allow_empty_text,
+            allow_empty_text=options.allow_empty_text,
+            strict=options.strict,
         )
     _check_candidates(candidate_types, graph.type_names)
     skipped = count_problems(graph.problems)
-    if not skip_invalid:
+    if not options.skip_invalid:
         raise_for_problems(graph.problems)
     if graph.name_as_text:
         logger.warning(
@@ -109,6 +106,14 @@ def build_snapshot(
             graph.name_as_text,
             graph.nodes.num_rows,
         )
+    if graph.duplicate_edges or graph.self_loops:
+        logger.info(  # the CLI prints the import summary itself
+            "%s: collapsed %d duplicate edges, kept %d self-loops (--strict makes them errors)",
+            edges_file,
+            graph.duplicate_edges,
+            graph.self_loops,
+        )
+    report_path = options.report_path
     _clean_stale_temps(out)
     temp = out.parent / f".{out.name}{_TEMP_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     temp.mkdir(parents=True)
@@ -203,6 +208,8 @@ def _write_parts(
         extra_columns=graph.nodes.column_names[4:],
         file_sizes=recorded_sizes(temp),
         skipped_rows=skipped,
+        duplicate_edges=graph.duplicate_edges,
+        self_loops=graph.self_loops,
         build_seconds=timings,
     )
 

@@ -45,6 +45,10 @@ class Manifest(BaseModel):
         default_factory=dict, description="Byte size of every file the snapshot holds."
     )
     skipped_rows: int = Field(default=0, description="Invalid input rows skipped at import.")
+    duplicate_edges: int = Field(
+        default=0, description="Exact repeats of an edge collapsed into one at import."
+    )
+    self_loops: int = Field(default=0, description="Edges whose source is their target (kept).")
     build_seconds: dict[str, float] = Field(
         default_factory=dict, description="Wall time of each build phase."
     )

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphs.build import NODES_FILE, build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 
@@ -30,10 +31,7 @@ def snapshot_from_networkx(
     default_type: str | None = None,
     default_relation: str | None = None,
     candidate_types: Sequence[str] = (),
-    overwrite: bool = False,
-    skip_invalid: bool = False,
-    report_path: Path | None = None,
-    allow_empty_text: bool = False,
+    options: BuildOptions | None = None,
 ) -> Path:
     """Build a snapshot at `out` from a networkx graph.
 
@@ -41,10 +39,11 @@ def snapshot_from_networkx(
     become extra columns (values as strings). A missing attribute is an empty value, so the
     usual validation applies (a node without a type is invalid unless `default_type` is set;
     a missing name falls back to the node id, and a node without text is invalid unless
-    `allow_empty_text`, which uses its name as text). Directed graphs keep their edge directions.
-    An undirected graph stores each edge once, directed as networkx iterates it (u -> v);
-    neighbour lookups see it from both ends anyway, with direction +1 at u and -1 at v.
-    Parallel edges of a multigraph with the same relation are duplicates (invalid).
+    `options.allow_empty_text`, which uses its name as text). Directed graphs keep their edge
+    directions. An undirected graph stores each edge once, directed as networkx iterates it
+    (u -> v); neighbour lookups see it from both ends anyway, with direction +1 at u and -1 at
+    v. Parallel edges of a multigraph with the same relation are duplicates: collapsed into one
+    and counted, like self-loops (kept), unless `options.strict` makes both invalid.
 
     Raises:
         GraphImportError: invalid nodes or edges (see build_snapshot).
@@ -75,12 +74,9 @@ def snapshot_from_networkx(
         name=name,
         candidate_types=candidate_types,
         sources=[f"networkx {type(graph).__name__}"],
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report_path=report_path,
+        options=options,
         nodes_file="networkx nodes",
         edges_file="networkx edges",
-        allow_empty_text=allow_empty_text,
     )
 
 

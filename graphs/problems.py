@@ -15,7 +15,8 @@ from graphs.errors import GraphImportError
 
 SHOWN_PROBLEMS = 5
 SKIP_HINT = (
-    "fix these rows, or pass --skip-invalid (Python: skip_invalid=True) to skip them with a report"
+    "fix these rows, or pass --skip-invalid (Python: BuildOptions(skip_invalid=True)) to skip "
+    "them with a report"
 )
 
 

@@ -6,8 +6,10 @@ undirected with `to_undirected(..., reduce='mean')`, which averages the type cod
 and its reverse; this importer does not. Reverse edges appear only where the raw files hold
 them (PrimeKG's `kg.csv` stores most edges in both directions, so prime's do; mag and amazon
 store one direction). The snapshot's adjacency serves both directions of every edge anyway.
-Exact repeats of an edge and self-loops in the raw files are left to `build_snapshot`'s
-validation: an error naming them, or with `skip_invalid` a report of every skipped row.
+Exact repeats of an edge in the raw files (prime's duplicated rows, amazon's repeated
+`also_buy` entries) are collapsed into one edge and self-loops (a product in its own
+`also_buy`) are kept, as STaRK's own graph builder keeps them; both are counted in the
+manifest. `BuildOptions(strict=True)` (--strict) makes both invalid rows instead.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.stark_files import StarkFiles, check_dataset, load_stark_files
 from graphs.stark_text import StarkTextConfig, is_missing, node_name, render_document
@@ -42,9 +45,7 @@ def import_stark(
     dataset: str,
     out: str | Path,
     *,
-    overwrite: bool = False,
-    skip_invalid: bool = False,
-    report_path: Path | None = None,
+    options: BuildOptions | None = None,
     text: StarkTextConfig | None = None,
 ) -> Path:
     """Build a snapshot from a processed STaRK SKB.
@@ -54,10 +55,7 @@ def import_stark(
             directory itself, or a data root holding `<dataset>/processed/`.
         dataset: "prime", "mag" or "amazon".
         out: the snapshot directory to write.
-        overwrite: replace an existing snapshot at `out`.
-        skip_invalid: skip invalid rows (self-loops, duplicate edges, ...) with a report
-            instead of failing.
-        report_path: where the skip report goes (default: chosen by `build_snapshot`).
+        options: overwrite, invalid-row and strictness settings (see BuildOptions).
         text: document rendering options.
 
     Returns:
@@ -65,7 +63,7 @@ def import_stark(
 
     Raises:
         GraphImportError: files are missing or malformed, torch is absent, or rows are
-            invalid and `skip_invalid` is off.
+            invalid and `options.skip_invalid` is off.
     """
     from graphs.build import build_snapshot
 
@@ -82,9 +80,7 @@ def import_stark(
         name=f"stark-{dataset}",
         candidate_types=candidates,
         sources=files.sources,
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report_path=report_path,
+        options=options,
         nodes_file=f"{files.directory / 'node_info.pkl'} (row = node index + 1)",
         edges_file=f"{files.directory / 'edge_index.pt'} (row = edge column + 1)",
     )

@@ -237,8 +237,11 @@ def render_amazon(info: Mapping[str, Any], type_name: str, *, max_entries: int =
     Brand, category and color nodes render as one line. For products, STaRK orders reviews
     by helpful votes with NumPy's default (unstable) argsort, so reviews with equal votes
     come out in a platform-dependent order there; here ties keep their stored order.
-    Product dimensions are shown only under STaRK's exact condition
-    (`details.dictionary.product_dimensions` with one ' ; '), which the released data never meets.
+    Dimensions and weight are shown whenever `details` holds `product_dimensions` with exactly
+    one " ; ": STaRK's `register_node` makes every key of a dict attribute a sub-attribute, so
+    its `node.details.product_dimensions` reads `details["product_dimensions"]`. The nested
+    `details["dictionary"]["product_dimensions"]` that its condition names literally is read
+    too.
     """
     if type_name in _AMAZON_META_TYPES:
         attribute = _AMAZON_META_TYPES[type_name]
@@ -262,8 +265,12 @@ def render_amazon(info: Mapping[str, Any], type_name: str, *, max_entries: int =
 
 
 def _amazon_dimensions(details: Any) -> str:
-    nested = details.get("dictionary") if isinstance(details, Mapping) else None
-    value = nested.get("product_dimensions") if isinstance(nested, Mapping) else None
+    if not isinstance(details, Mapping):
+        return ""
+    value = details.get("product_dimensions")
+    nested = details.get("dictionary")
+    if value is None and isinstance(nested, Mapping):
+        value = nested.get("product_dimensions")
     parts = value.split(" ; ") if isinstance(value, str) else []
     if len(parts) != 2:
         return ""

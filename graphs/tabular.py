@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.tablefile import read_table
 from graphs.validate import NODE_COLUMNS
@@ -57,23 +58,22 @@ def import_tabular(
     columns: TabularColumns = TabularColumns(),
     name: str | None = None,
     candidate_types: Sequence[str] = (),
-    overwrite: bool = False,
-    skip_invalid: bool = False,
-    report_path: Path | None = None,
-    allow_empty_text: bool = False,
+    options: BuildOptions | None = None,
 ) -> Path:
     """Build a snapshot at `out` from a nodes file and an edges file.
 
     Node columns not mapped to id/type/name/text are kept in nodes.parquet (a column whose
     name clashes with id/type/name/text is kept as `attr_<name>`). Unmapped edge columns
-    are not kept (logged). With `allow_empty_text`, a node with empty text (or every node,
-    when no text column is mapped) gets its name as text; otherwise that is an error.
+    are not kept (logged). With `options.allow_empty_text`, a node with empty text (or every
+    node, when no text column is mapped) gets its name as text; otherwise that is an error.
+    `options` also says how duplicate edges, self-loops and invalid rows are treated.
 
     Raises:
         GraphImportError: a file cannot be read, a mapped column is missing (the message lists
             the file's columns and the flag to use), no text column is mapped and empty text
             is not allowed, or a row is invalid (see build_snapshot).
     """
+    options = options or BuildOptions()
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
     text_cols = columns.text_cols
     node_strings = [columns.id_col, columns.type_col, columns.name_col, *(text_cols or ["text"])]
@@ -83,7 +83,9 @@ def import_tabular(
         delimiter=columns.delimiter,
         string_columns=[columns.src_col, columns.dst_col, columns.relation_col],
     )
-    nodes = map_nodes(raw_nodes, columns, str(nodes_path), allow_empty_text=allow_empty_text)
+    nodes = map_nodes(
+        raw_nodes, columns, str(nodes_path), allow_empty_text=options.allow_empty_text
+    )
     edges = map_edges(raw_edges, columns, str(edges_path))
     return build_snapshot(
         nodes,
@@ -92,12 +94,9 @@ def import_tabular(
         name=name or Path(out).name,
         candidate_types=candidate_types,
         sources=[str(nodes_path), str(edges_path)],
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report_path=report_path,
+        options=options,
         nodes_file=str(nodes_path),
         edges_file=str(edges_path),
-        allow_empty_text=allow_empty_text,
     )
 
 
@@ -127,7 +126,8 @@ def map_nodes(
             raise GraphImportError(
                 "no 'text' column and no --text-cols, so every node would have empty text; "
                 "map the text column(s) with --text-cols a,b (Python: TabularColumns("
-                "text_cols=...)), or pass --allow-empty-text (Python: allow_empty_text=True) "
+                "text_cols=...)), or pass --allow-empty-text (Python: BuildOptions("
+                "allow_empty_text=True)) "
                 "to use each node's name as its text; the file's columns are: "
                 f"{', '.join(table.column_names) or '(none)'}",
                 file=file,

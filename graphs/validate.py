@@ -21,7 +21,12 @@ MAX_CODES = np.iinfo(np.int16).max
 EMPTY_TEXT = "empty text"
 EMPTY_TEXT_HINT = (
     "empty text: give these nodes text (e.g. map text columns with --text-cols), or pass "
-    "--allow-empty-text (Python: allow_empty_text=True) to use each node's name as its text"
+    "--allow-empty-text (Python: BuildOptions(allow_empty_text=True)) to use each node's name "
+    "as its text"
+)
+STRICT_HINT = (
+    "--strict (Python: strict=True) makes duplicate edges and self-loops errors; without it a "
+    "duplicate is collapsed into one edge and a self-loop is kept, both counted"
 )
 _Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
 
@@ -31,7 +36,9 @@ class ValidGraph:
     """The valid part of an imported graph, encoded for building a snapshot.
 
     Internal node id i is row i of `nodes`. With `allow_empty_text`, empty text is replaced
-    by the node's name; `name_as_text` counts those nodes.
+    by the node's name; `name_as_text` counts those nodes. Unless strict, `duplicate_edges`
+    counts the exact repeats of an edge that were collapsed into its first row and
+    `self_loops` the kept edges whose src equals dst.
     """
 
     nodes: pa.Table
@@ -44,6 +51,8 @@ class ValidGraph:
     dst: np.ndarray
     problems: list[RowProblems]
     name_as_text: int = 0
+    duplicate_edges: int = 0
+    self_loops: int = 0
 
 
 def validate_graph(
@@ -53,11 +62,15 @@ def validate_graph(
     nodes_file: str = "nodes",
     edges_file: str = "edges",
     allow_empty_text: bool = False,
+    strict: bool = False,
 ) -> ValidGraph:
     """Check every row of `nodes` and `edges`, keep the valid ones and encode them.
 
     A row with several problems is reported once, for the first problem found. A node with
     empty text (but a name) is invalid unless `allow_empty_text`, which uses its name instead.
+    An exact duplicate edge (same src, dst, relation) is collapsed into its first row and a
+    self-loop is kept, both counted; with `strict` both are invalid rows instead. Dangling
+    endpoints, duplicate node ids and missing types are always invalid.
 
     Raises:
         GraphImportError: a required column is missing or has an unusable type, or there are
@@ -77,19 +90,27 @@ def validate_graph(
     node_ids = nodes.column("id").combine_chunks()
 
     keep_edges, src, dst = _check_edge_endpoints(edges, node_ids, edges_file, problems)
+    loop = (src == dst) & keep_edges
+    if strict:
+        _record(
+            problems, edges_file, "self-loop (src == dst)", loop, edges.column("src"), STRICT_HINT
+        )
+        keep_edges &= ~loop
     relation_names, relation_codes = _encode(
         _keep(edges.column("relation"), keep_edges), "relations", edges_file
     )
     codes = np.full(edges.num_rows, -1, dtype=np.int16)
     codes[keep_edges] = relation_codes
     duplicate = _duplicate_edges(src, dst, codes, keep_edges, len(node_ids))
-    _record(
-        problems,
-        edges_file,
-        "duplicate edge (same src, dst, relation); the first is kept",
-        duplicate,
-        edges.column("src"),
-    )
+    if strict:
+        _record(
+            problems,
+            edges_file,
+            "duplicate edge (same src, dst, relation); the first is kept",
+            duplicate,
+            edges.column("src"),
+            STRICT_HINT,
+        )
     keep_edges &= ~duplicate
     return ValidGraph(
         nodes=nodes,
@@ -102,6 +123,8 @@ def validate_graph(
         dst=dst[keep_edges],
         problems=problems,
         name_as_text=name_as_text,
+        duplicate_edges=0 if strict else int(duplicate.sum()),
+        self_loops=0 if strict else int((loop & keep_edges).sum()),
     )
 
 
@@ -228,9 +251,6 @@ def _check_edge_endpoints(
         keep &= ~missing
         ends.append(ids)
     src, dst = ends
-    loop = (src == dst) & keep
-    _record(problems, file, "self-loop (src == dst)", loop, edges.column("src"))
-    keep &= ~loop
     return keep, src, dst
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphError
+from graphs.manifest import read_manifest
 from graphs.synth import academic, biomed, products
 from graphs.synth.questions import FAMILIES, Question, QuestionMaker
 from graphs.synth.recipes import Domain
@@ -132,7 +134,12 @@ def question_rows(domain: Domain, split: str, questions: list[Question]) -> list
 
 
 def generate(
-    domain: str, seed: int, out: Path, nodes: int | None = None, *, overwrite: bool = False
+    domain: str,
+    seed: int,
+    out: Path,
+    nodes: int | None = None,
+    *,
+    options: BuildOptions | None = None,
 ) -> SynthResult:
     """Generate a synthetic benchmark graph: a snapshot at `out` plus `out/qa/{split}.jsonl`.
 
@@ -145,7 +152,7 @@ def generate(
         seed: Random seed; the same seed and size give byte-identical question files.
         out: Snapshot directory to create.
         nodes: Approximate node count (None: the default demo size of a few thousand).
-        overwrite: Replace an existing snapshot at `out`.
+        options: Snapshot build settings (overwrite, strict, ...), as for every importer.
 
     Returns:
         A summary of what was written.
@@ -164,15 +171,16 @@ def generate(
         name=f"synth-{domain}-seed{seed}-n{graph.num_nodes}",
         candidate_types=graph.candidate_types,
         sources=(f"synth:{domain}?seed={seed}&nodes={nodes or 'default'}",),
-        overwrite=overwrite,
+        options=options,
     )
+    manifest = read_manifest(out)
     splits = split_questions(questions, seed)
     qa_files = _write_qa(out, built, splits)
     return SynthResult(
         snapshot=out,
         domain=domain,
         num_nodes=graph.num_nodes,
-        num_edges=int(graph.src.size),
+        num_edges=manifest.num_edges,
         split_counts={name: len(qs) for name, qs in splits.items()},
         family_counts=dict(Counter(q.family for q in questions)),
         qa_files=qa_files,

@@ -7,9 +7,12 @@ import networkx as nx
 import pyarrow.parquet as pq
 import pytest
 
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphError, GraphImportError, UnknownNodeError
 from graphs.nxio import snapshot_from_networkx, to_networkx
 from graphs.snapshot import Snapshot
+
+NAME_AS_TEXT = BuildOptions(allow_empty_text=True)
 
 
 def chain_graph() -> nx.MultiDiGraph:
@@ -63,7 +66,7 @@ def test_undirected_graph_keeps_one_edge_per_pair(tmp_path: Path) -> None:
     graph.add_nodes_from(["a", "b", "c"], type="thing")
     graph.add_edge("a", "b", relation="near")
     graph.add_edge("c", "b", relation="near")
-    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True))
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", options=NAME_AS_TEXT))
     assert snap.num_edges == 2
     assert snap.name(snap.internal_id("a")) == "a"  # no name attribute: the node key
     around = snap.neighbors(snap.internal_id("b"))
@@ -76,9 +79,13 @@ def test_missing_type_is_invalid_unless_defaulted(tmp_path: Path) -> None:
     graph.add_node("b")
     graph.add_edge("a", "b")
     with pytest.raises(GraphImportError, match="file networkx nodes, row 2: empty node type"):
-        snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True)
+        snapshot_from_networkx(graph, tmp_path / "s", options=NAME_AS_TEXT)
     out = snapshot_from_networkx(
-        graph, tmp_path / "s", default_type="t", default_relation="linked", allow_empty_text=True
+        graph,
+        tmp_path / "s",
+        default_type="t",
+        default_relation="linked",
+        options=NAME_AS_TEXT,
     )
     assert Snapshot.open(out).manifest.relations == {"linked": 1}
 
@@ -91,8 +98,8 @@ def test_node_without_text_is_invalid_unless_allowed(tmp_path: Path) -> None:
     with pytest.raises(GraphImportError) as raised:
         snapshot_from_networkx(graph, tmp_path / "s")
     assert str(raised.value).startswith("file networkx nodes, row 2: empty text: 'b'")
-    assert "--allow-empty-text (Python: allow_empty_text=True)" in str(raised.value)
-    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", allow_empty_text=True))
+    assert "--allow-empty-text (Python: BuildOptions(allow_empty_text=True))" in str(raised.value)
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", options=NAME_AS_TEXT))
     assert snap.text(snap.internal_id("b")) == "Beta"
 
 
@@ -117,3 +124,19 @@ def test_extra_attributes_come_back_from_any_row_group(
             expected = {"rank": str(i * 10)} | ({"tag": f"tag{i}"} if i % 3 == 0 else {})
             assert {k: v for k, v in data.items() if k in ("rank", "tag")} == expected
     assert sorted(to_networkx(snap, ["4"]).nodes) == ["3", "4", "5"]
+
+
+def test_parallel_edges_collapse_and_self_loops_stay_unless_strict(tmp_path: Path) -> None:
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from(["a", "b"], type="thing")
+    graph.add_edge("a", "b", relation="near")
+    graph.add_edge("a", "b", relation="near")  # a parallel edge with the same relation
+    graph.add_edge("a", "b", relation="far")  # another relation: a different edge
+    graph.add_edge("b", "b", relation="near")
+    snap = Snapshot.open(snapshot_from_networkx(graph, tmp_path / "s", options=NAME_AS_TEXT))
+    assert snap.num_edges == 3
+    assert (snap.manifest.duplicate_edges, snap.manifest.self_loops) == (1, 1)
+    strict = BuildOptions(allow_empty_text=True, strict=True)
+    with pytest.raises(GraphImportError, match="duplicate edge") as raised:
+        snapshot_from_networkx(graph, tmp_path / "strict", options=strict)
+    assert "self-loop (src == dst): 'b'" in str(raised.value)

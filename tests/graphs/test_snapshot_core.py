@@ -11,6 +11,7 @@ import pytest
 
 import graphs.build as build_module
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphError, GraphImportError, SnapshotError, UnknownNodeError
 from graphs.manifest import FORMAT_VERSION
 from graphs.snapshot import Snapshot
@@ -170,17 +171,18 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     nodes, edges = tiny_tables()
     out = build_snapshot(nodes, edges, tmp_path / "snap", name="one")
     with pytest.raises(
-        GraphImportError, match=r"already exists; pass --overwrite \(Python: overwrite=True\)"
+        GraphImportError,
+        match=r"already exists; pass --overwrite \(Python: BuildOptions\(overwrite=True\)\)",
     ):
         build_snapshot(nodes, edges, out, name="two")
-    build_snapshot(nodes, edges, out, name="two", overwrite=True)
+    build_snapshot(nodes, edges, out, name="two", options=BuildOptions(overwrite=True))
     assert Snapshot.open(out).manifest.name == "two"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
     other = tmp_path / "precious"
     other.mkdir()
     (other / "data.txt").write_text("keep me")
     with pytest.raises(GraphImportError, match="is not a snapshot"):
-        build_snapshot(nodes, edges, other, name="x", overwrite=True)
+        build_snapshot(nodes, edges, other, name="x", options=BuildOptions(overwrite=True))
     assert (other / "data.txt").read_text() == "keep me"
 
 

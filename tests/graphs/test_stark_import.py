@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from graphs.build_options import BuildOptions  # noqa: E402
 from graphs.errors import GraphImportError  # noqa: E402
 from graphs.manifest import read_manifest  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
@@ -104,10 +105,10 @@ AMAZON_MUG = {"asin": "B002", "title": "Camping Mug", "description": [], "featur
               "review": [], "qa": []}  # fmt: skip
 
 
-def write_amazon(root: Path) -> Path:
+def write_amazon(root: Path, *, edges: list[list[int]] | None = None) -> Path:
     node_info = {0: AMAZON_SHOE, 1: AMAZON_MUG, 2: {"brand_name": "Acme"},
                  3: {"category_name": "running"}, 4: {"color_name": "red"}}  # fmt: skip
-    edge_list = [[0, 1, 0], [1, 0, 1], [0, 2, 2], [0, 3, 3], [0, 4, 4]]
+    edge_list = edges or [[0, 1, 0], [1, 0, 1], [0, 2, 2], [0, 3, 3], [0, 4, 4]]
     _save(
         root / "processed" / "cache" / "brand-category-color",
         node_info=node_info,
@@ -274,16 +275,79 @@ def test_missing_torch_says_how_to_install_it(
         load_stark_files(root, "prime")
 
 
-def test_self_loop_fails_then_is_skipped_with_a_report(tmp_path: Path) -> None:
-    root = write_prime(tmp_path / "prime", edges=[[0, 1, 9], [2, 2, 14]])
-    with pytest.raises(GraphImportError, match="self-loop") as caught:
-        import_stark(root, "prime", tmp_path / "snap")
-    assert "edge_index.pt (row = edge column + 1)" in str(caught.value)
+# The mess real STaRK data has: PrimeKG repeats rows, a product is in its own also_buy and
+# also_buy lists repeat entries. STaRK's own graph builder keeps all of it.
+MESSY_PRIME = [[0, 1, 9], [1, 0, 9], [0, 1, 9], [2, 1, 6], [2, 1, 6], [2, 2, 14], [3, 0, 16]]
+MESSY_AMAZON = [[0, 1, 0], [0, 1, 0], [0, 0, 0], [1, 0, 1], [0, 2, 2], [0, 3, 3], [0, 4, 4]]
+
+
+def test_prime_with_duplicate_edges_and_self_loops_imports_without_flags(tmp_path: Path) -> None:
+    root = write_prime(tmp_path / "prime", edges=MESSY_PRIME)
+    out = import_stark(root, "prime", tmp_path / "snap")
+    assert _edges(out) == [
+        ("0", "1", "associated with"),
+        ("1", "0", "associated with"),
+        ("2", "1", "indication"),
+        ("2", "2", "interacts with"),  # the self-loop is data: kept
+        ("3", "0", "expression present"),
+    ]
+    manifest = read_manifest(out)
+    assert (manifest.duplicate_edges, manifest.self_loops, manifest.skipped_rows) == (2, 1, 0)
+
+
+def test_amazon_self_loop_and_repeated_also_buy_import_without_flags(tmp_path: Path) -> None:
+    out = import_stark(
+        write_amazon(tmp_path / "amazon", edges=MESSY_AMAZON), "amazon", tmp_path / "s"
+    )
+    assert [edge for edge in _edges(out) if edge[2] == "also_buy"] == [
+        ("0", "0", "also_buy"),
+        ("0", "1", "also_buy"),
+    ]
+    manifest = read_manifest(out)
+    assert (manifest.duplicate_edges, manifest.self_loops, manifest.skipped_rows) == (1, 1, 0)
+    snapshot = Snapshot.open(out)
+    assert snapshot.num_edges == 6
+
+
+def test_strict_makes_duplicates_and_self_loops_errors(tmp_path: Path) -> None:
+    root = write_prime(tmp_path / "prime", edges=MESSY_PRIME)
+    with pytest.raises(GraphImportError) as caught:
+        import_stark(root, "prime", tmp_path / "snap", options=BuildOptions(strict=True))
+    message = str(caught.value)
+    assert "edge_index.pt (row = edge column + 1), row 3: duplicate edge" in message
+    assert "row 6: self-loop (src == dst): '2'" in message
+    assert "3 invalid rows in all" in message
     assert not (tmp_path / "snap").exists()
     report = tmp_path / "skipped.csv"
-    out = import_stark(root, "prime", tmp_path / "snap", skip_invalid=True, report_path=report)
-    assert _edges(out) == [("0", "1", "associated with")]
+    options = BuildOptions(strict=True, skip_invalid=True, report_path=report)
+    out = import_stark(root, "prime", tmp_path / "snap", options=options)
+    assert ("2", "2", "interacts with") not in _edges(out)
+    assert read_manifest(out).skipped_rows == 3
     assert "self-loop" in report.read_text(encoding="utf-8")
+
+
+def test_dangling_edges_stay_errors_without_flags(tmp_path: Path) -> None:
+    root = write_prime(tmp_path / "prime", edges=[[0, 1, 9], [0, 7, 9]])
+    with pytest.raises(GraphImportError, match="dst is not the id of a valid node: '7'"):
+        import_stark(root, "prime", tmp_path / "snap")
+
+
+def test_cli_prints_what_was_collapsed_and_strict_fails(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import build_app
+
+    root = write_prime(tmp_path / "prime", edges=MESSY_PRIME)
+    args = ["graph", "import", "stark", "--root", str(root), "--dataset", "prime"]
+    result = CliRunner().invoke(build_app(), [*args, "--out", str(tmp_path / "snap")])
+    assert result.exit_code == 0, result.output
+    assert "4 nodes, 5 edges" in result.output
+    assert "collapsed 2 duplicate edges (same src, dst, relation); kept 1 self-loops" in (
+        result.output
+    )
+    strict = CliRunner().invoke(build_app(), [*args, "--out", str(tmp_path / "s2"), "--strict"])
+    assert strict.exit_code == 2
+    assert "duplicate edge" in strict.output and "Traceback" not in strict.output
 
 
 def _break(root: Path, name: str, value: object) -> None:

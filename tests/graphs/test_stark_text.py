@@ -175,6 +175,8 @@ def test_amazon_product_full_document() -> None:
     assert render_amazon(info, "product") == (
         "- product: Trail Running Shoe\n"
         "- brand: Acme\n"
+        "- dimensions: 10 x 4 x 3 inches\n"
+        "- weight: 1 pounds\n"
         "- description: Light shoe.  Great grip.\n"
         "- features: \n#1: Breathable mesh\n#4: Rubber sole\n"
         '- reviews: \n#2:\nsummary: great\ntext: "love it"\n'
@@ -184,11 +186,31 @@ def test_amazon_product_full_document() -> None:
     )
 
 
-def test_amazon_dimensions_only_under_staRKs_nested_condition() -> None:
-    nested = _product(details={"dictionary": {"product_dimensions": "3 x 3 in ; 8 ounces"}})
-    assert render_amazon(nested, "product") == (
+@pytest.mark.parametrize(
+    "details",
+    [
+        {"product_dimensions": "3 x 3 in ; 8 ounces"},  # what STaRK's register_node makes
+        {"dictionary": {"product_dimensions": "3 x 3 in ; 8 ounces"}},
+    ],
+)
+def test_amazon_dimensions_and_weight_from_details(details: dict[str, object]) -> None:
+    assert render_amazon(_product(details=details), "product") == (
         "- product: Mug\n- dimensions: 3 x 3 in\n- weight: 8 ounces\n"
     )
+
+
+@pytest.mark.parametrize(
+    "details",
+    [
+        {"product_dimensions": "3 x 3 in"},  # no " ; ": not dimensions and weight
+        {"product_dimensions": "3 in ; 8 oz ; 2 lb"},
+        {"product_dimensions": NAN},
+        {},
+        "3 x 3 in ; 8 ounces",
+    ],
+)
+def test_amazon_dimensions_need_exactly_one_separator(details: object) -> None:
+    assert render_amazon(_product(details=details), "product") == "- product: Mug\n"
     assert render_amazon(_product(description=["  "]), "product") == "- product: Mug\n"
 
 

@@ -36,3 +36,15 @@ def test_synth_refuses_to_overwrite_without_the_flag(tmp_path: Path) -> None:
     again = CliRunner().invoke(build_app(), args)
     assert again.exit_code == 2 and "--overwrite" in again.output
     assert CliRunner().invoke(build_app(), [*args, "--overwrite"]).exit_code == 0
+
+
+def test_synth_shares_the_import_flags_and_its_graphs_pass_strict(tmp_path: Path) -> None:
+    from graphs.manifest import read_manifest
+
+    out = tmp_path / "s"
+    args = ["graph", "synth", "--domain", "products", "--out", str(out), "--nodes", "500"]
+    result = CliRunner().invoke(build_app(), [*args, "--strict", "--json"])
+    assert result.exit_code == 0, result.output
+    manifest = read_manifest(out)
+    assert (manifest.duplicate_edges, manifest.self_loops, manifest.skipped_rows) == (0, 0, 0)
+    assert json.loads(result.stdout)["edges"] == manifest.num_edges

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import DOMAINS, SynthError, build_domain, generate
@@ -226,5 +227,5 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     generate("academic", 0, tmp_path / "s", nodes=500)
     with pytest.raises(GraphError, match="overwrite"):
         generate("academic", 0, tmp_path / "s", nodes=500)
-    again = generate("academic", 1, tmp_path / "s", nodes=500, overwrite=True)
+    again = generate("academic", 1, tmp_path / "s", nodes=500, options=BuildOptions(overwrite=True))
     assert again.qa_files["test"].exists()

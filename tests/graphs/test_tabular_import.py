@@ -7,10 +7,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.snapshot import Snapshot
 from graphs.tablefile import read_table
 from graphs.tabular import TabularColumns, import_tabular
+
+NAME_AS_TEXT = BuildOptions(allow_empty_text=True)
 
 COLUMNS = TabularColumns(
     id_col="node_id",
@@ -93,7 +96,13 @@ def test_extra_node_columns_are_kept(tmp_path: Path) -> None:
         dst_col="to",
         relation_col="label",
     )
-    out = import_tabular(nodes, edges, tmp_path / "snap", columns=columns, allow_empty_text=True)
+    out = import_tabular(
+        nodes,
+        edges,
+        tmp_path / "snap",
+        columns=columns,
+        options=NAME_AS_TEXT,
+    )
     snap = Snapshot.open(out)
     assert snap.manifest.extra_columns == ["year", "attr_name", "venue"]
     saved = pq.read_table(out / "nodes.parquet")
@@ -113,10 +122,10 @@ def test_default_type_and_relation_for_files_without_them(tmp_path: Path) -> Non
         import_tabular(nodes, edges, tmp_path / "s", columns=columns)
     message = str(raised.value)
     assert message.startswith(f"file {nodes}: no 'text' column and no --text-cols")
-    assert "--allow-empty-text (Python: allow_empty_text=True)" in message
+    assert "--allow-empty-text (Python: BuildOptions(allow_empty_text=True))" in message
     assert "the file's columns are: id, name" in message
     assert not (tmp_path / "s").exists()
-    out = import_tabular(nodes, edges, tmp_path / "s", columns=columns, allow_empty_text=True)
+    out = import_tabular(nodes, edges, tmp_path / "s", columns=columns, options=NAME_AS_TEXT)
     snap = Snapshot.open(out)
     assert snap.manifest.node_types == {"thing": 2}
     assert snap.manifest.relations == {"related_to": 1}
@@ -172,3 +181,58 @@ def test_unknown_extension_and_missing_file(tmp_path: Path) -> None:
         read_table(tmp_path / "absent.csv")
     odd.write_text("id|name\n1|one\n")
     assert read_table(odd, delimiter="|").column("name").to_pylist() == ["one"]
+
+
+def test_duplicate_edges_and_self_loops_are_counted_not_errors(tmp_path: Path) -> None:
+    nodes = write_delimited(
+        tmp_path / "n.csv",
+        [{"id": "1", "type": "t", "name": "one", "text": "x"},
+         {"id": "2", "type": "t", "name": "two", "text": "y"}],
+        ",",
+    )  # fmt: skip
+    rows = [("1", "2", "r"), ("1", "2", "r"), ("2", "2", "r"), ("2", "1", "r")]
+    edges = write_delimited(
+        tmp_path / "e.csv", [{"src": s, "dst": d, "relation": r} for s, d, r in rows], ","
+    )
+    snap = Snapshot.open(import_tabular(nodes, edges, tmp_path / "s"))
+    assert snap.num_edges == 3
+    assert (snap.manifest.duplicate_edges, snap.manifest.self_loops) == (1, 1)
+    with pytest.raises(GraphImportError, match=r"row 2: duplicate edge") as raised:
+        import_tabular(nodes, edges, tmp_path / "strict", options=BuildOptions(strict=True))
+    assert "row 3: self-loop (src == dst): '2'" in str(raised.value)
+
+
+def test_cli_maps_the_shared_import_flags_and_prints_the_summary(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import build_app
+
+    nodes = write_delimited(
+        tmp_path / "n.csv",
+        [{"id": "1", "type": "t", "name": "one", "text": ""},
+         {"id": "2", "type": "t", "name": "two", "text": "y"}],
+        ",",
+    )  # fmt: skip
+    rows = [("1", "2", "r"), ("1", "2", "r"), ("1", "1", "r"), ("1", "9", "r")]
+    edges = write_delimited(
+        tmp_path / "e.csv", [{"src": s, "dst": d, "relation": r} for s, d, r in rows], ","
+    )
+    base = ["graph", "import", "tabular", "--nodes", str(nodes), "--edges", str(edges)]
+    report = tmp_path / "skipped.jsonl"
+    flags = ["--allow-empty-text", "--skip-invalid", "--report", str(report)]
+    result = CliRunner().invoke(build_app(), [*base, "--out", str(tmp_path / "s"), *flags])
+    assert result.exit_code == 0, result.output
+    assert "2 nodes, 2 edges" in result.stdout
+    assert "collapsed 1 duplicate edges (same src, dst, relation); kept 1 self-loops" in (
+        result.stdout
+    )
+    assert f"skipped 1 invalid rows; every one is listed in {report}" in result.stdout
+    assert json.loads(report.read_text())["value"] == "9"
+    info = CliRunner().invoke(build_app(), ["graph", "info", str(tmp_path / "s"), "--json"])
+    summary = json.loads(info.stdout)
+    assert (summary["duplicate_edges"], summary["self_loops"]) == (1, 1)
+    out = str(tmp_path / "strict")
+    strict = CliRunner().invoke(build_app(), [*base, "--out", out, *flags, "--strict"])
+    assert strict.exit_code == 0, strict.output
+    assert "skipped 3 invalid rows" in strict.stdout  # duplicate, self-loop, dangling
+    assert "collapsed" not in strict.stdout

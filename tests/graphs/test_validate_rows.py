@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.snapshot import Snapshot
 
@@ -34,6 +35,15 @@ def tables(
         edges[key] += values
     as_table = lambda d: pa.table({k: pa.array(v, pa.string()) for k, v in d.items()})  # noqa: E731
     return as_table(nodes), as_table(edges)
+
+
+STRICT_ONLY = ("self-loop (src == dst)", "duplicate edge")
+"""Problems that are errors only with --strict (by default: kept / collapsed and counted)."""
+
+
+def options_for(problem: str, **flags: object) -> BuildOptions:
+    """Default options, strict for the problems that are errors only under --strict."""
+    return BuildOptions(strict=problem.startswith(STRICT_ONLY), **flags)  # type: ignore[arg-type]
 
 
 NODE_ROW = 4  # the bad row appended after three good nodes
@@ -135,12 +145,18 @@ def test_bad_row_is_reported_with_file_row_and_problem(
     nodes, edges = tables(bad_nodes, bad_edges)
     with pytest.raises(GraphImportError) as raised:
         build_snapshot(
-            nodes, edges, tmp_path / "s", name="x", nodes_file="nodes.csv", edges_file="edges.csv"
+            nodes,
+            edges,
+            tmp_path / "s",
+            name="x",
+            options=options_for(problem),
+            nodes_file="nodes.csv",
+            edges_file="edges.csv",
         )
     error = raised.value
     assert (error.file, error.row) == (file, row)
     assert str(error).startswith(f"file {file}, row {row}: {problem}")
-    assert "pass --skip-invalid (Python: skip_invalid=True) to skip them" in str(error)
+    assert "pass --skip-invalid (Python: BuildOptions(skip_invalid=True)) to skip" in str(error)
     assert not (tmp_path / "s").exists()
 
 
@@ -159,7 +175,7 @@ def test_skip_invalid_reports_every_skipped_row(
         edges,
         tmp_path / "s",
         name="x",
-        skip_invalid=True,
+        options=options_for(problem, skip_invalid=True),
         nodes_file="nodes.csv",
         edges_file="edges.csv",
     )
@@ -196,9 +212,8 @@ def test_edges_of_a_skipped_node_are_reported_too(tmp_path: Path) -> None:
         {"src": ["d"], "dst": ["a"], "relation": ["r"]},
     )
     report = tmp_path / "report.jsonl"
-    out = build_snapshot(
-        nodes, edges, tmp_path / "s", name="x", skip_invalid=True, report_path=report
-    )
+    options = BuildOptions(skip_invalid=True, report_path=report)
+    out = build_snapshot(nodes, edges, tmp_path / "s", name="x", options=options)
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     assert [(line["file"], line["row"], line["problem"]) for line in lines] == [
         ("nodes", 4, "empty node type"),
@@ -250,7 +265,8 @@ def test_empty_text_error_says_how_to_fix_it(tmp_path: Path) -> None:
     assert lines[1] == "  file nodes.csv, row 5: empty text: 'e'"
     assert lines[2] == (
         "  empty text: give these nodes text (e.g. map text columns with --text-cols), or pass "
-        "--allow-empty-text (Python: allow_empty_text=True) to use each node's name as its text"
+        "--allow-empty-text (Python: BuildOptions(allow_empty_text=True)) to use each node's "
+        "name as its text"
     )
     assert lines[3].startswith("  2 invalid rows in all; fix these rows, or pass --skip-invalid")
 
@@ -267,8 +283,7 @@ def test_allow_empty_text_uses_the_name_and_logs_the_count(
             edges,
             tmp_path / "s",
             name="x",
-            allow_empty_text=True,
-            skip_invalid=True,
+            options=BuildOptions(allow_empty_text=True, skip_invalid=True),
             nodes_file="nodes.csv",
         )
     snap = Snapshot.open(out)
@@ -276,3 +291,43 @@ def test_allow_empty_text_uses_the_name_and_logs_the_count(
     assert snap.manifest.skipped_rows == 1  # f has neither name nor text: still invalid
     messages = [record.getMessage() for record in caplog.records]
     assert "nodes.csv: 2 of 5 nodes have empty text; their name is used as their text" in messages
+
+
+def test_duplicate_edges_collapse_and_self_loops_stay_counted_by_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nodes, edges = tables(
+        None,
+        {
+            "src": ["a", "a", "c", "b", "c"],
+            "dst": ["b", "b", "c", "c", "c"],
+            "relation": ["r", "r", "loop", "s", "loop"],
+        },
+    )
+    with caplog.at_level(logging.INFO, logger="graphs.build"):
+        out = build_snapshot(nodes, edges, tmp_path / "s", name="x", edges_file="edges.csv")
+    snap = Snapshot.open(out)
+    # a-r->b three times and b-s->c twice collapse into one each; c-loop->c twice into one loop
+    assert snap.num_edges == 3
+    assert (snap.manifest.duplicate_edges, snap.manifest.self_loops) == (4, 1)
+    assert snap.manifest.skipped_rows == 0
+    around = snap.neighbors(snap.internal_id("c"))
+    loops = [
+        (snap.relation_names[r], int(d))
+        for n, r, d in zip(around.nodes, around.relations, around.directions, strict=True)
+        if n == snap.internal_id("c")
+    ]
+    assert sorted(loops) == [("loop", -1), ("loop", 1)]  # the self-loop is data: kept
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("collapsed 4 duplicate edges, kept 1 self-loops" in m for m in messages)
+
+
+def test_strict_makes_both_errors_that_name_every_row(tmp_path: Path) -> None:
+    nodes, edges = tables(None, {"src": ["a", "c"], "dst": ["b", "c"], "relation": ["r", "r"]})
+    with pytest.raises(GraphImportError) as raised:
+        build_snapshot(nodes, edges, tmp_path / "s", name="x", options=BuildOptions(strict=True))
+    message = str(raised.value)
+    assert "file edges, row 3: duplicate edge (same src, dst, relation)" in message
+    assert "file edges, row 4: self-loop (src == dst): 'c'" in message
+    assert "--strict (Python: strict=True) makes duplicate edges and self-loops errors" in message
+    assert "2 invalid rows in all" in message

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 from graphs.snapshot import Snapshot
 
 TINY_NODES = [
@@ -64,7 +65,8 @@ def tiny_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         out,
         name="tiny",
         candidate_types=["paper"],
-        allow_empty_text=True,  # V1 has no text: the golden tests show a hit without a snippet
+        # V1 has no text: the golden tests show a hit without a snippet
+        options=BuildOptions(allow_empty_text=True),
     )
     return Snapshot.open(out)
 

@@ -1,0 +1,66 @@
+"""The flags every import command shares, mapped onto one BuildOptions, and the import summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphs.build import REPORT_FILE
+from graphs.build_options import BuildOptions
+from graphs.manifest import Manifest
+
+OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
+SkipInvalidOpt = Annotated[
+    bool, typer.Option(help="Skip invalid rows and write them to a report instead of failing.")
+]
+SkipReportOpt = Annotated[
+    Path | None,
+    typer.Option(help="Skipped-rows report (.csv/.jsonl; default OUT/skipped_rows.csv)."),
+]
+AllowEmptyTextOpt = Annotated[
+    bool,
+    typer.Option(help="Use a node's name as its text when its text is empty (else an error)."),
+]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Make exact duplicate edges and self-loops errors (default: a duplicate is "
+        "collapsed into one edge, a self-loop kept; both counted)."
+    ),
+]
+
+
+def build_options(
+    *,
+    overwrite: bool = False,
+    skip_invalid: bool = False,
+    report: Path | None = None,
+    allow_empty_text: bool = False,
+    strict: bool = False,
+) -> BuildOptions:
+    """Map the shared import flags onto BuildOptions (the only place the CLI does so)."""
+    return BuildOptions(
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        report_path=report,
+        allow_empty_text=allow_empty_text,
+        strict=strict,
+    )
+
+
+def summary_lines(manifest: Manifest, path: Path, options: BuildOptions) -> list[str]:
+    """What an import did to imperfect rows: skipped, collapsed and kept (empty when nothing)."""
+    lines = []
+    if manifest.duplicate_edges or manifest.self_loops:
+        lines.append(
+            f"collapsed {manifest.duplicate_edges:,} duplicate edges (same src, dst, relation); "
+            f"kept {manifest.self_loops:,} self-loops; --strict makes both errors"
+        )
+    if manifest.skipped_rows:
+        where = options.report_path or path / REPORT_FILE
+        lines.append(
+            f"skipped {manifest.skipped_rows:,} invalid rows; every one is listed in {where}"
+        )
+    return lines

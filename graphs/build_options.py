@@ -1,0 +1,34 @@
+"""BuildOptions: how every importer writes its snapshot and treats imperfect input rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildOptions:
+    """Options shared by every importer (tabular, STaRK, networkx, synth) and `build_snapshot`.
+
+    The CLI maps its import flags onto one of these in one place (cli/import_options.py);
+    settings of the snapshot build itself that any importer may choose (such as the BM25
+    analyzer) belong here too.
+
+    Attributes:
+        overwrite: Replace an existing snapshot at the output directory (--overwrite).
+        skip_invalid: Skip invalid rows instead of failing; every skipped row is written to
+            `report_path` and counted in the manifest (--skip-invalid).
+        report_path: Where the skipped rows go (.csv, or .jsonl for JSON lines); None writes
+            `OUT/skipped_rows.csv` (--report).
+        allow_empty_text: Use a node's name as its text when the text is empty, instead of
+            treating the node as invalid (--allow-empty-text).
+        strict: Treat exact duplicate edges (same src, dst, relation) and self-loops as
+            invalid rows. By default a duplicate is collapsed into one edge and a self-loop is
+            kept, both counted in the import summary and the manifest (--strict).
+    """
+
+    overwrite: bool = False
+    skip_invalid: bool = False
+    report_path: Path | None = None
+    allow_empty_text: bool = False
+    strict: bool = False
