@@ -54,7 +54,10 @@ def run_agent(
     from agent.config import AgentConfig
     from evals.request import RunRequest
     from evals.runner import evaluate
+    from evals.runstore import read_results
 
+    if out.exists() and len(read_results(out)) >= limit:
+        return 0.0  # finished in an earlier invocation
     started = time.perf_counter()
     agent = AgentConfig(
         model=model,
@@ -78,10 +81,13 @@ def run_agent(
 
 
 def scores(run_dir: Path, total: int) -> dict[str, dict[str, float]]:
-    """Mean metrics per protocol over `total` questions (a missing question is a miss)."""
+    """Mean metrics per protocol over the first `total` questions (a missing one is a miss)."""
+    from evals.qa import load_qa
     from evals.runstore import read_results
 
-    records = read_results(run_dir)
+    snap = run_dir.parent / "snap"
+    wanted = {item.id for item in load_qa(snap / "qa" / "test.jsonl", "all")[:total]}
+    records = [r for r in read_results(run_dir) if r.question_id in wanted]
     return {
         protocol: {m: sum(r.metrics[protocol][m] for r in records) / total for m in METRICS}
         for protocol in ("ark", "stark")
@@ -151,7 +157,11 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1500)
     parser.add_argument("--train-questions", type=int, default=150)
     parser.add_argument("--test-questions", type=int, default=50)
+    parser.add_argument(
+        "--student-questions", type=int, help="student on the first N test questions (default all)"
+    )
     parser.add_argument("--minutes", type=float, default=40.0, help="training wall-time cap")
+    parser.add_argument("--train-config", type=Path, help="YAML TrainConfig (overrides the flags)")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--lr", type=float, default=2e-4)
     parser.add_argument("--rank", type=int, default=16)
@@ -203,18 +213,20 @@ def main() -> None:
 
     started = time.perf_counter()
     if not (adapter / "adapter_config.json").exists():
-        config = train_config(args, work / "train.yaml")
+        config = args.train_config or train_config(args, work / "train.yaml")
         ark("distill", "train", data, "--base-model", args.gguf, "--out", adapter,
             "--config", config, "--gguf-cache", cache)  # fmt: skip
     timings["train_s"] = time.perf_counter() - started
     if not (merged / "config.json").exists():
         ark("distill", "merge", adapter, "--out", merged)
+    compared = args.student_questions or args.test_questions
     timings["student_test_s"] = run_agent(
-        snap, "test", work / "student_test", f"hf:{merged}", args.test_questions, args
+        snap, "test", work / "student_test", f"hf:{merged}", compared, args
     )
 
-    teacher = scores(work / "teacher_test", args.test_questions)
-    student = scores(work / "student_test", args.test_questions)
+    teacher_all = scores(work / "teacher_test", args.test_questions)
+    teacher = scores(work / "teacher_test", compared)
+    student = scores(work / "student_test", compared)
     record = json.loads((adapter / "ark_training.json").read_text())
     losses = [h["loss"] for h in record["log_history"] if "loss" in h]
     summary = {
@@ -225,6 +237,8 @@ def main() -> None:
             "first_loss": losses[0] if losses else None,
             "last_loss": losses[-1] if losses else None,
         },
+        "compared_questions": compared,
+        "teacher_all_test_questions": teacher_all,
         "teacher": teacher,
         "student": student,
         "retention_hit@1": {
