@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["graph", "search", "tools", "agent", "eval", "synth", "stark", "distill"]
+ORDER = ["graph", "search", "tools", "agent", "eval", "synth", "stark", "distill", "mcp"]
 
 
 def demote(markdown: str) -> str:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from cli import reranker_cmds
 from cli.options import fail
 
 KeepOpt = Annotated[
@@ -160,11 +161,12 @@ def merge(
 
 
 def register(app: typer.Typer) -> None:
-    """Add `ark distill dataset|train|merge`."""
+    """Add `ark distill dataset|train|merge|reranker`."""
     distill_app = typer.Typer(
         help="Distil teacher trajectories into a small student model.", no_args_is_help=True
     )
     distill_app.command("dataset")(dataset)
     distill_app.command("train")(train)
     distill_app.command("merge")(merge)
+    distill_app.command("reranker")(reranker_cmds.reranker)
     app.add_typer(distill_app, name="distill")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -42,6 +43,7 @@ def mcp_serve(
             help="Snapshot directories; LABEL=DIR names one (the label prefixes its tools "
             "when several are served, e.g. academic__search).",
             show_default=False,
+            metavar="SNAPSHOT",
         ),
     ],
     transport: Annotated[
@@ -71,6 +73,7 @@ def mcp_serve(
             typer.echo(f"ark mcp: serving {names} over stdio", err=True)
             anyio.run(mcp_server.serve_stdio, server)
             return
+        _check_listen(host, port)
         warning = exposure_warning(host)
         if warning:
             typer.echo(warning, err=True)
@@ -94,6 +97,18 @@ def exposure_warning(host: str) -> str | None:
         "can query these snapshots (read-only, no authentication). Use --host 127.0.0.1 to "
         "keep the server local."
     )
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Fail with a clear message now if HOST:PORT cannot be listened on (busy, bad host)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        fail(escape(f"cannot listen on {host}:{port} ({error}); choose another --port or --host"))
 
 
 def _labelled(specs: list[str]) -> list[tuple[str, Path]]:

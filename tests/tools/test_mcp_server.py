@@ -180,6 +180,17 @@ def test_labels_come_from_directories_or_label_equals_dir(tiny_snapshot: Snapsho
     assert "error" in missing.stderr
 
 
+def test_a_busy_port_is_a_clear_error(tiny_snapshot: Snapshot) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        args = ["mcp", str(tiny_snapshot.path), "--transport", "http", "--port", port]
+        result = CliRunner().invoke(build_app(), args)
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
 def test_only_loopback_hosts_are_quiet() -> None:
     assert exposure_warning("127.0.0.1") is None
     assert exposure_warning("localhost") is None
