@@ -156,7 +156,11 @@ def _row(
         node=view,
         links=links,
         score=score,
-        snippet=make_snippet(view.text, terms, config.neighbor_snippet_chars) if matched else "",
+        snippet=make_snippet(
+            view.text, terms, config.neighbor_snippet_chars, snapshot.index.tokenizer
+        )
+        if matched
+        else "",
     )
 
 
