@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 TRAJECTORY_VERSION = 1
+"""The format version written; records of a newer version are refused on read."""
 
 StopReason = Literal["finish", "max_steps", "error", "cancelled"]
+
+
+def new_question_id(source: str) -> str:
+    """A question id unique across processes and sessions: ``ask-20250101T120000-1a2b3c4d``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{source}-{stamp}-{uuid.uuid4().hex[:8]}"
+
+
+class TrajectoryVersionError(ValueError):
+    """A record was written by a newer ARK in a format this one cannot read."""
+
+
+def check_version(version: int) -> int:
+    """Accept this format version and older ones; refuse newer ones with a clear message."""
+    if version > TRAJECTORY_VERSION:
+        raise TrajectoryVersionError(
+            f"trajectory format version {version} is newer than this ARK reads "
+            f"(up to {TRAJECTORY_VERSION}); upgrade ARK to read these records"
+        )
+    return version
 
 
 class StepRecord(BaseModel):
@@ -40,6 +63,8 @@ class Trajectory(BaseModel):
     error: str | None = None
     wall_s: float = 0.0
 
+    _version = field_validator("version")(check_version)
+
     @property
     def tool_errors(self) -> list[StepRecord]:
         """Steps whose tool call was rejected (bad arguments, unknown ids, ...)."""
@@ -66,6 +91,8 @@ class QuestionResult(BaseModel):
     fused: list[str] = Field(default_factory=list)
     votes: dict[str, int] = Field(default_factory=dict)
     wall_s: float = 0.0
+
+    _version = field_validator("version")(check_version)
 
     @property
     def failed(self) -> bool:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.base import ModelError
+from agent.trajectory import QuestionResult, new_question_id
 from cli.options import (
     AblateOpt,
     AgentsOpt,
@@ -38,6 +41,14 @@ def ask(
     ablate: AblateOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live trace.")] = False,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            "--save",
+            help="Append the result to this run directory (the `ark eval` format; "
+            "`ark eval report` and `ark distill dataset` read it).",
+        ),
+    ] = None,
 ) -> None:
     """Answer QUESTION over SNAPSHOT: n agents explore in parallel, answers fused by vote."""
     console = Console()
@@ -57,7 +68,10 @@ def ask(
     except (GraphError, ModelError, ValueError) as exc:
         fail(str(exc))
     trace = None if (quiet or as_json) else TracePrinter(console)
-    result = asyncio.run(agent.ask(question, on_event=trace))
+    question_id = None if save is None else new_question_id("ask")
+    result = asyncio.run(agent.ask(question, question_id=question_id, on_event=trace))
+    if save is not None:
+        _save(save, result, config, snapshot, quiet=quiet or as_json)
     if as_json:
         print(json.dumps(result.model_dump(mode="json")))
         return
@@ -65,6 +79,20 @@ def ask(
         fail("every agent failed: " + "; ".join(result.errors))
     console.print(answer_table(result, graph))
     console.print(result_summary(result), style="dim")
+
+
+def _save(
+    run_dir: Path, result: QuestionResult, config: AgentConfig, snapshot: Path, *, quiet: bool
+) -> None:
+    from evals.answer_log import answer_run_config, save_answer
+    from evals.runstore import RunStoreError
+
+    try:
+        save_answer(run_dir, result, answer_run_config(config.to_record(), snapshot))
+    except (RunStoreError, OSError) as exc:
+        fail(f"could not save to {run_dir}: {exc}")
+    if not quiet:
+        Console(stderr=True).print(f"saved {result.question_id} to {run_dir}", style="dim")
 
 
 def register(app: typer.Typer) -> None:

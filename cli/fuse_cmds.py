@@ -81,6 +81,9 @@ def fuse(
     snapshot: SnapshotOpt = None,
     protocol: ProtocolOpt = "stark",
     depth: Annotated[int, typer.Option("--depth", min=1, help="Length of each fused list.")] = 100,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
@@ -96,7 +99,7 @@ def fuse(
     request = FuseRequest(
         sources=sources, qa=qa, out=out, split=split, tune_split=tune_split, grid=grid,
         modes=modes[mode], weights=_parse_weights(weights), k=k, spec_file=spec,
-        snapshot=snapshot, protocol=protocol, depth=depth,
+        snapshot=snapshot, protocol=protocol, depth=depth, limit=limit,
     )  # fmt: skip
     err = Console(stderr=True)
     with user_errors(err, RankingError, FusionError):
@@ -122,6 +125,102 @@ def fuse(
     console.print(f"results in {out}", style="dim")
 
 
+def rerank(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="The stage-2 ranking: a run dir (e.g. from `ark fuse`) or JSONL; join the "
+            "tuning and output splits' runs with a comma (val_run,test_run)."
+        ),
+    ],
+    qa: QaOpt,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Reranker: a transformers model dir or name, a .gguf file, an adapter dir "
+            "from `ark distill reranker`, or openai:MODEL with --base-url.",
+        ),
+    ],
+    out: OutOpt,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", envvar="OPENAI_BASE_URL", help="Endpoint for openai:MODEL."),
+    ] = None,
+    depth: Annotated[
+        int, typer.Option("--depth", min=1, help="Candidates reranked per question (GRASP: 100).")
+    ] = 100,
+    batch_size: Annotated[
+        int,
+        typer.Option("--batch-size", min=1, help="Chats per forward pass / requests in flight."),
+    ] = 8,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
+    ] = None,
+    cache: Annotated[
+        Path,
+        typer.Option("--cache", help="Score cache (SQLite); reruns read scores from it."),
+    ] = Path("~/.cache/ark/rerank.sqlite"),
+    max_field_tokens: Annotated[
+        int, typer.Option("--max-field-tokens", min=1, help="Words kept per text field.")
+    ] = 300,
+    split: SplitOpt = "test",
+    tune_split: Annotated[
+        str,
+        typer.Option("--tune-split", help="Split the final RRF is tuned on; 'none': no fusion."),
+    ] = "val",
+    snapshot: SnapshotOpt = None,
+    protocol: ProtocolOpt = "stark",
+    as_json: JsonOpt = False,
+) -> None:
+    """Rerank a ranking's top candidates by P(yes) and fuse back by tuned RRF (GRASP stage 3)."""
+    import os
+
+    from evals.rankings import RankingError
+    from evals.rerank_cache import RerankCacheError
+    from evals.rerank_doc import DocConfig
+    from evals.rerank_models import RerankError, make_scorer
+    from evals.rerank_run import RerankRequest, run_rerank
+
+    request = RerankRequest(
+        source=source, qa=qa, out=out, split=split,
+        tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
+        cache=cache.expanduser(), snapshot=snapshot, protocol=protocol,
+        doc=DocConfig(max_field_tokens=max_field_tokens),
+    )  # fmt: skip
+    err = Console(stderr=True)
+    with user_errors(err, RankingError, RerankError, RerankCacheError):
+        scorer = make_scorer(
+            model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY"),
+            batch_size=batch_size,
+        )  # fmt: skip
+        outcome = run_rerank(request, scorer)
+    summary = {
+        "spec": {"weights": outcome.spec.weights, "k": outcome.spec.k},
+        "validation": outcome.validation,
+        "scored": outcome.scored,
+        "candidates_per_s": round(outcome.candidates_per_second, 2),
+        "cache_hit_rate": round(outcome.cache.hit_rate, 4),
+        "written": outcome.written,
+    }
+    if as_json:
+        print(json.dumps(summary))
+        return
+    console = Console()
+    console.print(
+        f"scored {outcome.scored} candidates ({summary['candidates_per_s']}/s); cache hit "
+        f"rate {outcome.cache.hit_rate:.1%}; final RRF (reranker w, k) = "
+        f"({outcome.spec.weights[0]}, {outcome.spec.k:g})"
+    )
+    for name, value in outcome.validation.items():
+        console.print(f"validation {name} {value:.3f}")
+    for line in _summary_lines(out):
+        console.print(line)
+    console.print(f"results in {out}", style="dim")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `ark fuse`."""
+    """Add `ark fuse` and `ark rerank`."""
     app.command("fuse")(fuse)
+    app.command("rerank")(rerank)

@@ -8,6 +8,7 @@ import logging
 from rich.console import Console
 
 from agent.models.base import ModelError
+from agent.trajectory import new_question_id
 from cli.render import TracePrinter, answer_table, result_summary
 from cli.repl_directives import COMMANDS, CommandError, ReplCommands
 from cli.repl_io import LineReader
@@ -77,7 +78,8 @@ class Repl:
         try:
             agent = self.session.current_agent()
             trace = TracePrinter(self.console, observation_lines=3)
-            result = asyncio.run(agent.ask(question, on_event=trace))
+            question_id = new_question_id("repl")
+            result = asyncio.run(agent.ask(question, question_id=question_id, on_event=trace))
         except KeyboardInterrupt:
             self.console.print("[yellow]cancelled[/]")
             return
@@ -85,6 +87,7 @@ class Repl:
             self.console.print(f"[red]error:[/] {exc}", highlight=False)
             return
         self.session.last = result
+        self.session.history.append(result)
         if result.failed:
             errors = "; ".join(result.errors)
             self.console.print(f"[red]error:[/] every agent failed: {errors}", highlight=False)

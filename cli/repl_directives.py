@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from evals.runstore import RunRecord
 from tools.format import edge_arrow
 from tools.node import edge_groups
 from tools.toolset import Toolset
@@ -27,7 +26,8 @@ Type a question to run the agents, or a command:
   :neighbors ID [QUERY] [type=T] [edge=R] [k=N]
                            neighbourhood exploration, exactly as the model sees it
   :trace                   the last question's full trajectories
-  :save FILE               append the last result to FILE (JSONL, as `ark eval` writes)
+  :save RUN_DIR            append the last result to a run directory (as `ark eval`
+                           and `ark ask --save` write; `ark eval report` reads it)
   :set agents=N steps=T model=M k=K nk=K
                            change settings (k: search k, nk: neighbors k)
   :schema                  node and edge types with counts
@@ -110,21 +110,21 @@ class ReplCommands:
                 self._message(message)
 
     def save(self, rest: str) -> None:
-        """Append the last result to a JSONL file in the `ark eval` record format."""
+        """Append the last result to a run directory, in the `ark eval` record format."""
+        from evals.answer_log import answer_run_config, save_answer
+        from evals.runstore import RunStoreError
+
         if not rest:
-            raise CommandError("usage: :save FILE")
+            raise CommandError("usage: :save RUN_DIR")
         last = self._last()
-        record = RunRecord(
-            question_id=last.question_id or f"repl-{len(self.session.history)}",
-            query=last.question,
-            gold=[],
-            result=last,
-            metrics={},
-        )
-        path = Path(rest).expanduser()
-        with path.open("a", encoding="utf-8") as out:
-            out.write(record.model_dump_json() + "\n")
-        self.console.print(f"saved {len(last.trajectories)} trajectories to {path}")
+        run_dir = Path(rest).expanduser()
+        config = answer_run_config(last.config, self.session.snapshot.path)
+        try:
+            outcome = save_answer(run_dir, last, config)
+        except RunStoreError as exc:
+            raise CommandError(str(exc)) from None
+        kept = "failure" if outcome == "failure" else f"{len(last.trajectories)} trajectories"
+        self.console.print(f"saved {last.question_id} ({kept}) to {run_dir}", highlight=False)
 
     def set(self, rest: str) -> None:
         """Change settings: agents=N steps=T model=M k=K nk=K."""

@@ -54,6 +54,7 @@ class FuseRequest:
         snapshot: Snapshot for the STaRK protocol's candidate types (default: the sources').
         protocol: Protocol whose Hit@1 the grid maximises.
         depth: Length of each fused list.
+        limit: Only the first N questions of each split.
     """
 
     sources: Sequence[str]
@@ -69,6 +70,7 @@ class FuseRequest:
     snapshot: Path | None = None
     protocol: str = "stark"
     depth: int = DEFAULT_DEPTH
+    limit: int | None = None
 
 
 @dataclass
@@ -135,7 +137,7 @@ def _choose_spec(
 ) -> tuple[FusionSpec, GridResult | None, list[str]]:
     n = len(sources)
     if request.grid:
-        items = load_qa(request.qa, request.tune_split)
+        items = load_qa(request.qa, request.tune_split)[: request.limit]
         notes = _coverage(sources, items, request.tune_split)
         eligible = is_candidate if request.protocol == "stark" else (lambda node: True)
         questions: list[Question] = [
@@ -174,7 +176,7 @@ def run_fusion(request: FuseRequest) -> FuseOutcome:
     sources = read_all(request.sources)
     is_candidate = _candidate_test(request, sources)
     spec, grid, notes = _choose_spec(request, sources, is_candidate)
-    items = load_qa(request.qa, request.split)
+    items = load_qa(request.qa, request.split)[: request.limit]
     notes += _coverage(sources, items, request.split)
     written = write_fused(request, sources, spec, items, is_candidate)
     _write_spec_file(request, sources, spec, grid, notes)
@@ -199,6 +201,7 @@ def fusion_config(request: FuseRequest, sources: Sequence[RankingSet], spec: Fus
             "tuned_on": request.tune_split if request.grid else None,
             "depth": request.depth,
         },
+        "limit": request.limit,
         "snapshot": str(Path(snapshot).resolve()) if snapshot else None,
         "qa": str(Path(request.qa).resolve()),
         "split": request.split,

@@ -76,6 +76,19 @@ def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latenc
     return "\n".join(lines)
 
 
+def _unlabelled_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    lines = []
+    for summary in summaries:
+        ids = summary.unlabelled_ids
+        if ids:
+            shown = ", ".join(ids[:20]) + (" ..." if len(ids) > 20 else "")
+            lines.append(
+                f"- **{summary.label}**: {len(ids)} saved question(s) without gold answers "
+                f"(`ark ask --save`, `:save`), not scored: {shown}"
+            )
+    return lines
+
+
 def _failure_lines(summaries: Sequence[RunSummary]) -> list[str]:
     lines = []
     for summary in summaries:
@@ -102,7 +115,11 @@ def markdown_report(summaries: Sequence[RunSummary], images: Sequence[Path] = ()
     parts = ["# ARK evaluation report", "", "| run | directory | config |", "|---|---|---|"]
     for summary in summaries:
         config = summary.config
-        source = f"{config.get('qa', '?')} [{config.get('split') or 'whole file'}]"
+        source = (
+            f"{config['qa']} [{config.get('split') or 'whole file'}]"
+            if config.get("qa")
+            else str(config.get("source", "?"))
+        )
         parts.append(f"| {summary.label} | `{summary.run_dir}` | {source} |")
     parts += [
         "",
@@ -117,6 +134,9 @@ def markdown_report(summaries: Sequence[RunSummary], images: Sequence[Path] = ()
     failures = _failure_lines(summaries)
     if failures:
         parts += ["", "## Failures", "", *failures]
+    unlabelled = _unlabelled_lines(summaries)
+    if unlabelled:
+        parts += ["", "## Saved questions without gold", "", *unlabelled]
     families = [name for name in _group_names(summaries) if name != OVERALL]
     for protocol in PROTOCOLS:
         if families:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.trajectory import QuestionResult
+from agent.trajectory import QuestionResult, TrajectoryVersionError
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,9 @@ class RunRecord(BaseModel):
     gold: list[str]
     result: QuestionResult
     metrics: dict[str, dict[str, float]]
+    agent_metrics: list[dict[str, dict[str, float]]] = Field(default_factory=list)
+    """Each trajectory's own answers scored like `metrics`, in agent order (Fig. 5 labels
+    trajectories by these); empty for baselines and records written without gold."""
 
 
 class FailureRecord(BaseModel):
@@ -82,6 +85,9 @@ def _read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
         try:
             records.append(model.model_validate_json(raw))
         except ValidationError as error:
+            newer = _version_error(error)
+            if newer is not None:
+                raise RunStoreError(f"{path}:{number}: {newer}") from error
             if torn or position == len(entries) - 1:
                 logger.warning(
                     "%s:%d: ignoring an incomplete last line (the run was interrupted mid-write)",
@@ -96,6 +102,15 @@ def _read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
     return records
 
 
+def _version_error(error: ValidationError) -> TrajectoryVersionError | None:
+    """The format-version refusal inside a validation error, if that is what failed."""
+    for detail in error.errors():
+        cause = detail.get("ctx", {}).get("error")
+        if isinstance(cause, TrajectoryVersionError):
+            return cause
+    return None
+
+
 def read_results(run_dir: Path) -> list[RunRecord]:
     """Every finished question of a run, in the order they finished.
 
@@ -103,8 +118,8 @@ def read_results(run_dir: Path) -> list[RunRecord]:
     the later record wins and a warning is logged.
 
     Raises:
-        RunStoreError: `run_dir` is not a run directory, or a line other than the last is
-            corrupt.
+        RunStoreError: `run_dir` is not a run directory, a line other than the last is
+            corrupt, or a record was written in a newer trajectory format (any line).
     """
     run_dir = Path(run_dir)
     if not (run_dir / CONFIG_FILE).is_file():

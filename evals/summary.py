@@ -25,6 +25,8 @@ class RunSummary:
         failed_ids: Questions whose latest attempt failed and that have no result.
         latency_s: Per-question wall time of the successful questions.
         tool_calls: Tool name -> number of calls over all trajectories.
+        unlabelled_ids: Saved questions without gold answers (`ark ask --save`, `:save`):
+            read and counted, but not scored.
     """
 
     run_dir: Path
@@ -34,6 +36,7 @@ class RunSummary:
     failed_ids: list[str] = field(default_factory=list)
     latency_s: list[float] = field(default_factory=list)
     tool_calls: dict[str, int] = field(default_factory=dict)
+    unlabelled_ids: list[str] = field(default_factory=list)
 
     @property
     def overall(self) -> Aggregate:
@@ -72,6 +75,7 @@ class RunSummary:
             "groups": {name: group.to_dict() for name, group in self.groups.items()},
             "latency_s": self.latency(),
             "tool_calls": self.tool_calls,
+            "unlabelled_ids": self.unlabelled_ids,
         }
 
 
@@ -116,7 +120,7 @@ def summarize_records(
     """Summarise already-read results and failures of one run."""
     pending = unresolved_failures(records, failures)
     groups = aggregate(
-        ((record.family, record.metrics) for record in records),
+        ((record.family, record.metrics) for record in records if record.gold),
         (failure.family for failure in pending.values()),
     )
     tool_calls: dict[str, int] = {}
@@ -132,6 +136,7 @@ def summarize_records(
         failed_ids=sorted(pending),
         latency_s=[record.result.wall_s for record in records],
         tool_calls=dict(sorted(tool_calls.items())),
+        unlabelled_ids=[record.question_id for record in records if not record.gold],
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import os
 import signal
 from pathlib import Path
@@ -21,6 +20,7 @@ from agent.models.scripted import tool_call_message
 from cli.repl import Repl
 from cli.repl_io import StreamReader
 from cli.repl_session import ReplSession
+from evals.runstore import read_results
 from graphs.snapshot import Snapshot
 
 
@@ -43,7 +43,8 @@ class InterruptibleModel:
             await asyncio.sleep(5)
         turn = sum(1 for m in messages if m["role"] == "assistant")
         if turn == 0:
-            return ModelReply(tool_call_message("search", {"query": question, "k": 3}))
+            # k=5: with one BM25 document per node the short f1 outranks p2 for this question
+            return ModelReply(tool_call_message("search", {"query": question, "k": 5}))
         if turn == 1:
             return ModelReply(tool_call_message("select", {"node_ids": ["p4", "p2"]}))
         return ModelReply(tool_call_message("finish", {}))
@@ -61,7 +62,7 @@ def drive(snapshot: Snapshot, lines: list[str]) -> str:
 
 
 def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
-    saved = tmp_path / "last.jsonl"
+    saved = tmp_path / "run"
     shown = drive(
         tiny_snapshot,
         [
@@ -70,6 +71,9 @@ def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
             ":search dense retrieval",
             ":neighbors a1 type=paper k=2",
             ":trace",
+            f":save {saved}",
+            f":save {saved}",
+            "dense retrieval papers",
             f":save {saved}",
             ":bogus",
             ":node nope",
@@ -91,11 +95,13 @@ def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
     assert "showing 2 of 3" in shown
     # :trace prints the assistant's calls
     assert 'call select {"node_ids": ["p4", "p2"]}' in shown
-    # :save writes one eval-format record with both trajectories
-    (record,) = [json.loads(line) for line in saved.read_text().splitlines()]
-    assert record["query"] == "sparse retrieval papers"
-    assert len(record["result"]["trajectories"]) == 2
-    assert record["result"]["fused"] == ["p4", "p2"]
+    # :save appends eval-format records with both trajectories; saving one twice is refused
+    first, second = read_results(saved)
+    assert (first.query, second.query) == ("sparse retrieval papers", "dense retrieval papers")
+    assert len(first.result.trajectories) == 2 and first.result.fused == ["p4", "p2"]
+    assert first.question_id.startswith("repl-") and first.question_id != second.question_id
+    assert first.result.question_id == first.question_id
+    assert "is already saved" in " ".join(shown.split())
     # errors are one line and the session goes on
     assert "unknown command :bogus" in shown
     assert "unknown node id 'nope'" in shown

@@ -1,0 +1,260 @@
+"""Yes/no relevance scorers: a local transformers model (+ LoRA adapter) or an OpenAI endpoint.
+
+Both score a (query, candidate) chat by P(yes) = softmax over the "yes" and "no" answer
+tokens of the first generated token, as GRASP's reranker does. Locally the logit margin
+``logsumexp(yes tokens) - logsumexp(no tokens)`` is also what the listwise training in
+distill/reranker_train.py optimises, so a trained adapter is scored exactly as it learned.
+
+Model specs: a Hugging Face model directory or hub name; a ``.gguf`` file (loaded through
+transformers' ``gguf_file``, dequantised; needs the ``gguf`` package); a directory written by
+``ark distill reranker`` (base + LoRA adapter); or ``openai:MODEL`` with a base URL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
+
+YES_VARIANTS = ("yes", " yes", "Yes", " Yes", "YES")
+NO_VARIANTS = ("no", " no", "No", " No", "NO")
+ADAPTER_RECORD = "ark_reranker.json"
+OPENAI_PREFIX = "openai:"
+INSTALL_HINT = "local reranker models need the distill extra: pip install 'ark-kg[distill]'"
+
+Messages = list[dict[str, str]]
+
+
+class RerankError(Exception):
+    """A reranker model cannot be loaded or cannot score (the message says how to fix it)."""
+
+
+class Scorer(Protocol):
+    """Scores chats by P(yes); `identity` names the model in cache keys."""
+
+    identity: str
+
+    def score(self, chats: Sequence[Messages]) -> list[float]:
+        """P(yes) for every chat, in order."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a local model's weights are: a directory or hub name, optionally one GGUF file."""
+
+    path: str
+    gguf_file: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> ModelSource:
+        """A spec as written on the command line (a .gguf path splits into dir + file)."""
+        if spec.endswith(".gguf"):
+            file = Path(spec)
+            if not file.is_file():
+                raise RerankError(f"GGUF file {spec} does not exist; pass an existing .gguf")
+            return cls(str(file.parent), file.name)
+        return cls(spec)
+
+
+def load_causal_lm(source: ModelSource, *, dtype: Any = None) -> tuple[Any, Any]:
+    """(tokenizer, model) of `source`, tokenizer left-padded with a pad token.
+
+    Raises:
+        RerankError: the extra is missing or the model cannot be loaded.
+    """
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as error:
+        raise RerankError(INSTALL_HINT) from error
+    kwargs = {"gguf_file": source.gguf_file} if source.gguf_file else {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.path, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(
+            source.path, dtype=dtype or torch.float32, **kwargs
+        )
+    except (OSError, ValueError) as error:
+        raise RerankError(f"cannot load reranker model {source.path!r}: {error}") from error
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer, model
+
+
+def answer_token_ids(tokenizer: Any) -> tuple[list[int], list[int]]:
+    """Single-token ids of the yes and no answers.
+
+    Raises:
+        RerankError: the tokenizer has no single token for "yes" or for "no".
+    """
+
+    def single(variants: Sequence[str]) -> list[int]:
+        ids = []
+        for text in variants:
+            encoded = tokenizer.encode(text, add_special_tokens=False)
+            if len(encoded) == 1 and encoded[0] not in ids:
+                ids.append(int(encoded[0]))
+        return ids
+
+    yes, no = single(YES_VARIANTS), single(NO_VARIANTS)
+    if not yes or not no:
+        raise RerankError(
+            "the tokenizer has no single token for 'yes' or 'no'; use a base model whose "
+            "vocabulary has them (any chat LM does)"
+        )
+    return yes, no
+
+
+def chat_text(tokenizer: Any, messages: Messages) -> str:
+    """The chat rendered up to the assistant's first token (plain fallback without template)."""
+    if getattr(tokenizer, "chat_template", None):
+        return str(
+            tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=True, enable_thinking=False
+            )
+        )
+    turns = [f"{m['role'].capitalize()}: {m['content']}" for m in messages]
+    return "\n\n".join([*turns, "Assistant:"])
+
+
+def yes_no_margin(model: Any, batch: Any, yes: list[int], no: list[int]) -> Any:
+    """logsumexp(yes) - logsumexp(no) of the next token, one per row of a left-padded batch."""
+    import torch
+
+    mask = batch["attention_mask"]
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    logits = model(
+        input_ids=batch["input_ids"], attention_mask=mask, position_ids=positions
+    ).logits[:, -1, :]
+    return torch.logsumexp(logits[:, yes], -1) - torch.logsumexp(logits[:, no], -1)
+
+
+class LocalScorer:
+    """P(yes) from a local causal LM, optionally with a LoRA adapter, in batches."""
+
+    def __init__(self, spec: str, *, batch_size: int = 8, max_length: int = 1024) -> None:
+        if batch_size < 1:
+            raise RerankError(f"batch size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self.max_length = max_length
+        adapter = Path(spec) / "adapter_config.json"
+        record_path = Path(spec) / ADAPTER_RECORD
+        if adapter.is_file():
+            record = json.loads(record_path.read_text()) if record_path.is_file() else {}
+            base = record.get("base_model") or json.loads(adapter.read_text()).get(
+                "base_model_name_or_path"
+            )
+            self.tokenizer, model = load_causal_lm(ModelSource.parse(str(base)))
+            from peft import PeftModel
+
+            model = PeftModel.from_pretrained(model, spec)
+            self.identity = f"{base}+lora:{Path(spec).resolve()}"
+        else:
+            self.tokenizer, model = load_causal_lm(ModelSource.parse(spec))
+            self.identity = str(Path(spec).resolve()) if Path(spec).exists() else spec
+        self.model = model.eval()
+        self.tokenizer.truncation_side = "left"  # keep the answer position, as in training
+        self.yes, self.no = answer_token_ids(self.tokenizer)
+
+    def score(self, chats: Sequence[Messages]) -> list[float]:
+        """P(yes) per chat; batches are formed from chats of similar length."""
+        import torch
+
+        texts = [chat_text(self.tokenizer, chat) for chat in chats]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        scores = [0.0] * len(texts)
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                rows = order[start : start + self.batch_size]
+                batch = self.tokenizer(
+                    [texts[i] for i in rows], return_tensors="pt", padding=True,
+                    add_special_tokens=False, truncation=True, max_length=self.max_length,
+                )  # fmt: skip
+                margin = yes_no_margin(self.model, batch, self.yes, self.no)
+                for row, value in zip(rows, torch.sigmoid(margin).tolist(), strict=True):
+                    scores[row] = float(value)
+        return scores
+
+
+class OpenAIScorer:
+    """P(yes) from an OpenAI-compatible endpoint's top logprobs of one generated token."""
+
+    def __init__(
+        self, model: str, *, base_url: str | None, api_key: str | None = None,
+        concurrency: int = 4, timeout_s: float = 60.0,
+    ) -> None:  # fmt: skip
+        import openai
+
+        if not base_url:
+            raise RerankError("openai: rerankers need --base-url (or OPENAI_BASE_URL)")
+        self.identity = f"openai:{model}@{base_url}"
+        self.model = model
+        self.concurrency = max(1, concurrency)
+        self.client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=2
+        )
+
+    def _one(self, chat: Messages) -> float:
+        import openai
+
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model, messages=chat, max_tokens=1, temperature=0.0,  # type: ignore[arg-type]
+                logprobs=True, top_logprobs=20,
+            )  # fmt: skip
+        except openai.APIConnectionError as error:
+            raise RerankError(f"cannot reach the reranker endpoint: {error}") from error
+        except openai.APIStatusError as error:
+            raise RerankError(
+                f"the reranker endpoint answered {error.status_code}: {error.message}"
+            ) from error
+        return yes_probability(completion)
+
+    def score(self, chats: Sequence[Messages]) -> list[float]:
+        """P(yes) per chat, `concurrency` requests in flight."""
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(self._one, chats))
+
+
+def yes_probability(completion: Any) -> float:
+    """P(yes) among yes/no from a chat completion's first-token top logprobs.
+
+    Raises:
+        RerankError: no logprobs, or neither answer among the top tokens.
+    """
+    choice = completion.choices[0] if completion.choices else None
+    content = choice.logprobs.content if choice is not None and choice.logprobs else None
+    if not content:
+        raise RerankError(
+            "the endpoint returned no logprobs; serve the model with logprobs support "
+            "(vLLM, llama.cpp server, ...) or use a local model"
+        )
+    mass = {"yes": 0.0, "no": 0.0}
+    for entry in content[0].top_logprobs or []:
+        word = entry.token.strip().lower()
+        if word in mass:
+            mass[word] += math.exp(entry.logprob)
+    if mass["yes"] + mass["no"] == 0.0:
+        raise RerankError(
+            "neither 'yes' nor 'no' is among the first token's top logprobs; the model does "
+            "not follow the yes/no instruction, try another model"
+        )
+    return mass["yes"] / (mass["yes"] + mass["no"])
+
+
+def make_scorer(
+    spec: str, *, base_url: str | None = None, api_key: str | None = None, batch_size: int = 8
+) -> Scorer:
+    """A scorer for `spec` (``openai:MODEL`` or a local model; see the module docstring)."""
+    if spec.startswith(OPENAI_PREFIX):
+        name = spec[len(OPENAI_PREFIX) :]
+        return OpenAIScorer(name, base_url=base_url, api_key=api_key, concurrency=batch_size)
+    return LocalScorer(spec, batch_size=batch_size)
