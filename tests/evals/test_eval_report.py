@@ -268,3 +268,20 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
     assert len(rows) == 2  # one row per protocol table
     for cells in rows:
         assert [cell.strip() for cell in cells[3:9]] == ["3", "3", *["0.000"] * 4]
+
+
+def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from evals.console import RunProgress, failure_notes
+    from evals.runner import Outcome
+
+    all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))
+    (note,) = failure_notes([all_failed])
+    assert "count as misses" in note and "over the 0 successful question(s) only, Hit@1 —" in note
+    progress = RunProgress(Console(), enabled=False)
+    progress.update(Outcome("q0", record=record("q0", 1.0, "text", 0)))
+    progress.update(
+        Outcome("q1", failure=FailureRecord(question_id="q1", error_type="E", error="x"))
+    )
+    assert progress._running_text().startswith("Hit@1 0.500")  # 1 hit over 2 questions
