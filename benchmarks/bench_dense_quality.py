@@ -114,12 +114,19 @@ def main() -> None:
     parser.add_argument("--split", default="test")
     parser.add_argument("--per-family", type=int, default=100)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/dense_quality.md"))
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: no contention)")
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
     encoder = TextEncoder.load(args.encoder)
-    tables = [evaluate(path, encoder, args.split, args.per_family) for path in args.snapshots]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(tables))
-    print("\n".join(tables))
+    args.out.write_text("")
+    for path in args.snapshots:
+        table = evaluate(path, encoder, args.split, args.per_family)
+        with args.out.open("a") as handle:
+            handle.write(table + "\n")
+        print(table, flush=True)
 
 
 if __name__ == "__main__":
