@@ -91,7 +91,8 @@ def rerank_stage(
     stage2 = f"{fused['best-val']},{fused['best']}"
     common = ["--qa", graph / "qa", "--depth", args.depth, "--limit", args.rerank_questions,
               "--cache", args.work / "rerank-cache.sqlite", "--batch-size", 8,
-              "--max-field-tokens", args.field_words]  # fmt: skip
+              "--max-field-tokens", args.field_words,
+              "--neighbors-per-relation", args.neighbors]  # fmt: skip
     zero = runs / f"{domain}-rerank-zero"
     times = {"zero": ark("rerank", stage2, "--model", args.gguf, "--out", zero, *common, log=log)}
     again = runs / f"{domain}-rerank-zero-again"
@@ -103,6 +104,7 @@ def rerank_stage(
         "--out", adapter, "--limit", args.train_questions, "--depth", args.depth,
         "--group-size", args.group_size, "--grad-accum", 1, "--max-steps", args.train_steps,
         "--max-field-tokens", args.field_words, "--max-length", 512,
+        "--neighbors-per-relation", args.neighbors,
         "--learning-rate", args.learning_rate, log=log,
     )  # fmt: skip
     trained = runs / f"{domain}-rerank-trained"
@@ -219,6 +221,7 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=2e-4)
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--field-words", type=int, default=60)
+    parser.add_argument("--neighbors", type=int, default=10, help="Names per relation.")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     log = args.work / "commands.log"
