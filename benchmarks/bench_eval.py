@@ -69,6 +69,22 @@ def family_table(rules: RunSummary, bm25: RunSummary, protocol: str) -> list[str
     return lines
 
 
+def first_search_rows(domain: str, rules: RunSummary, bm25: RunSummary) -> list[str]:
+    """Hit@1 of the rule policy next to its own first search (BM25 top-1), per family."""
+    rows = []
+    for family, aggregate in rules.groups.items():
+        if family == OVERALL:
+            continue
+        other = bm25.groups[family]
+        cells = [domain, family, str(aggregate.questions)]
+        for protocol in PROTOCOLS:
+            ours = aggregate.means()[protocol]["hit@1"]
+            theirs = other.means()[protocol]["hit@1"]
+            cells += [f"{ours:.3f}", f"{theirs:.3f}", "yes" if ours >= theirs else "**no**"]
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
 def wins(rules: RunSummary, bm25: RunSummary) -> tuple[int, int]:
     """(metric × protocol × relational family cells the rule policy wins, cells compared)."""
     won = total = 0
@@ -124,6 +140,18 @@ def main() -> None:
         command,
         "",
     ]
+    versus = [
+        "## Rule policy vs its first search (Hit@1 per family)",
+        "",
+        "The rule policy's Hit@1 next to the search tool's top-1 for the raw question (the BM25 "
+        "baseline below), per family; `≥` says whether the policy is at least as good. The "
+        "text-only family is where no relational plan should fit (issue 12: never worse than "
+        "its first search).",
+        "",
+        "| domain | family | n | rules ARK | search ARK | ≥ | rules STaRK | search STaRK | ≥ |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    sections: list[str] = []
     for domain in args.domains.split(","):
         rules, bm25, rules_s, bm25_s, nodes = run_domain(
             domain,
@@ -134,8 +162,9 @@ def main() -> None:
             concurrency=args.concurrency,
         )
         won, total = wins(rules, bm25)
+        versus += first_search_rows(domain, rules, bm25)
         latency = rules.latency()
-        lines += [
+        sections += [
             f"## {domain} ({nodes} nodes, {rules.overall.questions} test questions, "
             f"{rules.overall.failures} failed)",
             "",
@@ -145,10 +174,11 @@ def main() -> None:
             f"{args.concurrency}); BM25 {bm25_s:.1f} s.",
         ]
         for protocol in PROTOCOLS:
-            lines += ["", f"### {PROTOCOL_TITLES[protocol]} protocol", ""]
-            lines += family_table(rules, bm25, protocol)
-        lines.append("")
+            sections += ["", f"### {PROTOCOL_TITLES[protocol]} protocol", ""]
+            sections += family_table(rules, bm25, protocol)
+        sections.append("")
         print(f"{domain}: rules wins {won}/{total} relational cells; {rules_s:.1f}s", flush=True)
+    lines += [*versus, "", *sections]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out}")

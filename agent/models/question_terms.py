@@ -135,6 +135,11 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+def cased_words(text: str) -> list[str]:
+    """The alphanumeric words of `text` as written (case kept)."""
+    return _WORD.findall(text)
+
+
 def words(text: str) -> list[str]:
     """Lower-cased alphanumeric words of `text`."""
     return [w.lower() for w in _WORD.findall(text)]

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent.models.question_terms import STOPWORDS, SchemaVocabulary, find_name_span, words
+from agent.models.question_terms import (
+    STOPWORDS,
+    SchemaVocabulary,
+    cased_words,
+    find_name_span,
+    words,
+)
 from agent.models.rules_expand import Expansion
 from agent.models.rules_turns import MAX_ANSWERS, NO_BUDGET, PlannedCall, PlannedTurn, Steps
 from agent.models.schema_paths import SchemaPaths
@@ -31,9 +37,10 @@ class RulePlanner:
     2. Question words are matched to the graph's node-type and relation names (light stemming).
        The answer type is the snapshot's only candidate type if it declares one, else the first
        type named in the question.
-    3. A relational plan fits only when there is an anchor and the question names a node type
-       or a relation. Then each anchor gets a route read off the relation signatures (see
-       `route` and rules_expand.py), and the nodes reached are ranked first.
+    3. A relational plan fits only when the question names an entity (see `relational`:
+       written as the graph writes its name, or a lower-case name plus a type or relation
+       word). Then each anchor gets a route read off the relation signatures (see
+       rules_expand.py), and the nodes reached are ranked first.
     4. Without a relational plan, the answers are the global search ranking in order, kept to
        the answer type (searching again with a type filter when other types are in the way).
        A relational plan is topped up the same way. Then `select` (best first) and `finish`.
@@ -84,9 +91,34 @@ class RulePlanner:
         if max_turns >= 3:
             yield PlannedTurn("The answer list is complete.", (PlannedCall("finish", {}),))
 
-    def relational(self, question: str, anchors: Sequence[ListedNode]) -> bool:
-        """A relational plan fits: the question names an entity of the graph (an anchor)."""
-        return bool(anchors)
+    def relational(self, question: str, hits: Sequence[ListedNode]) -> bool:
+        """A relational plan fits: the question names an entity of the graph.
+
+        A hit whose name has capitals and occurs in the question written the same way is a
+        name (`Flatrev`, `Noor Elmovich`). A hit whose name occurs only in another case
+        (`Pink` as "coral pink") is an ordinary word of the question, not a name. A lower-case
+        name (`asthma`) names an entity only when the question also names a node type or a
+        relation to follow from it; otherwise the question is a description, answered by
+        search. A question written without any capital gives no case signal: every match
+        counts as a name.
+        """
+        kinds = {self._mention(question, hit) for hit in self.anchors(question, hits)}
+        if "name" in kinds:
+            return True
+        return "word" in kinds and bool(
+            self.vocabulary.mentioned_types(question)
+            or self.vocabulary.mentioned_relations(question)
+        )
+
+    @staticmethod
+    def _mention(question: str, hit: ListedNode) -> str:
+        """How a hit's name occurs in the question: "name", "word" (lower case) or "other"."""
+        if question == question.lower():
+            return "name"
+        if hit.name == hit.name.lower():
+            return "word"
+        found = find_name_span(cased_words(question), cased_words(hit.name)) is not None
+        return "name" if found else "other"
 
     def answer_type(self, question: str) -> str | None:
         """The node type the answers should have, if the question or snapshot tells."""

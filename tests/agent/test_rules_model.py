@@ -143,3 +143,24 @@ def test_a_question_without_user_message_is_a_model_error(tiny_snapshot: Snapsho
 
     with pytest.raises(ModelError, match="user message"):
         asyncio.run(RulePolicy(tiny_snapshot.manifest).generate([], []))
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "relational"),
+    [
+        ("I like Flatrev. Which of their items are red?", "Flatrev", True),  # a name, as written
+        ("a leash in coral pink that is easy to carry", "Pink", True),  # no capitals: no signal
+        ("A leash in coral pink that is easy to carry", "Pink", False),  # an ordinary word
+        ("Which papers cite work on asthma?", "asthma", True),  # lower-case name + type word
+        ("A cough that gets worse with asthma at night", "asthma", False),  # description only
+    ],
+)
+def test_a_relational_plan_needs_a_named_entity(
+    tiny_snapshot: Snapshot, question: str, name: str, relational: bool
+) -> None:
+    from agent.models.rules_plan import RulePlanner
+    from tools.listing_parse import ListedNode
+
+    planner = RulePlanner(tiny_snapshot.manifest)
+    hit = ListedNode(node_id="x1", name=name, type="field", score=3.0)
+    assert planner.relational(question, [hit]) is relational
