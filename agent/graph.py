@@ -32,7 +32,7 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
             state["messages"], ctx.tools, temperature=ctx.config.temperature, seed=seed
         )
     except ModelError as exc:
-        record = _step(state, "model", started, error_kind="model_error", error=str(exc))
+        record = _step(state, "model", started, error_kind=exc.kind, error=str(exc))
         _emit(ctx, AgentEvent(ctx.agent_index, "model", step, error=str(exc)))
         return {"step": step, "steps": [record], "stop_reason": "error", "error": str(exc)}
     message = ensure_call_ids({**reply.message, "role": "assistant"}, state["messages"])

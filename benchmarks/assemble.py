@@ -8,7 +8,19 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["graph", "search", "tools", "agent", "eval", "synth", "stark", "distill", "mcp"]
+ORDER = [
+    "graph",
+    "search_relevance",
+    "search_questions",
+    "search",
+    "tools",
+    "agent",
+    "eval",
+    "synth",
+    "stark",
+    "distill",
+    "mcp",
+]
 
 
 def demote(markdown: str) -> str:

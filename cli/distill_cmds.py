@@ -108,7 +108,12 @@ def _load_tokenizer(name: str) -> object:
 def train(
     data_dir: Annotated[Path, typer.Argument(help="Directory written by `ark distill dataset`.")],
     base_model: Annotated[
-        str, typer.Option("--base-model", help="Base model: hub name or local directory.")
+        str,
+        typer.Option(
+            "--base-model",
+            help="Base model: hub name, local directory, or a GGUF file (or a directory "
+            "holding one), dequantised once into the --gguf-cache directory.",
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Adapter directory to write.")],
     config_file: Annotated[
@@ -123,6 +128,14 @@ def train(
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from the last checkpoint in OUT.")
     ] = False,
+    gguf_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--gguf-cache",
+            help="Where dequantised GGUF bases are kept (default: $ARK_CACHE_DIR/gguf, else "
+            "~/.cache/ark/gguf).",
+        ),
+    ] = None,
 ) -> None:
     """Train a LoRA student with assistant-only loss (paper defaults; see distill/config.py)."""
     from distill.config import load_config
@@ -132,7 +145,9 @@ def train(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         config = load_config(config_file).replace(max_steps=max_steps, learning_rate=learning_rate)
-        result = train_student(data_dir, base_model, out, config, resume=resume)
+        result = train_student(
+            data_dir, base_model, out, config, resume=resume, gguf_cache=gguf_cache
+        )
     except DistillError as error:
         fail(str(error))
     except OSError as error:

@@ -106,6 +106,7 @@ def _run_with_progress(
     err = Console(stderr=True)
     show = not as_json and console.is_terminal
     plans: list[RunPlan] = []
+    answered: list[bool] = []
 
     def on_start(plan: RunPlan) -> None:
         plans.append(plan)
@@ -113,18 +114,25 @@ def _run_with_progress(
         for message in plan_messages(plan):
             err.print(message)
 
+    def on_outcome(outcome: Any) -> None:
+        answered.append(outcome.record is not None)
+        progress.update(outcome)
+
     with (
         interrupt_hint(err, out),
         user_errors(err),
         RunProgress(console, enabled=show, label=label) as progress,
     ):
-        execute(on_start=on_start, on_outcome=progress.update)
+        execute(on_start=on_start, on_outcome=on_outcome)
     summary = summarize_run(out)
     plan = plans[0]
+    all_failed = bool(answered) and not any(answered)
     if as_json:
         session = {"total": plan.total, "already_done": plan.already_done,
                    "retried": plan.retrying, "ran": len(plan.pending)}  # fmt: skip
         print(json.dumps({**summary.to_dict(), "session": session}))
+        if all_failed:
+            raise typer.Exit(code=1)
         return
     if plan.already_done:
         console.print(
@@ -137,6 +145,12 @@ def _run_with_progress(
     for note in failure_notes([summary]):
         console.print(note, style="red")
     console.print(f"results in {out}", style="dim")
+    if all_failed:
+        err.print(
+            f"[bold red]error:[/] all {len(answered)} questions run failed (see the notes "
+            f"above and {out}/failures.jsonl); fix the cause, then rerun with --resume"
+        )
+        raise typer.Exit(code=1)
 
 
 def _questions(

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from cli.import_options import (
     AllowEmptyTextOpt,
+    AnalyzerOpt,
     OverwriteOpt,
     SkipInvalidOpt,
     SkipReportOpt,
@@ -80,6 +81,7 @@ def _print_info(summary: dict[str, Any]) -> None:
         ("size", size),
         ("built", summary["built_at"]),
         ("skipped rows", f"{summary['skipped_rows']:,}"),
+        ("analyzer", summary["analyzer"]),
         ("duplicate edges", f"{summary['duplicate_edges']:,} collapsed"),
         ("self-loops", f"{summary['self_loops']:,}"),
         ("candidate types", ", ".join(summary["candidate_types"])),
@@ -140,6 +142,7 @@ def import_tabular_command(
     report: SkipReportOpt = None,
     overwrite: OverwriteOpt = False,
     strict: StrictOpt = False,
+    analyzer: AnalyzerOpt = "english",
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
     from graphs.tabular import TabularColumns, import_tabular
@@ -156,15 +159,16 @@ def import_tabular_command(
         default_relation=default_relation,
         delimiter=_SPECIAL_DELIMITERS.get(delimiter, delimiter) if delimiter else None,
     )
-    options = build_options(
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report=report,
-        allow_empty_text=allow_empty_text,
-        strict=strict,
-    )
     console = Console(stderr=True)
     try:
+        options = build_options(
+            overwrite=overwrite,
+            skip_invalid=skip_invalid,
+            report=report,
+            allow_empty_text=allow_empty_text,
+            strict=strict,
+            analyzer=analyzer,
+        )
         with console.status(f"importing {nodes} and {edges} into {out} ..."):
             path = import_tabular(
                 nodes,

@@ -10,6 +10,7 @@ import typer
 from graphs.build import REPORT_FILE
 from graphs.build_options import BuildOptions
 from graphs.manifest import Manifest
+from graphs.tokenize import DEFAULT_ANALYZER
 
 OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
 SkipInvalidOpt = Annotated[
@@ -32,6 +33,16 @@ StrictOpt = Annotated[
 ]
 
 
+AnalyzerOpt = Annotated[
+    str,
+    typer.Option(
+        "--analyzer",
+        help="BM25 text analysis: english (stopwords dropped), english-stem (+ stemming) "
+        "or plain (every word).",
+    ),
+]
+
+
 def build_options(
     *,
     overwrite: bool = False,
@@ -39,6 +50,7 @@ def build_options(
     report: Path | None = None,
     allow_empty_text: bool = False,
     strict: bool = False,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> BuildOptions:
     """Map the shared import flags onto BuildOptions (the only place the CLI does so)."""
     return BuildOptions(
@@ -47,6 +59,7 @@ def build_options(
         report_path=report,
         allow_empty_text=allow_empty_text,
         strict=strict,
+        analyzer=analyzer,
     )
 
 

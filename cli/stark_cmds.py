@@ -11,6 +11,7 @@ from rich.console import Console
 
 from cli.import_options import (
     AllowEmptyTextOpt,
+    AnalyzerOpt,
     OverwriteOpt,
     SkipInvalidOpt,
     SkipReportOpt,
@@ -50,6 +51,7 @@ def import_stark_command(
     report: SkipReportOpt = None,
     allow_empty_text: AllowEmptyTextOpt = False,
     strict: StrictOpt = False,
+    analyzer: AnalyzerOpt = "english",
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
@@ -59,15 +61,16 @@ def import_stark_command(
     from graphs.stark import import_stark
     from graphs.stark_text import StarkTextConfig
 
-    options = build_options(
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report=report,
-        allow_empty_text=allow_empty_text,
-        strict=strict,
-    )
     console = Console(stderr=True)
     try:
+        options = build_options(
+            overwrite=overwrite,
+            skip_invalid=skip_invalid,
+            report=report,
+            allow_empty_text=allow_empty_text,
+            strict=strict,
+            analyzer=analyzer,
+        )
         with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
             path = import_stark(
                 root,

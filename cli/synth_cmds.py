@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.import_options import OverwriteOpt, StrictOpt, build_options
+from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
 
 
 def register(graph_app: typer.Typer) -> None:
@@ -28,6 +28,7 @@ def synth(
     ] = None,
     overwrite: OverwriteOpt = False,
     strict: StrictOpt = False,
+    analyzer: AnalyzerOpt = "english",
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
@@ -40,7 +41,7 @@ def synth(
         )
         raise typer.Exit(2)
     try:
-        options = build_options(overwrite=overwrite, strict=strict)
+        options = build_options(overwrite=overwrite, strict=strict, analyzer=analyzer)
         result = generate(domain, seed, out, nodes, options=options)
     except GraphError as error:
         typer.echo(f"error: {error}", err=True)

@@ -8,20 +8,30 @@ from typing import Any
 
 from distill.config import TrainConfig
 from distill.errors import BaseModelError, EmptyTrainingSetError
+from distill.gguf_base import default_cache_dir, dequantised_base, find_gguf
 
 logger = logging.getLogger(__name__)
 
 
-def resolve_base_model(base_model: str) -> str:
+def resolve_base_model(base_model: str, *, gguf_cache: Path | None = None) -> str:
     """`base_model` as an absolute directory, or unchanged when it is a hub name.
 
-    A path-like value (absolute, `./`, `../`, `~`, a backslash, or more than one `/`; a hub
-    name is `name` or `org/name`) must be an existing directory.
+    A GGUF file (or a directory holding one and no config.json) is dequantised once into a
+    transformers checkpoint under `gguf_cache` (see `distill.gguf_base`), whose directory is
+    returned. A path-like value (absolute, `./`, `../`, `~`, a backslash, or more than one
+    `/`; a hub name is `name` or `org/name`) must be an existing directory or GGUF file.
+
+    Args:
+        base_model: Hub name, model directory, GGUF file or directory holding one.
+        gguf_cache: Cache of dequantised GGUF checkpoints (default: `default_cache_dir()`).
 
     Raises:
-        BaseModelError: A path-like value that is not a directory.
+        BaseModelError: A path-like value that is neither, or an unreadable GGUF file.
     """
     path = Path(base_model).expanduser()
+    gguf_file = find_gguf(path)
+    if gguf_file is not None:
+        return str(dequantised_base(gguf_file, gguf_cache or default_cache_dir()).resolve())
     if path.is_dir():
         return str(path.resolve())
     path_like = (
@@ -33,7 +43,8 @@ def resolve_base_model(base_model: str) -> str:
     )
     if path_like:
         raise BaseModelError(
-            f"no such directory: {base_model} (pass a local model directory or a hub model name)"
+            f"no such directory or GGUF file: {base_model} (pass a local model directory, a "
+            "`.gguf` file or a hub model name)"
         )
     return base_model
 

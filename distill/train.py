@@ -151,9 +151,21 @@ def _checkpoint_to_resume(out: Path, resume: bool) -> str | None:
 
 
 def build_trainer(
-    data_dir: str | Path, base_model: str, out: str | Path, config: TrainConfig
+    data_dir: str | Path,
+    base_model: str,
+    out: str | Path,
+    config: TrainConfig,
+    *,
+    gguf_cache: Path | None = None,
 ) -> tuple[Any, str]:
     """An SFTTrainer wired for ARK's student (exposed so tests can inspect its dataset).
+
+    Args:
+        data_dir: Directory written by `ark distill dataset`.
+        base_model: Hub name, model directory or GGUF file (see `resolve_base_model`).
+        out: Adapter directory.
+        config: Training settings.
+        gguf_cache: Cache of dequantised GGUF checkpoints (None: the default cache).
 
     Returns:
         (trainer, training chat template source).
@@ -165,7 +177,7 @@ def build_trainer(
     from distill.progress import LossLogger, TimeLimit
 
     data = load_sft_dataset(data_dir)
-    base = resolve_base_model(base_model)
+    base = resolve_base_model(base_model, gguf_cache=gguf_cache)
     tokenizer = AutoTokenizer.from_pretrained(base)
     template = resolve_template(config, tokenizer)
     tokenizer.chat_template = template
@@ -195,6 +207,7 @@ def train_student(
     config: TrainConfig | None = None,
     *,
     resume: bool = False,
+    gguf_cache: Path | None = None,
 ) -> TrainResult:
     """Train a LoRA adapter on an SFT dataset and save it with the student's tokenizer.
 
@@ -205,11 +218,13 @@ def train_student(
 
     Args:
         data_dir: Directory written by `ark distill dataset`.
-        base_model: Hub name or local path of the base model (a random base must be saved
-            to disk first, see `distill.scratch.save_scratch_base`).
+        base_model: Hub name or local path of the base model: a model directory, or a GGUF
+            file (or a directory holding one), dequantised once into `gguf_cache` (a random
+            base must be saved to disk first, see `distill.scratch.save_scratch_base`).
         out: Adapter directory.
         config: Training settings (paper defaults when None).
         resume: Continue from the last checkpoint in `out/checkpoints/`.
+        gguf_cache: Cache of dequantised GGUF checkpoints (None: `default_cache_dir()`).
 
     Raises:
         TrainConfigError: Bad settings, nothing to resume, or `out` already used.
@@ -221,7 +236,7 @@ def train_student(
     config = config or TrainConfig()
     target = Path(out)
     checkpoint = _checkpoint_to_resume(target, resume)
-    trainer, template = build_trainer(data_dir, base_model, target, config)
+    trainer, template = build_trainer(data_dir, base_model, target, config, gguf_cache=gguf_cache)
     logger.info(
         "training %s on %d conversations (%s)",
         base_model,

@@ -15,12 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.models.base import EndpointUnreachableError
 from agent.trajectory import QuestionResult
+from evals.circuit import UNREACHABLE, CircuitBreaker
 from evals.metrics import CandidateTest, score_question
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
 from evals.request import RunRequest
 from evals.runstore import FailureRecord, RunRecord, RunStore
+from tools.schemas import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
@@ -78,7 +81,9 @@ async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Ou
         return _failure(item, type(error).__name__, str(error) or repr(error), trace)
     if result.failed:
         messages = "; ".join(dict.fromkeys(result.errors))  # n agents often fail alike
-        return _failure(item, "ModelError", messages or "every agent failed")
+        kinds = {t.steps[-1].error_kind for t in result.trajectories if t.steps}
+        error_type = UNREACHABLE if kinds == {EndpointUnreachableError.kind} else "ModelError"
+        return _failure(item, error_type, messages or "every agent failed")
     record = RunRecord(
         question_id=item.id,
         query=item.query,
@@ -98,8 +103,12 @@ async def run_questions(
     *,
     concurrency: int = 4,
     on_outcome: OutcomeHandler | None = None,
+    breaker: CircuitBreaker | None = None,
 ) -> list[Outcome]:
     """Run `items` with at most `concurrency` questions in flight, appending each as it ends.
+
+    Once `breaker` trips (the endpoint unreachable for several questions in a row), no
+    further question starts; those in flight finish and are recorded.
 
     Args:
         asker: Answers questions (ArkAgent, or a fake in tests).
@@ -108,30 +117,39 @@ async def run_questions(
         is_candidate: STaRK-protocol candidate test.
         concurrency: Questions in flight at once (each runs its n agents in parallel).
         on_outcome: Called after each outcome is on disk (progress display).
+        breaker: Stops the batch when the endpoint is down (None: never stop).
 
     Returns:
-        The outcomes, in the order of `items`.
+        The outcomes of the questions that ran, in the order of `items`.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     semaphore = asyncio.Semaphore(concurrency)
 
-    async def run_one(item: QAItem) -> Outcome:
+    async def run_one(item: QAItem) -> Outcome | None:
         async with semaphore:
+            if breaker is not None and breaker.tripped:
+                return None
             outcome = await attempt(asker, item, is_candidate)
         if outcome.record is not None:
             store.append_result(outcome.record)
         elif outcome.failure is not None:
             failure = outcome.failure
-            logger.warning(
-                "question %s failed (%s: %s)", item.id, failure.error_type, failure.error
+            # An unreachable endpoint is reported once, by the breaker, not per question.
+            level = logging.INFO if failure.error_type == UNREACHABLE else logging.WARNING
+            logger.log(
+                level, "question %s failed (%s: %s)", item.id, failure.error_type, failure.error
             )
             store.append_failure(outcome.failure)
+        if breaker is not None:
+            failed = outcome.failure
+            breaker.record(failed.error_type if failed else None, failed.error if failed else "")
         if on_outcome is not None:
             on_outcome(outcome)
         return outcome
 
-    return list(await asyncio.gather(*(run_one(item) for item in items)))
+    outcomes = await asyncio.gather(*(run_one(item) for item in items))
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 @dataclass(frozen=True)
@@ -166,6 +184,19 @@ def plan_run(items: Sequence[QAItem], store: RunStore, failed_ids: set[str]) -> 
     return RunPlan(len(items), len(items) - len(pending), retrying, pending)
 
 
+def long_question_warnings(items: Sequence[QAItem]) -> tuple[str, ...]:
+    """A warning when questions exceed the search query limit (searches for them are cut)."""
+    long = [item.id for item in items if len(item.query) > MAX_QUERY_CHARS]
+    if not long:
+        return ()
+    shown = ", ".join(long[:3]) + (", ..." if len(long) > 3 else "")
+    return (
+        f"{len(long)} question(s) are longer than the {MAX_QUERY_CHARS:,}-character search "
+        f"limit ({shown}): every model's searches for them are cut to that length, with a "
+        "note in the observation",
+    )
+
+
 def execute(
     request: RunRequest,
     *,
@@ -189,6 +220,8 @@ def execute(
     Raises:
         RunStoreError: `out` is not empty without `resume`, or holds another run.
         GraphError, QAError: the snapshot or question file cannot be read.
+        EndpointDownError: the model endpoint could not be reached for several questions in
+            a row; the batch stopped (what finished is saved; `resume` continues).
     """
     from evals.metrics import CandidateFilter
     from evals.qa import load_qa, validate_against
@@ -199,7 +232,10 @@ def execute(
     every = load_qa(request.qa, resolve_split(request.qa, request.split))
     items = request.select(every)
     validation = validate_against(snapshot, items)
-    warnings = () if validation.ok else (f"question set problems: {validation.summary()}",)
+    warnings: tuple[str, ...] = (
+        () if validation.ok else (f"question set problems: {validation.summary()}",)
+    )
+    warnings += long_question_warnings(items)
     notes = split_notes(request.qa, request.split, len(every))
     if request.sample.active:
         notes += (f"running {request.sample.describe(len(every))} of the split",)
@@ -212,6 +248,7 @@ def execute(
         else:
             for message in (*warnings, *notes):
                 logger.warning("%s", message)
+        breaker = CircuitBreaker()
         if plan.pending:
             coroutine = run_questions(
                 asker,
@@ -220,8 +257,12 @@ def execute(
                 CandidateFilter.from_snapshot(snapshot),
                 concurrency=request.concurrency,
                 on_outcome=on_outcome,
+                breaker=breaker,
             )
-            asyncio.run(coroutine)
+            ran = asyncio.run(coroutine)
+            if breaker.tripped:
+                answered = sum(1 for outcome in ran if outcome.record is not None)
+                raise breaker.error(request.out, remaining=len(plan.pending) - answered)
     return plan
 
 

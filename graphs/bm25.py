@@ -12,12 +12,13 @@ import numpy as np
 import tantivy
 
 from graphs.bm25_build import (
-    BOOSTS,
-    INDEX_FORMAT_VERSION,
+    LEGACY_BOOSTS,
     META_FILE,
+    READABLE_VERSIONS,
     TANTIVY_DIR,
     TYPES_FILE,
     build_index,
+    index_analyzer,
 )
 from graphs.errors import GraphError, SnapshotError
 from graphs.postings import PostingsScorer
@@ -34,23 +35,30 @@ MIN_POST_FILTER_SHARE = 0.05
 
 
 class BM25Index:
-    """A read-only BM25 index over node names and texts.
+    """A read-only BM25 index over each node's document (its name and text).
 
     ``search`` ranks all nodes with tantivy; ``score_nodes`` scores a given node set from numpy
     postings with the same statistics (document count, document frequencies, average field
-    lengths, quantised field lengths), so both give the same score to a node.
+    lengths, quantised field lengths), so both give the same score to a node. Queries are
+    analysed with the analyzer the index was built with (:attr:`analyzer`).
 
     Attributes:
         path: The index directory.
         num_docs: Number of indexed nodes (internal ids ``0 .. num_docs - 1``).
         meta: The ``meta`` strings given to :func:`build_index` (e.g. a content hash).
+        analyzer: The index's analyzer name (see :data:`graphs.tokenize.ANALYZERS`).
+        tokenizer: That analyzer, for anything that must see text as the index does.
     """
 
     def __init__(self, index_dir: Path, info: dict[str, Any]) -> None:
         self.path = index_dir
         self.num_docs: int = info["num_docs"]
         self.meta: dict[str, str] = info["meta"]
-        self._tokenizer = Tokenizer()
+        self.analyzer = index_analyzer(info)
+        self.tokenizer = Tokenizer(self.analyzer)
+        self._boosts: dict[str, float] = {
+            str(field): float(boost) for field, boost in info.get("boosts", LEGACY_BOOSTS).items()
+        }
         self._index = tantivy.Index.open(str(index_dir / TANTIVY_DIR))
         self._schema = self._index.schema
         self._searcher = self._index.searcher()
@@ -72,43 +80,45 @@ class BM25Index:
             raise SnapshotError(
                 f"cannot read BM25 index metadata {meta_path} ({error}); rebuild the snapshot"
             ) from error
-        if info.get("format_version") != INDEX_FORMAT_VERSION:
+        if info.get("format_version") not in READABLE_VERSIONS:
             raise SnapshotError(
                 f"BM25 index {index_dir} has format version {info.get('format_version')}, "
-                f"this ARK reads version {INDEX_FORMAT_VERSION}; rebuild the snapshot"
+                f"this ARK reads versions {READABLE_VERSIONS}; rebuild the snapshot"
             )
         try:
             return cls(Path(index_dir), info)
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, ValueError, KeyError, GraphError) as error:
             raise SnapshotError(
                 f"BM25 index {index_dir} is incomplete or corrupt ({error}); rebuild the snapshot"
             ) from error
 
     def tokenize(self, text: str) -> list[str]:
-        """Tokens of ``text`` exactly as the index sees them (lower-cased, duplicates kept)."""
-        return self._tokenizer.tokenize(text)
+        """Tokens of ``text`` exactly as the index sees them (analysed, duplicates kept)."""
+        return self.tokenizer.tokenize(text)
 
     def matched_terms(self, query: str) -> list[str]:
-        """Distinct query tokens that occur in some node's name or text, in query order."""
+        """Distinct query tokens that occur in some node's document, in query order."""
         return [token for token, _ in self._query_terms(query)]
 
     def doc_freqs(self, terms: Sequence[str]) -> list[int]:
-        """How many nodes hold each index token in their name or text (0 when none).
+        """How many nodes hold each index token in their document (0 when none).
 
-        The larger of the two fields' document frequencies: a cheap rarity measure (the idf
-        order of the terms), e.g. to pick the most informative match for a snippet.
+        A cheap rarity measure (the idf order of the terms), e.g. to pick the most informative
+        match for a snippet. (Indexes of format 1: the larger of its two fields' counts.)
         """
         freqs = []
         for token in terms:
             term = self._postings.term_id(token)
             freqs.append(
-                0 if term is None else max(self._postings.doc_freq(field, term) for field in BOOSTS)
+                0
+                if term is None
+                else max(self._postings.doc_freq(field, term) for field in self._boosts)
             )
         return freqs
 
     def _query_terms(self, query: str) -> list[tuple[str, int]]:
         terms = []
-        for token in self._tokenizer.query_tokens(query):
+        for token in self.tokenizer.query_tokens(query):
             term = self._postings.term_id(token)
             if term is not None:
                 terms.append((token, term))
@@ -126,8 +136,9 @@ class BM25Index:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Rank all nodes by BM25 of ``query`` and return the top ``k``.
 
-        The query is tokenised like the indexed text (never parsed as query syntax), repeated
-        tokens count once, and a node scores ``2 × BM25(name) + BM25(text)`` summed over tokens.
+        The query is analysed like the indexed text (never parsed as query syntax), repeated
+        tokens count once, and a node scores the sum over tokens of their BM25 in its document
+        (indexes of format 1: ``2 × BM25(name) + BM25(text)``).
 
         Args:
             query: Any text; empty or punctuation-only text gives an empty result.
@@ -221,7 +232,7 @@ class BM25Index:
     def _tantivy_query(self, terms: list[tuple[str, int]]) -> tantivy.Query:
         clauses = []
         for token, term in terms:
-            for field, boost in BOOSTS.items():
+            for field, boost in self._boosts.items():
                 if self._postings.doc_freq(field, term):
                     clause = tantivy.Query.term_query(self._schema, field, token)
                     if boost != 1.0:
@@ -257,14 +268,14 @@ class BM25Index:
         if not nodes.size or not terms:
             return np.zeros(nodes.size, dtype=np.float32)
         if nodes.size == 1 or bool((nodes[1:] > nodes[:-1]).all()):
-            return self._postings.score(terms, nodes.astype(np.int32), BOOSTS)
+            return self._postings.score(terms, nodes.astype(np.int32), self._boosts)
         # neighbour lists are runs of sorted ids: a stable sort (timsort) is fastest on them
         order = np.argsort(nodes, kind="stable")
         ordered = nodes[order]
         first = np.empty(ordered.size, dtype=bool)
         first[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-        distinct_scores = self._postings.score(terms, ordered[first].astype(np.int32), BOOSTS)
+        distinct_scores = self._postings.score(terms, ordered[first].astype(np.int32), self._boosts)
         scores = np.empty(nodes.size, dtype=np.float32)
         scores[order] = distinct_scores[np.cumsum(first) - 1]
         return scores

@@ -12,28 +12,41 @@ import numpy as np
 import tantivy
 
 from graphs.errors import GraphError
-from graphs.postings import FIELDS, PostingsBuilder
-from graphs.tokenize import Tokenizer
+from graphs.postings import PostingsBuilder
+from graphs.tokenize import DEFAULT_ANALYZER, LEGACY_ANALYZER, Tokenizer
 
 logger = logging.getLogger(__name__)
 
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2
+"""Version 2: one ``text`` field holding name + text, analyzer recorded; version 1 (still
+read): ``name`` ×2 and ``text`` fields scored apart, :data:`LEGACY_ANALYZER`."""
+READABLE_VERSIONS = (1, 2)
 META_FILE = "meta.json"
 TANTIVY_DIR = "tantivy"
 TYPES_FILE = "types.npy"
-BOOSTS: dict[str, float] = {"name": 2.0, "text": 1.0}
+FIELD = "text"
+BOOSTS: dict[str, float] = {FIELD: 1.0}
+LEGACY_BOOSTS: dict[str, float] = {"name": 2.0, "text": 1.0}
 _CHUNK_DOCS = 65_536
 _WRITER_HEAP_BYTES = 512_000_000
 
 
-def index_schema() -> tantivy.Schema:
-    """The tantivy schema: name and text (term frequencies), node_id and type (u64, fast)."""
+def index_schema(tokenizer: Tokenizer) -> tantivy.Schema:
+    """The tantivy schema: the document (term frequencies), node_id and type (u64, fast)."""
     builder = tantivy.SchemaBuilder()
-    for field in FIELDS:
-        builder.add_text_field(field, stored=False, tokenizer_name="default", index_option="freq")
+    builder.add_text_field(
+        FIELD, stored=False, tokenizer_name=tokenizer.tantivy_name, index_option="freq"
+    )
     builder.add_unsigned_field("node_id", stored=True, indexed=True, fast=True)
     builder.add_unsigned_field("type", indexed=True, fast=True)
     return builder.build()
+
+
+def document_text(name: str, text: str) -> str:
+    """The one document BM25 sees for a node: its name, then its text (once when equal)."""
+    if not name or text == name:
+        return text
+    return f"{name}\n{text}" if text else name
 
 
 def build_index(
@@ -44,37 +57,42 @@ def build_index(
     *,
     meta: Mapping[str, str] | None = None,
     segment_docs: int | None = None,
+    analyzer: str = DEFAULT_ANALYZER,
 ) -> None:
     """Build the BM25 index of a snapshot's nodes in ``index_dir``.
 
-    Node ``i`` (its internal id) has ``names[i]``, ``texts[i]`` and ``type_codes[i]``. Writes
+    Node ``i`` (its internal id) has ``names[i]``, ``texts[i]`` and ``type_codes[i]``; its
+    document is :func:`document_text` of its name and text, one BM25 field (the paper's
+    "inverted index of node textual attributes"; STaRK's documents hold the name too). Writes
     a tantivy index (``index_dir/tantivy``), numpy postings and ``meta.json``.
 
     Args:
         index_dir: Directory to create; it must not exist or be empty.
-        names: Node names (a list or object array of ``str``), indexed in the ``name``
-            field (boosted ×2 at query time).
-        texts: Node texts, indexed in the ``text`` field.
+        names: Node names (a list or object array of ``str``).
+        texts: Node texts.
         type_codes: Integer node type codes (int16), one per node, used by type filters.
         meta: Strings stored verbatim in ``meta.json`` and exposed as :attr:`BM25Index.meta`.
         segment_docs: Commit every this many documents (more segments; for tests). Default:
             one commit, then merges.
+        analyzer: One of :data:`graphs.tokenize.ANALYZERS`; recorded in ``meta.json`` and
+            used for every query of this index.
 
     Raises:
         GraphError: On inconsistent lengths, a name or text that is not a ``str``, type codes
-            outside ``[0, 32767]`` or a non-empty ``index_dir``.
+            outside ``[0, 32767]``, an unknown analyzer or a non-empty ``index_dir``.
     """
     started = time.perf_counter()
     codes = np.asarray(type_codes)
+    tokenizer = Tokenizer(analyzer)
     _check_inputs(index_dir, names, texts, codes)
+    documents = [document_text(name, text) for name, text in zip(names, texts, strict=True)]
     index_dir.mkdir(parents=True, exist_ok=True)
     (index_dir / TANTIVY_DIR).mkdir()
-    _write_tantivy(index_dir / TANTIVY_DIR, names, texts, codes, segment_docs)
-    builder, tokenizer = PostingsBuilder(), Tokenizer()
-    for start in range(0, len(names), _CHUNK_DOCS):
-        stop = min(start + _CHUNK_DOCS, len(names))
-        builder.add_chunk("name", start, tokenizer.tokenize_many(names[start:stop]))
-        builder.add_chunk("text", start, tokenizer.tokenize_many(texts[start:stop]))
+    _write_tantivy(index_dir / TANTIVY_DIR, documents, codes, tokenizer, segment_docs)
+    builder = PostingsBuilder((FIELD,))
+    for start in range(0, len(documents), _CHUNK_DOCS):
+        stop = min(start + _CHUNK_DOCS, len(documents))
+        builder.add_chunk(FIELD, start, tokenizer.tokenize_many(documents[start:stop]))
     totals = builder.write(index_dir)
     np.save(index_dir / TYPES_FILE, codes.astype(np.int16))
     info = {
@@ -82,11 +100,23 @@ def build_index(
         "num_docs": len(names),
         "total_tokens": totals,
         "boosts": BOOSTS,
+        "analyzer": analyzer,
         "type_counts": np.bincount(codes.astype(np.int64)).tolist() if codes.size else [],
         "meta": dict(meta or {}),
     }
     (index_dir / META_FILE).write_text(json.dumps(info, indent=2, sort_keys=True))
-    logger.info("BM25 index of %d nodes built in %.1f s", len(names), time.perf_counter() - started)
+    logger.info(
+        "BM25 index of %d nodes (analyzer %s) built in %.1f s",
+        len(names),
+        analyzer,
+        time.perf_counter() - started,
+    )
+
+
+def index_analyzer(info: Mapping[str, object]) -> str:
+    """The analyzer an index's ``meta.json`` records (:data:`LEGACY_ANALYZER` when absent)."""
+    name = info.get("analyzer", LEGACY_ANALYZER)
+    return str(name)
 
 
 def _check_inputs(
@@ -118,18 +148,19 @@ def _check_inputs(
 
 def _write_tantivy(
     path: Path,
-    names: Sequence[str],
-    texts: Sequence[str],
+    documents: Sequence[str],
     codes: np.ndarray,
+    tokenizer: Tokenizer,
     segment_docs: int | None,
 ) -> None:
-    schema = index_schema()
+    schema = index_schema(tokenizer)
     index = tantivy.Index(schema, path=str(path))
+    index.register_tokenizer(tokenizer.tantivy_name, tokenizer.tantivy_analyzer())
     writer = index.writer(_WRITER_HEAP_BYTES, 1 if segment_docs else 0)
     from_dict = tantivy.Document.from_dict
-    for node, (name, text, code) in enumerate(zip(names, texts, codes.tolist(), strict=True)):
+    for node, (document, code) in enumerate(zip(documents, codes.tolist(), strict=True)):
         # from_dict types node_id as the schema's u64; Document(node_id=...) would write an i64
-        doc = {"name": name, "text": text, "node_id": node, "type": code}
+        doc = {FIELD: document, "node_id": node, "type": code}
         writer.add_document(from_dict(doc, schema))
         if segment_docs and (node + 1) % segment_docs == 0:
             writer.commit()

@@ -126,7 +126,9 @@ def build_snapshot(
                 skipped,
                 out / REPORT_FILE if report_path is None else report,
             )
-        manifest = _write_parts(temp, graph, name, candidate_types, sources, skipped, timings)
+        manifest = _write_parts(
+            temp, graph, name, candidate_types, sources, skipped, timings, options.analyzer
+        )
         write_manifest(manifest, temp)
         _replace(temp, out)
     except BaseException:
@@ -166,6 +168,7 @@ def _write_parts(
     sources: Sequence[str],
     skipped: int,
     timings: dict[str, float],
+    analyzer: str,
 ) -> Manifest:
     with _timed(timings, "write_parquet"):
         pq.write_table(graph.nodes, temp / NODES_FILE)
@@ -192,6 +195,7 @@ def _write_parts(
             graph.nodes.column("text").to_pylist(),
             graph.type_codes,
             meta={"content_hash": content_hash},
+            analyzer=analyzer,
         )
     return Manifest(
         format_version=FORMAT_VERSION,
@@ -203,6 +207,7 @@ def _write_parts(
         signatures=_signatures(graph),
         candidate_types=list(candidate_types),
         sources=[str(source) for source in sources],
+        analyzer=analyzer,
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         content_hash=content_hash,
         extra_columns=graph.nodes.column_names[4:],

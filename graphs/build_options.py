@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphs.errors import GraphError, GraphImportError
+from graphs.tokenize import DEFAULT_ANALYZER, check_analyzer
+
 
 @dataclass(frozen=True, kw_only=True)
 class BuildOptions:
@@ -25,6 +28,12 @@ class BuildOptions:
         strict: Treat exact duplicate edges (same src, dst, relation) and self-loops as
             invalid rows. By default a duplicate is collapsed into one edge and a self-loop is
             kept, both counted in the import summary and the manifest (--strict).
+        analyzer: How the BM25 index analyses node text and queries, one of
+            `graphs.tokenize.ANALYZERS` (--analyzer): `english` (stopwords dropped),
+            `english-stem` (also stemmed) or `plain`; recorded in the manifest.
+
+    Raises:
+        GraphImportError: An unknown analyzer (checked here, before any import work).
     """
 
     overwrite: bool = False
@@ -32,3 +41,10 @@ class BuildOptions:
     report_path: Path | None = None
     allow_empty_text: bool = False
     strict: bool = False
+    analyzer: str = DEFAULT_ANALYZER
+
+    def __post_init__(self) -> None:
+        try:
+            check_analyzer(self.analyzer)
+        except GraphError as error:
+            raise GraphImportError(f"{error} (--analyzer; Python: analyzer=...)") from error

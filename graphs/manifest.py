@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphs.errors import SnapshotError
+from graphs.tokenize import LEGACY_ANALYZER
 
 FORMAT_VERSION = 1
 MANIFEST_FILE = "manifest.json"
@@ -51,6 +52,11 @@ class Manifest(BaseModel):
     self_loops: int = Field(default=0, description="Edges whose source is their target (kept).")
     build_seconds: dict[str, float] = Field(
         default_factory=dict, description="Wall time of each build phase."
+    )
+    analyzer: str = Field(
+        default=LEGACY_ANALYZER,
+        description="Text analyzer of the BM25 index (graphs.tokenize.ANALYZERS); manifests "
+        "written before it was recorded were built with 'plain'.",
     )
 
 

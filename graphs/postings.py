@@ -12,7 +12,6 @@ import numpy as np
 
 K1 = np.float32(1.2)
 B = np.float32(0.75)
-FIELDS = ("name", "text")
 VOCAB_FILE = "vocab.npy"
 
 
@@ -47,15 +46,15 @@ class FieldPostings:
 
 
 class PostingsBuilder:
-    """Accumulates postings chunk by chunk of documents, in internal-id order."""
+    """Accumulates postings of some fields chunk by chunk of documents, in internal-id order."""
 
-    def __init__(self) -> None:
+    def __init__(self, fields: Sequence[str]) -> None:
         self._vocab: defaultdict[str, int] = defaultdict()
         self._vocab.default_factory = self._vocab.__len__  # a new token gets the next id
         self._triples: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {
-            field: [] for field in FIELDS
+            field: [] for field in fields
         }
-        self._lengths: dict[str, list[np.ndarray]] = {field: [] for field in FIELDS}
+        self._lengths: dict[str, list[np.ndarray]] = {field: [] for field in fields}
 
     def add_chunk(self, field: str, first_doc: int, token_lists: Sequence[list[str]]) -> None:
         """Add the tokens of docs ``first_doc, first_doc + 1, ...`` for one field."""
@@ -87,7 +86,7 @@ class PostingsBuilder:
         rank[order] = np.arange(len(keys))
         np.save(out_dir / VOCAB_FILE, encoded[order])
         totals = {}
-        for field in FIELDS:
+        for field in self._triples:
             totals[field] = self._write_field(out_dir, field, rank)
         return totals
 
@@ -136,7 +135,7 @@ class PostingsScorer:
 
     @classmethod
     def load(cls, index_dir: Path, totals: dict[str, int], num_docs: int) -> PostingsScorer:
-        """Memory-map the postings written by :class:`PostingsBuilder`."""
+        """Memory-map the postings written by :class:`PostingsBuilder` (fields of ``totals``)."""
         fields = {
             field: FieldPostings(
                 indptr=_load(index_dir / f"{field}.indptr.npy"),
@@ -145,7 +144,7 @@ class PostingsScorer:
                 norm_ids=_load(index_dir / f"{field}.norms.npy"),
                 total_tokens=totals[field],
             )
-            for field in FIELDS
+            for field in totals
         }
         return cls(_load(index_dir / VOCAB_FILE), fields, num_docs)
 

@@ -48,6 +48,11 @@ class Snapshot:
         self._store = NodeStore(path / STORE_FILE)
         self.node_type_codes: np.ndarray = self._csr.node_types
         self.index = BM25Index.open(path / INDEX_DIR)
+        if self.index.analyzer != manifest.analyzer:
+            raise SnapshotError(
+                f"snapshot {path}: its BM25 index was built with analyzer "
+                f"{self.index.analyzer!r}, the manifest says {manifest.analyzer!r}; {REBUILD}"
+            )
 
     @classmethod
     def open(cls, path: str | Path, *, verify: bool = False) -> Snapshot:

@@ -1,31 +1,78 @@
-"""Tokenisation identical to tantivy's default analyzer, for indexing, queries and snippets."""
+"""Analyzers: the tantivy text analysis a snapshot indexes with, usable from Python alike."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import tantivy
 
+from graphs.errors import GraphError
+
 MAX_TOKEN_BYTES = 40
 """Tokens of this many UTF-8 bytes or more are dropped, as tantivy's ``RemoveLongFilter`` does."""
 
+ANALYZERS: dict[str, str] = {
+    "english": "lower-case, drop English stopwords (the Lucene/bm25s list of 33 words)",
+    "english-stem": "lower-case, drop English stopwords, Snowball English stemming",
+    "plain": "lower-case only (every word is indexed; the analyzer of snapshots before analyzers)",
+}
+"""Analyzer names accepted at import (``--analyzer``), with what each does."""
+DEFAULT_ANALYZER = "english"
+LEGACY_ANALYZER = "plain"
+"""The analyzer of indexes and manifests written before the analyzer was recorded."""
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def check_analyzer(name: str) -> str:
+    """Return ``name`` if it is a known analyzer.
+
+    Raises:
+        GraphError: Naming the valid analyzers.
+    """
+    if name not in ANALYZERS:
+        choices = "; ".join(f"{key} ({what})" for key, what in ANALYZERS.items())
+        raise GraphError(f"unknown analyzer {name!r}; choose one of: {choices}")
+    return name
+
 
 class Tokenizer:
-    """tantivy's ``default`` text analyzer, usable from Python.
+    """One of the :data:`ANALYZERS`, built from tantivy's own filters.
 
-    The default analyzer splits on every character that is not Unicode alphanumeric, drops
-    tokens of 40 bytes or more (measured before lower-casing) and lower-cases each character
-    on its own (so a final capital sigma becomes ``σ``, unlike ``str.lower``). Running the very
-    same analyzer here is the only way to be sure that what we look up is what tantivy indexed.
+    Every analyzer splits on each character that is not Unicode alphanumeric, drops tokens of
+    40 bytes or more (measured before lower-casing) and lower-cases each character on its own
+    (so a final capital sigma becomes ``σ``, unlike ``str.lower``); ``english`` also drops
+    stopwords and ``english-stem`` stems. Running the very same tantivy analyzer here is the
+    only way to be sure that what we look up is what tantivy indexed.
+
+    Attributes:
+        name: The analyzer's name (a key of :data:`ANALYZERS`).
+        stems: Whether tokens can differ from the lower-cased words of the text.
     """
 
-    def __init__(self) -> None:
-        self._analyzer = (
+    def __init__(self, name: str = DEFAULT_ANALYZER) -> None:
+        self.name = check_analyzer(name)
+        self.stems = name == "english-stem"
+        self._analyzer = self.tantivy_analyzer()
+
+    @property
+    def tantivy_name(self) -> str:
+        """The name this analyzer is registered under in a tantivy index."""
+        return "default" if self.name == LEGACY_ANALYZER else f"ark_{self.name}"
+
+    def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
+        """A fresh tantivy analyzer of this kind (to register with an index)."""
+        builder = (
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
             .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES))
             .filter(tantivy.Filter.lowercase())
-            .build()
         )
+        if self.name != "plain":
+            builder = builder.filter(tantivy.Filter.stopword("english"))
+        if self.stems:
+            builder = builder.filter(tantivy.Filter.stemmer("english"))
+        return builder.build()
 
     def tokenize(self, text: str) -> list[str]:
         """Split text into the tokens tantivy indexes for it, in order, duplicates kept.
@@ -34,7 +81,7 @@ class Tokenizer:
             text: Any string (empty, punctuation-only and non-ASCII text are all fine).
 
         Returns:
-            The lower-cased tokens.
+            The tokens (lower-cased, stopwords dropped, stemmed, as the analyzer says).
         """
         return list(self._analyzer.analyze(text))
 
@@ -55,3 +102,17 @@ class Tokenizer:
             The distinct tokens.
         """
         return list(dict.fromkeys(self._analyzer.analyze(query)))
+
+    def word_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, token) of every word of ``text`` that the analyzer keeps.
+
+        Words are runs of alphanumeric characters (as the tokenizer splits them); stopwords
+        and over-long words are left out, stemmed words carry their stem.
+        """
+        spans = []
+        analyze = self._analyzer.analyze
+        for match in _WORD.finditer(text):
+            tokens = analyze(match.group())
+            if len(tokens) == 1:
+                spans.append((match.start(), match.end(), tokens[0]))
+        return spans

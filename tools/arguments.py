@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tools.errors import BadArgumentsError, BadJsonError
 from tools.format import ignored_note
-from tools.schemas import TOOL_ARGS, ToolArgs
+from tools.schemas import MAX_QUERY_CHARS, TOOL_ARGS, ToolArgs
 
 _SHOWN_INPUT_CHARS = 60
 _SHOWN_ERRORS = 5
@@ -27,7 +27,9 @@ def parse_arguments(
 
     An empty string or None means no arguments (`{}`). Parameters that an ablation switched off
     (`disabled`, field -> reason) are accepted, cleared and reported in the returned notes, so
-    the run behaves as if the parameter did not exist and the model is told.
+    the run behaves as if the parameter did not exist and the model is told. A `query` longer
+    than the limit (a long question searched verbatim) is cut to its first `MAX_QUERY_CHARS`
+    characters, with a note saying so, the same for every model.
 
     Args:
         name: A tool name from :data:`tools.schemas.TOOL_ARGS`.
@@ -43,11 +45,18 @@ def parse_arguments(
         BadArgumentsError: If the JSON is not an object or does not fit the tool's parameters.
     """
     decoded = _decode(arguments, signature)
+    notes = []
+    query = decoded.get("query")
+    if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
+        decoded = {**decoded, "query": cut_query(query)}
+        notes.append(
+            f"note: the query had {len(query):,} characters; searched its first "
+            f"{MAX_QUERY_CHARS:,} (the limit). Search the key terms for a sharper result."
+        )
     try:
         args = TOOL_ARGS[name].model_validate(decoded)
     except ValidationError as error:
         raise BadArgumentsError(_describe(error, name, signature)) from None
-    notes = []
     cleared: dict[str, None] = {}
     for field, reason in disabled.items():
         if getattr(args, field) is not None:
@@ -56,7 +65,16 @@ def parse_arguments(
     return (args.model_copy(update=cleared) if cleared else args), notes
 
 
-def _decode(arguments: str | Mapping[str, Any] | None, signature: str) -> object:
+def cut_query(query: str) -> str:
+    """`query` cut to at most `MAX_QUERY_CHARS` characters, at a word boundary when one is near."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    head = query[:MAX_QUERY_CHARS]
+    space = head.rfind(" ")
+    return head[:space] if space > MAX_QUERY_CHARS - 100 else head
+
+
+def _decode(arguments: str | Mapping[str, Any] | None, signature: str) -> dict[str, Any]:
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):

@@ -91,18 +91,38 @@ class NeighborSet:
             return np.zeros(0, dtype=np.int64)
         return np.minimum.reduceat(entry_keys[self.entry_order], self.starts)
 
-    def entries(self, member: int) -> np.ndarray:
-        """Positions (into the neighbourhood) of the entries of the `member`-th node."""
-        stop = self.starts[member + 1] if member + 1 < len(self.starts) else len(self.entry_order)
-        return self.entry_order[self.starts[member] : stop]
+    def entries_of(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entries of the given members, gathered in one pass (no per-node numpy calls).
+
+        Returns:
+            (positions into the neighbourhood, index into `members` of each entry's owner),
+            grouped by owner in the order of `members`.
+        """
+        members = np.asarray(members, dtype=np.int64)
+        stops = np.append(self.starts[1:], len(self.entry_order))
+        lengths = stops[members] - self.starts[members]
+        owner = np.repeat(np.arange(len(members), dtype=np.int64), lengths)
+        offsets = np.cumsum(lengths) - lengths
+        within = np.arange(len(owner), dtype=np.int64) - np.repeat(offsets, lengths)
+        return self.entry_order[np.repeat(self.starts[members], lengths) + within], owner
 
     def nodes_per_code(self, entry_codes: np.ndarray, size: int) -> np.ndarray:
-        """How many distinct nodes have at least one entry of each code (length `size`)."""
-        member = np.repeat(
-            np.arange(len(self.nodes)), np.diff([*self.starts, len(self.entry_order)])
-        )
-        pairs = member * max(size, 1) + np.asarray(entry_codes, dtype=np.int64)[self.entry_order]
-        return np.bincount(np.unique(pairs) % max(size, 1), minlength=size)
+        """How many distinct nodes have at least one entry of each code (length `size`).
+
+        A CSR row is sorted by relation, so within a node's group equal codes are adjacent
+        and the (node, code) pairs come out sorted: runs are counted without a sort (a hash
+        `np.unique` took 170 ms at 100,000 entries). Unsorted input is sorted first.
+        """
+        span = max(size, 1)
+        sizes = np.diff(self.starts, append=len(self.entry_order))
+        member = np.repeat(np.arange(len(self.nodes), dtype=np.int64), sizes)
+        pairs = member * span + np.asarray(entry_codes, dtype=np.int64)[self.entry_order]
+        if len(pairs) > 1 and not bool((pairs[1:] >= pairs[:-1]).all()):
+            pairs = np.sort(pairs)
+        first = np.empty(len(pairs), dtype=bool)
+        first[:1] = True
+        np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+        return np.bincount(pairs[first] % span, minlength=size)
 
 
 def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarray:

@@ -78,17 +78,11 @@ def run_neighbors(
         terms = snapshot.index.matched_terms(query)
         names = [snapshot.name(node) for node in shown_nodes.tolist()]
         snippet_terms = terms_by_weight(snapshot.index, terms, shown_nodes, names)
+    links = _links(snapshot, hood, *members.entries_of(shown), keys, len(shown))
     rows = [
-        _row(
-            snapshot,
-            node,
-            score,
-            terms,
-            _links(snapshot, hood, members.entries(member), keys),
-            config,
-        )
-        for member, node, score, terms in zip(
-            shown.tolist(), shown_nodes.tolist(), shown_scores, snippet_terms, strict=True
+        _row(snapshot, node, score, terms, node_links, config)
+        for node, score, terms, node_links in zip(
+            shown_nodes.tolist(), shown_scores, snippet_terms, links, strict=True
         )
     ]
     breakdown: list[tuple[str, int]] = []
@@ -111,19 +105,39 @@ def run_neighbors(
 
 
 def _links(
-    snapshot: Snapshot, hood: Neighborhood, entries: np.ndarray, entry_keys: np.ndarray
-) -> tuple[EdgeLink, ...]:
-    """Every relation linking one neighbour to the anchor, in the default entry order."""
-    ordered = entries[np.argsort(entry_keys[entries], kind="stable")]
-    directions: dict[int, set[int]] = {}
-    for relation, direction in zip(
-        hood.relations[ordered].tolist(), hood.directions[ordered].tolist(), strict=True
+    snapshot: Snapshot,
+    hood: Neighborhood,
+    entries: np.ndarray,
+    owner: np.ndarray,
+    keys: np.ndarray,
+    count: int,
+) -> list[tuple[EdgeLink, ...]]:
+    """Every relation linking each of `count` shown neighbours to the anchor, in entry order.
+
+    Args:
+        snapshot: The graph (for relation names).
+        hood: The neighbourhood.
+        entries: Positions into `hood` of the shown neighbours' entries.
+        owner: For each entry, which shown neighbour (0..count-1) it belongs to.
+        keys: The default-order key of every entry of `hood`.
+        count: How many neighbours are shown.
+    """
+    ordered = np.lexsort((keys[entries], owner))
+    directions: list[dict[int, set[int]]] = [{} for _ in range(count)]
+    for row, relation, direction in zip(
+        owner[ordered].tolist(),
+        hood.relations[entries[ordered]].tolist(),
+        hood.directions[entries[ordered]].tolist(),
+        strict=True,
     ):
-        directions.setdefault(relation, set()).add(direction)
-    return tuple(
-        EdgeLink(snapshot.relation_names[relation], outgoing=1 in both, incoming=-1 in both)
-        for relation, both in directions.items()
-    )
+        directions[row].setdefault(relation, set()).add(direction)
+    return [
+        tuple(
+            EdgeLink(snapshot.relation_names[relation], outgoing=1 in both, incoming=-1 in both)
+            for relation, both in row.items()
+        )
+        for row in directions
+    ]
 
 
 def _row(
@@ -142,7 +156,11 @@ def _row(
         node=view,
         links=links,
         score=score,
-        snippet=make_snippet(view.text, terms, config.neighbor_snippet_chars) if matched else "",
+        snippet=make_snippet(
+            view.text, terms, config.neighbor_snippet_chars, snapshot.index.tokenizer
+        )
+        if matched
+        else "",
     )
 
 

@@ -62,7 +62,7 @@ def run_search(
         # a node without text stores its name as text: a snippet would only repeat the name
         snippet = ""
         if ordered_terms and text != view.name:
-            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars)
+            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars, index.tokenizer)
         hits.append(SearchHit(view, score, snippet))
     text = search_text(
         args.query,

@@ -11,6 +11,7 @@ from tools.format import ELLIPSIS
 
 if TYPE_CHECKING:
     from graphs.bm25 import BM25Index
+    from graphs.tokenize import Tokenizer
 
 
 def terms_by_weight(
@@ -43,13 +44,24 @@ def terms_by_weight(
     return ordered
 
 
-def best_match(text: str, terms: Sequence[str]) -> tuple[int, int] | None:
+def best_match(
+    text: str, terms: Sequence[str], tokenizer: Tokenizer | None = None
+) -> tuple[int, int] | None:
     """(start, end) of the first whole-word, case-insensitive match of the first term found.
 
     Terms are tried in the given (priority) order, not by position in the text.
     They are index tokens: lower-cased whole alphanumeric runs. Plain `str.find` on the
     lower-cased text, not a regex: compiling a pattern per query cost more than the search.
+    With a stemming `tokenizer` (the index's), a word matches when its stem is the term
+    ("connected" for the term "connect").
     """
+    if tokenizer is not None and tokenizer.stems:
+        spans = tokenizer.word_spans(text)
+        for term in terms:
+            for start, end, token in spans:
+                if token == term:
+                    return start, end
+        return None
     lowered = text.lower()
     if len(lowered) != len(text):  # rare characters whose lower case is longer: no offsets
         return None
@@ -64,19 +76,21 @@ def best_match(text: str, terms: Sequence[str]) -> tuple[int, int] | None:
     return None
 
 
-def make_snippet(text: str, terms: Sequence[str], width: int) -> str:
+def make_snippet(
+    text: str, terms: Sequence[str], width: int, tokenizer: Tokenizer | None = None
+) -> str:
     """A window of about `width` characters of `text` around its most informative match.
 
     `terms` come most informative first (see :func:`terms_by_weight`); the window shows the
     first one that occurs in the text, with some context before it. Without a match the
     snippet is the start of the text. Cut ends are marked with an ellipsis; whitespace runs
-    become single spaces.
+    become single spaces. Pass the index's `tokenizer` so that stemmed terms find their words.
     """
     flat = " ".join(text.split())
     if width <= 0 or not flat:
         return ""
     start = 0
-    found = best_match(flat, terms) if terms else None
+    found = best_match(flat, terms, tokenizer) if terms else None
     if found and found[1] > width:
         # some context before the match, and a full window when the match is near the end
         wanted = max(0, min(found[0] - width // 4, len(flat) - width))

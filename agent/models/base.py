@@ -25,7 +25,27 @@ class ModelReply:
 
 
 class ModelError(Exception):
-    """The model could not produce a turn (endpoint down after retries, bad credentials, ...)."""
+    """The model could not produce a turn (endpoint down after retries, bad credentials, ...).
+
+    Attributes:
+        kind: The `error_kind` recorded on the trajectory step that hit it.
+    """
+
+    kind = "model_error"
+
+
+class EndpointUnreachableError(ModelError):
+    """Nothing answered at the model's URL (connection refused, DNS failure, TLS failure).
+
+    Attributes:
+        url: The endpoint that could not be reached.
+    """
+
+    kind = "endpoint_unreachable"
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url
 
 
 @runtime_checkable

@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 
 from agent.models.base import Message, ModelError, ModelReply
+from agent.models.kv_reuse import PrefixCache
 from agent.models.toolcall_parse import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -90,9 +91,21 @@ class LocalHFModel:
 
     One model object is shared by all agents: generation runs in a worker thread under a lock,
     so concurrent agents queue for it instead of corrupting each other's state or seeds.
+    Each generation starts from the KV cache of the longest prompt prefix computed before
+    (the trajectory's previous turn, or the system prompt and tool schemas every question
+    shares; see `PrefixCache`), so a turn computes only its new tokens.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, name: str, max_tokens: int = 1024) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name: str,
+        max_tokens: int = 1024,
+        reuse_kv: bool = True,
+        kv_entries: int = 8,
+    ) -> None:
         """Wrap an already loaded model and tokenizer (use `load` to read them from disk).
 
         Args:
@@ -100,6 +113,8 @@ class LocalHFModel:
             tokenizer: Its tokenizer; must carry a chat template.
             name: Reported model name (`hf:PATH`).
             max_tokens: max_new_tokens per turn.
+            reuse_kv: Reuse KV caches of earlier turns (same greedy outputs, less compute).
+            kv_entries: Caches kept for reuse (one per live trajectory is enough).
         """
         if not getattr(tokenizer, "chat_template", None):
             raise ModelError(
@@ -111,6 +126,8 @@ class LocalHFModel:
         self._model = model
         self._tokenizer = tokenizer
         self._lock = threading.Lock()
+        self.prefix_cache = PrefixCache(kv_entries) if reuse_kv else None
+        self._cache_field = _cache_field()
         self._eos_ids = _eos_ids(model, tokenizer)
         eos_texts = tokenizer.convert_ids_to_tokens(sorted(self._eos_ids))
         self._stop_texts = [text for text in eos_texts if isinstance(text, str)]
@@ -190,32 +207,62 @@ class LocalHFModel:
     ) -> ModelReply:
         import torch
 
+        ids = self.prompt_ids(messages, tools)
+        prompt_len = len(ids)
+        options = self._sampling_options(temperature)
+        with self._lock:
+            if seed is not None:
+                torch.manual_seed(seed)
+            try:
+                sequence = self._run_generate(torch, ids, options)
+            except torch.cuda.OutOfMemoryError as exc:
+                if self.prefix_cache is not None:
+                    self.prefix_cache.clear()
+                raise ModelError(
+                    f"{self.name}: out of memory while generating; lower max_tokens, the "
+                    "number of agents or max_steps"
+                ) from exc
+        new_ids = sequence[prompt_len:]
+        usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
+        return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)
+
+    def prompt_ids(self, messages: list[Message], tools: list[dict[str, Any]]) -> list[int]:
+        """The token ids the model continues from: the chat template with a generation prompt.
+
+        With the template a student was trained with (saved beside it), this is exactly the
+        start of that conversation's training row up to the assistant turn.
+        """
         prompt = self._tokenizer.apply_chat_template(
             template_messages(messages, decode_arguments=self._decode_arguments),
             tools=tools or None,
             add_generation_prompt=True,
             tokenize=False,
         )
-        inputs = self._tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
-        inputs = inputs.to(self._model.device)
-        prompt_len = int(inputs["input_ids"].shape[1])
-        options = self._sampling_options(temperature)
-        with self._lock:
-            if seed is not None:
-                torch.manual_seed(seed)
-            try:
-                with torch.inference_mode():
-                    output = self._model.generate(**inputs, **options)
-            except torch.cuda.OutOfMemoryError as exc:
-                raise ModelError(
-                    f"{self.name}: out of memory while generating; lower max_tokens, the "
-                    "number of agents or max_steps"
-                ) from exc
-        new_ids = output[0, prompt_len:].tolist()
+        return list(self._tokenizer(prompt, add_special_tokens=False)["input_ids"])
+
+    def parse_turn(self, new_ids: list[int], messages: list[Message]) -> Message:
+        """The assistant message generated tokens `new_ids` stand for, after `messages`."""
         text = self._decode(new_ids)
-        message = parse_tool_call_text(text, first_call_index=count_tool_calls(messages))
-        usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
-        return ModelReply(message=message, usage=usage)
+        return parse_tool_call_text(text, first_call_index=count_tool_calls(messages))
+
+    def _run_generate(self, torch: Any, ids: list[int], options: dict[str, Any]) -> list[int]:
+        """Generate from `ids`, starting from a reused KV cache when one holds a prefix."""
+        cache, _ = self.prefix_cache.take(ids) if self.prefix_cache else (None, 0)
+        input_ids = torch.tensor([ids], device=self._model.device)
+        extra = {self._cache_field: cache} if cache is not None else {}
+        with torch.inference_mode():
+            output = self._model.generate(
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                return_dict_in_generate=True,
+                **extra,
+                **options,
+            )
+        sequence: list[int] = output.sequences[0].tolist()
+        returned = getattr(output, self._cache_field, None)
+        if self.prefix_cache is not None and returned is not None:
+            self.prefix_cache.put(sequence, returned)
+        return sequence
 
     def _sampling_options(self, temperature: float | None) -> dict[str, Any]:
         options: dict[str, Any] = {
@@ -238,6 +285,16 @@ class LocalHFModel:
         for token in self._strip_texts:
             text = text.replace(token, "")
         return text
+
+
+def _cache_field() -> str:
+    """`generate`'s name for the KV cache: `cache` in transformers >= 5.x, else the old one."""
+    try:
+        from transformers.generation.utils import GenerateDecoderOnlyOutput
+    except ImportError:
+        return "past_key_values"
+    fields = getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {})
+    return "cache" if "cache" in fields else "past_key_values"
 
 
 def _import_backend() -> tuple[Any, Any]:

@@ -15,9 +15,15 @@ from typing import Any
 import openai
 
 from agent.config import AgentConfig
-from agent.models.base import Message, ModelError, ModelReply
+from agent.models.base import EndpointUnreachableError, Message, ModelError, ModelReply
 from agent.models.openai_reply import MalformedCompletionError, reply_from_completion
-from agent.models.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from agent.models.openai_request import strict_messages
+from agent.models.retry import (
+    RetryPolicy,
+    is_retryable_status,
+    is_validation_rejection,
+    parse_retry_after,
+)
 from agent.models.toolcall_parse import count_tool_calls
 
 logger = logging.getLogger(__name__)
@@ -35,10 +41,13 @@ _ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice"})
 class _RetryableFailure(Exception):
     """One failed attempt worth retrying; `reason` is safe to show (no key)."""
 
-    def __init__(self, reason: str, *, retry_after_s: float | None = None) -> None:
+    def __init__(
+        self, reason: str, *, retry_after_s: float | None = None, unreachable: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after_s = retry_after_s
+        self.unreachable = unreachable
 
 
 class _Rejected(Exception):
@@ -53,8 +62,14 @@ class _Rejected(Exception):
 class OpenAIChatModel:
     """A chat model behind an OpenAI-compatible HTTP endpoint (OpenAI, vLLM, Ollama, llama.cpp).
 
+    Requests are built for strict servers (llama.cpp, vLLM): every message carries only the
+    fields of the chat-completions schema, an assistant turn with tool calls has string
+    `content`, and `tool_choice` is `auto`, which every tool-calling server implements.
     The openai client's own retries are off; this adapter retries timeouts, connection
     errors, 429 and 5xx (and malformed bodies) under `RetryPolicy`, honouring Retry-After.
+    A URL where nothing answers (connection refused, DNS, TLS) is retried only
+    `max_connect_retries` times, then `EndpointUnreachableError` is raised. A 5xx whose message
+    says the request is invalid is not retried (the same request fails the same way).
     Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup, except
     a 400 naming an unsupported `max_tokens` (sent as `max_completion_tokens` instead),
     `temperature`, `seed` or `tool_choice` (omitted): OpenAI's reasoning models reject those,
@@ -175,6 +190,14 @@ class OpenAIChatModel:
             except MalformedCompletionError as exc:
                 last = _RetryableFailure(str(exc))
             reason = self._redact(last.reason)
+            if last.unreachable and attempt >= self.retry.max_connect_retries:
+                raise EndpointUnreachableError(
+                    f"cannot reach model {self.name!r} at {self.base_url} ({attempt + 1} "
+                    f"attempt(s); {reason}). Check that the server is running and listening "
+                    f"there (curl {self.base_url.rstrip('/')}/models) or fix --base-url / "
+                    "OPENAI_BASE_URL.",
+                    url=self.base_url,
+                )
             if attempt >= self.retry.max_retries:
                 raise ModelError(
                     f"model {self.name!r} at {self.base_url} failed {attempt + 1} time(s); last "
@@ -183,9 +206,11 @@ class OpenAIChatModel:
                 )
             delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
             attempt += 1
-            logger.warning(
-                "model %s: %s; retry %d/%d in %.2fs",
-                self.name, reason, attempt, self.retry.max_retries, delay,
+            # A dead URL ends in one EndpointUnreachableError; its retries are not news.
+            limit = self.retry.max_connect_retries if last.unreachable else self.retry.max_retries
+            logger.log(
+                logging.INFO if last.unreachable else logging.WARNING,
+                "model %s: %s; retry %d/%d in %.2fs", self.name, reason, attempt, limit, delay,
             )  # fmt: skip
             await self._sleep(delay)
 
@@ -198,7 +223,7 @@ class OpenAIChatModel:
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.name,
-            "messages": messages,
+            "messages": strict_messages(messages),
             "max_tokens": self.max_tokens,
             "timeout": self.timeout_s,
         }
@@ -228,9 +253,16 @@ class OpenAIChatModel:
         except openai.APITimeoutError as exc:
             raise _RetryableFailure(f"timed out after {self.timeout_s:g}s") from exc
         except openai.APIConnectionError as exc:
-            raise _RetryableFailure(f"cannot connect to {self.base_url} ({exc})") from exc
+            # httpx's (or httpx2's) ConnectError: refused, DNS or TLS failure, nothing sent.
+            unreachable = type(exc.__cause__).__name__ == "ConnectError"
+            cause = f": {exc.__cause__}" if unreachable and str(exc.__cause__) else ""
+            raise _RetryableFailure(
+                f"cannot connect to {self.base_url} ({exc}{cause})", unreachable=unreachable
+            ) from exc
         except openai.APIStatusError as exc:
             detail = self._redact(_server_message(exc))
+            if is_validation_rejection(exc.status_code, detail):
+                raise _Rejected(exc.status_code, detail) from None
             if is_retryable_status(exc.status_code):
                 wait = parse_retry_after(exc.response.headers, now=self._clock())
                 raise _RetryableFailure(
@@ -258,6 +290,13 @@ class OpenAIChatModel:
                 "the server rejected the request; check that the model supports tool calling "
                 "(vLLM needs --enable-auto-tool-choice and a --tool-call-parser) and that the "
                 "prompt fits its context window"
+            )
+        elif status >= 500:
+            fix = (
+                "the server rejected the request as invalid (not retried: the same request "
+                "fails the same way); check that the model and the server's chat format support "
+                "tool calling (llama-cpp-python: --chat_format chatml-function-calling) and "
+                "that the prompt fits its context window"
             )
         else:
             fix = "check -m, OPENAI_BASE_URL and OPENAI_API_KEY"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.models.base import Message, ModelReply
-from agent.models.toolcall_parse import call_id
+from agent.models.toolcall_parse import TOOL_CALL_OPEN, call_id, parse_tool_call_text
 
 _MAX_ERROR_TEXT = 300
 
@@ -23,6 +23,9 @@ def reply_from_completion(body: Any, *, first_call_index: int = 0) -> ModelReply
     serialised); an entry that is not a call object becomes a nameless call carrying its JSON,
     so the agent reports it instead of it vanishing; missing call ids are synthesised as
     `call_<n>`, numbered from `first_call_index` (the calls already in the conversation).
+    A reply without structured calls whose text holds them (Hermes `<tool_call>` blocks or a
+    bare JSON call object, as servers without a tool-call parser return them) is parsed like
+    the local adapter parses generated text.
 
     Raises:
         MalformedCompletionError: When the body has no usable first choice.
@@ -45,6 +48,10 @@ def reply_from_completion(body: Any, *, first_call_index: int = 0) -> ModelReply
     calls = [_tool_call(raw, first_call_index + offset) for offset, raw in enumerate(raw_calls)]
     if calls:
         message["tool_calls"] = calls
+    elif content and (TOOL_CALL_OPEN in content or content.lstrip().startswith(("{", "[", "`"))):
+        message = parse_tool_call_text(content, first_call_index=first_call_index)
+        if message.get("content") is None:
+            message["content"] = ""
     elif content is None:
         message["content"] = ""
     return ModelReply(message=message, usage=_usage(body.get("usage")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -11,9 +12,29 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Client-side statuses worth retrying (timeout, conflict, rate limit); every 5xx retries too."""
 
 
+# Words servers use when they reject a request as invalid (llama.cpp, vLLM, pydantic, jinja):
+# the same request would fail the same way, so it is not retried even under a 5xx status.
+_VALIDATION = re.compile(
+    r"validation|invalid|must (?:be|have|contain)|is required|field required|missing|"
+    r"not supported|unsupported|unexpected|expected\b|cannot be|template|schema|"
+    r"input should|extra (?:inputs|fields)",
+    re.IGNORECASE,
+)
+_TRANSIENT_STATUSES = frozenset({502, 503, 504})
+
+
 def is_retryable_status(status: int) -> bool:
     """Return True for HTTP statuses that a later identical request may get past."""
     return status in RETRYABLE_STATUSES or status >= 500
+
+
+def is_validation_rejection(status: int, message: str) -> bool:
+    """True for a 5xx whose message says the request itself is invalid (retrying is futile).
+
+    llama.cpp's server, for one, answers HTTP 500 when a message breaks its chat template's
+    rules. Gateway statuses (502, 503, 504) always count as transient.
+    """
+    return status >= 500 and status not in _TRANSIENT_STATUSES and bool(_VALIDATION.search(message))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,19 +48,25 @@ class RetryPolicy:
 
     Attributes:
         max_retries: Retries after the first attempt (so at most max_retries + 1 calls).
+        max_connect_retries: Retries when nothing answers at the URL (connection refused,
+            DNS or TLS failure): a down server stays down, so a batch learns it quickly.
         base_delay_s: Backoff ceiling of the first retry.
         max_delay_s: Cap on the backoff ceiling.
         max_retry_after_s: Cap on a server-requested wait.
     """
 
     max_retries: int = 6
+    max_connect_retries: int = 2
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
 
     def __post_init__(self) -> None:
-        if self.max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.max_retries < 0 or self.max_connect_retries < 0:
+            raise ValueError(
+                f"max_retries and max_connect_retries must be >= 0, got {self.max_retries}, "
+                f"{self.max_connect_retries}"
+            )
         if self.base_delay_s < 0 or self.max_delay_s < 0 or self.max_retry_after_s < 0:
             raise ValueError("retry delays must be >= 0")
 

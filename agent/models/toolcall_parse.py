@@ -1,4 +1,4 @@
-"""Parse Qwen/Hermes `<tool_call>{json}</tool_call>` text into an OpenAI assistant message."""
+"""Parse tool calls written as text (Hermes `<tool_call>{json}</tool_call>`, a bare JSON call)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,9 @@ def strip_thinking(text: str) -> str:
 def parse_tool_call_text(text: str, *, first_call_index: int = 0) -> Message:
     """Turn one generated assistant turn into an OpenAI assistant message dict.
 
+    Calls are `<tool_call>...</tool_call>` blocks (Qwen/Hermes), or, when there is no block,
+    the whole turn being one JSON call object `{"name": ..., "arguments": {...}}` (optionally
+    in a code fence, or a JSON list of such objects), as small models and some servers write.
     Arguments keep the exact text the model wrote for the `arguments` value (so rendering the
     turn back into a prompt reproduces the generated tokens); a double-encoded string value is
     unwrapped. Never raises: a block that is not a JSON object with a string `name` still
@@ -105,9 +108,43 @@ def parse_tool_call_text(text: str, *, first_call_index: int = 0) -> Message:
     bodies = [match.group(1) for match in _BLOCK.finditer(text)]
     content = _BLOCK.sub("", text).strip()
     if not bodies:
-        return {"role": "assistant", "content": content}
+        bodies = bare_json_calls(content)
+        if not bodies:
+            return {"role": "assistant", "content": content}
+        content = ""
     calls = [_tool_call(body, first_call_index + offset) for offset, body in enumerate(bodies)]
     return {"role": "assistant", "content": content or None, "tool_calls": calls}
+
+
+def bare_json_calls(text: str) -> list[str]:
+    """The call objects of a turn that is nothing but a JSON call (or a list of them).
+
+    A call object has a string `name` and an `arguments` or `parameters` key; anything else
+    (prose, JSON that is not a call) gives an empty list.
+    """
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1)
+    if not stripped.startswith(("{", "[")):
+        return []
+    try:
+        payload = json.loads(stripped)
+    except ValueError:
+        return []
+    if isinstance(payload, dict):
+        return [stripped] if _is_call(payload) else []
+    if isinstance(payload, list) and payload and all(_is_call(item) for item in payload):
+        return [json.dumps(item, ensure_ascii=False) for item in payload]
+    return []
+
+
+def _is_call(payload: Any) -> bool:
+    return (
+        isinstance(payload, dict)
+        and isinstance(payload.get("name"), str)
+        and ("arguments" in payload or "parameters" in payload)
+    )
 
 
 def _tool_call(body: str, index: int) -> dict[str, Any]:

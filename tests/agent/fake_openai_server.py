@@ -15,6 +15,10 @@ With `fault_rate > 0`, each request first draws (seeded) whether to inject one o
 instead of consuming the script. When the script is empty, `responder(request_body)` answers if
 given; otherwise the server returns HTTP 400 "script exhausted" (not retried, so a test that
 under-scripts fails loudly instead of looping on retries).
+
+The server is strict by default: a request breaking the chat-completions schema as real
+servers enforce it (see `strict_requests.request_problems`) is answered with HTTP 500 and the
+problems, as llama.cpp answers, without consuming the script; `rejected` lists them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from tests.agent.strict_requests import request_problems
 
 FaultKind = Literal["status", "timeout", "garbled", "disconnect", "empty_choices"]
 
@@ -136,6 +142,9 @@ class FakeOpenAIServer:
         seed: int = 0,
         latency_s: float = 0.0,
         usage: bool = True,
+        strict: bool = True,
+        reject_status: int = 500,
+        port: int = 0,
     ) -> None:
         """Configure the server; `start()` (or `with`) binds it.
 
@@ -147,6 +156,9 @@ class FakeOpenAIServer:
             seed: Seed of the fault draw.
             latency_s: Delay before every non-fault answer (to test concurrency).
             usage: Whether completions report token usage.
+            strict: Reject requests that break the chat-completions schema.
+            reject_status: HTTP status of a strict rejection (llama.cpp answers 500).
+            port: Port to bind (0: chosen by the OS).
         """
         self._script: deque[ScriptItem] = deque(script)
         self._responder = responder
@@ -155,6 +167,10 @@ class FakeOpenAIServer:
         self._rng = random.Random(seed)
         self._latency_s = latency_s
         self._usage = usage
+        self._strict = strict
+        self._reject_status = reject_status
+        self._port = port
+        self.rejected: list[list[str]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests: list[RecordedRequest] = []
@@ -183,7 +199,7 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         """Bind and serve in a daemon thread."""
         handler = type("_Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -253,6 +269,15 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._record(body, None)
             self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
+            return
+        problems = request_problems(body) if self.fake._strict else []
+        if problems:
+            with self.fake._lock:
+                self.fake.rejected.append(problems)
+            self._record(body, None)
+            message = "invalid request: " + "; ".join(problems)
+            error = {"error": {"message": message, "type": "invalid_request_error"}}
+            self._send(self.fake._reject_status, json.dumps(error).encode())
             return
         item = self.fake._next(body)
         fault = item if isinstance(item, Fault) else None

@@ -270,3 +270,31 @@ def test_seeded_sampling_is_reproducible_under_concurrency(scratch_model: LocalH
     first, second, again = asyncio.run(three())
     assert first.message == again.message
     assert generate(scratch_model, temperature=1.0, seed=2).message == second.message
+
+
+def test_kv_reuse_keeps_greedy_outputs_identical(scratch_model: LocalHFModel) -> None:
+    """Three turns of two trajectories: reused caches give token-identical greedy turns."""
+    plain = LocalHFModel(
+        scratch_model._model, scratch_model._tokenizer, name="plain", max_tokens=MAX_TOKENS,
+        reuse_kv=False,
+    )  # fmt: skip
+    cached = LocalHFModel(
+        scratch_model._model, scratch_model._tokenizer, name="cached", max_tokens=MAX_TOKENS
+    )
+    assert plain.prefix_cache is None and cached.prefix_cache is not None
+    for question in ("who directed alien", "which films did ridley scott direct"):
+        histories = {"plain": [*HISTORY[:-1], {"role": "user", "content": question}]}
+        histories["cached"] = list(histories["plain"])
+        for turn in range(3):
+            replies = {}
+            for label, model in (("plain", plain), ("cached", cached)):
+                reply = asyncio.run(model.generate(histories[label], TOOLS, temperature=0))
+                replies[label] = reply
+                histories[label] += [
+                    {**reply.message, "content": reply.message["content"] or ""},
+                    {"role": "user", "content": f"turn {turn} result"},
+                ]
+            assert replies["cached"].message == replies["plain"].message
+            assert replies["cached"].usage == replies["plain"].usage
+    # Later turns and the second question's shared prefix were not recomputed.
+    assert cached.prefix_cache.reused_tokens > cached.prefix_cache.computed_tokens

@@ -43,7 +43,8 @@ class InterruptibleModel:
             await asyncio.sleep(5)
         turn = sum(1 for m in messages if m["role"] == "assistant")
         if turn == 0:
-            return ModelReply(tool_call_message("search", {"query": question, "k": 3}))
+            # k=5: with one BM25 document per node the short f1 outranks p2 for this question
+            return ModelReply(tool_call_message("search", {"query": question, "k": 5}))
         if turn == 1:
             return ModelReply(tool_call_message("select", {"node_ids": ["p4", "p2"]}))
         return ModelReply(tool_call_message("finish", {}))

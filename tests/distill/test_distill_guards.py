@@ -78,7 +78,8 @@ def test_missing_local_base_model_says_no_such_directory(name: str) -> None:
     with pytest.raises(BaseModelError) as caught:
         resolve_base_model(name)
     assert str(caught.value) == (
-        f"no such directory: {name} (pass a local model directory or a hub model name)"
+        f"no such directory or GGUF file: {name} (pass a local model directory, a `.gguf` "
+        "file or a hub model name)"
     )
 
 
@@ -94,9 +95,7 @@ def test_cli_missing_base_model_directory(sft_data_dir: Path, tmp_path: Path) ->
     output = _fails(
         "distill", "train", sft_data_dir, "--base-model", "/nonexist", "--out", tmp_path / "o"
     )
-    assert "no such directory: /nonexist (pass a local model directory or a hub model name)" in (
-        output
-    )
+    assert "no such directory or GGUF file: /nonexist" in output
     assert "Repo id" not in output
 
 

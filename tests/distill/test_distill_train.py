@@ -152,3 +152,36 @@ def test_train_save_resume_merge(sft_data_dir: Path, scratch_base: Path, tmp_pat
         assert torch.allclose(merged(ids).logits, expected, atol=1e-4)
         base = AutoModelForCausalLM.from_pretrained(scratch_base)
         assert not torch.allclose(base(ids).logits, expected, atol=1e-4)
+
+
+def test_training_rows_and_inference_prompts_agree_token_for_token(
+    trained: tuple[Any, Any],
+) -> None:
+    """`-m hf:` renders what training saw, and parses the trained turn back into the call."""
+    import copy
+    import json
+
+    from agent.models.local_hf import LocalHFModel
+    from distill.template import inference_template
+
+    trainer, _ = trained
+    tokenizer = copy.deepcopy(trainer.processing_class)
+    tokenizer.chat_template = inference_template(tokenizer.chat_template)  # as saved for -m hf:
+    student = LocalHFModel(trainer.model, tokenizer, name="student", reuse_kv=False)
+    checked = 0
+    for row in trainer.train_dataset:
+        ids, labels, tools = row["input_ids"], row["labels"], json.loads(row["tools"])
+        messages = row["messages"]
+        for index, message in enumerate(messages):
+            if message["role"] != "assistant":
+                continue
+            prompt = student.prompt_ids(messages[:index], tools)
+            assert ids[: len(prompt)] == prompt
+            assert labels[len(prompt) - 1] == -100 and labels[len(prompt)] != -100
+            end = next((i for i in range(len(prompt), len(ids)) if labels[i] == -100), len(ids))
+            parsed = student.parse_turn(ids[len(prompt) : end], messages[:index])
+            expected = [c["function"] for c in message["tool_calls"]]
+            assert [c["function"] for c in parsed["tool_calls"]] == expected
+            assert (parsed["content"] or "") == (message["content"] or "")
+            checked += 1
+    assert checked >= 6

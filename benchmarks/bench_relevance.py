@@ -1,0 +1,214 @@
+"""Search relevance: ARK's global search vs bm25s and rank_bm25 on known-item questions.
+
+Sets: the text-only family of each synthetic domain (all splits) and ICD-10-CM, a real
+public graph (benchmarks/icd10.py). Every engine answers the raw question; top-1/5/20 =
+share of questions whose gold node is in the top 1/5/20; overlap@20 = mean |top-20 ∩
+ARK's top-20| / 20. "Alike" peers get ARK's exact documents (name + text) and tokens (the
+``english`` analyzer) and k1 = 1.2, b = 0.75.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import pyarrow.parquet as pq
+import rank_bm25
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from icd10 import build_icd_snapshot, icd_questions
+
+from graphs.bm25 import BM25Index, build_index
+from graphs.bm25_build import document_text
+from graphs.build_options import BuildOptions
+from graphs.postings import PostingsBuilder
+from graphs.synth.generate import DOMAINS, generate
+from graphs.tokenize import Tokenizer
+
+Ranker = Callable[[str], list[int]]
+K = 20
+
+
+def load_set(name: str, cache: Path, questions: int) -> tuple[list[str], list[str], list, list]:
+    """Names, texts, ids and (question, gold internal ids) pairs of one benchmark set."""
+    out = cache / name
+    if name == "icd10cm":
+        build_icd_snapshot(out, "english")
+    elif not (out / "manifest.json").is_file():
+        generate(name, 0, out, options=BuildOptions(overwrite=True))
+    nodes = pq.read_table(out / "nodes.parquet", columns=["id", "name", "text"])
+    ids = nodes.column("id").to_pylist()
+    position = {node: i for i, node in enumerate(ids)}
+    if name == "icd10cm":
+        pairs = [(q, [position[g]]) for q, g in icd_questions(nodes, questions, seed=0)]
+    else:
+        pairs = []
+        for split in ("train", "val", "test"):
+            for line in (out / "qa" / f"{split}.jsonl").read_text().splitlines():
+                row = json.loads(line)
+                if row["family"] == "text_only":
+                    pairs.append((row["query"], [position[a] for a in row["answer_ids"]]))
+        pairs = pairs[:questions]
+    return nodes.column("name").to_pylist(), nodes.column("text").to_pylist(), ids, pairs
+
+
+def legacy_index(path: Path, names: list[str], texts: list[str]) -> BM25Index:
+    """ARK's scoring before this change (format 1: name ×2 + text fields, no stopwords)."""
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    for field in ("name", "text"):
+        builder.add_text_field(field, stored=False, tokenizer_name="default", index_option="freq")
+    builder.add_unsigned_field("node_id", stored=True, indexed=True, fast=True)
+    builder.add_unsigned_field("type", indexed=True, fast=True)
+    schema = builder.build()
+    (path / "tantivy").mkdir(parents=True)
+    writer = tantivy.Index(schema, path=str(path / "tantivy")).writer(500_000_000, 0)
+    for node, (name, text) in enumerate(zip(names, texts, strict=True)):
+        doc = {"name": name, "text": text, "node_id": node, "type": 0}
+        writer.add_document(tantivy.Document.from_dict(doc, schema))
+    writer.commit()
+    writer.wait_merging_threads()
+    postings, plain = PostingsBuilder(("name", "text")), Tokenizer("plain")
+    postings.add_chunk("name", 0, plain.tokenize_many(names))
+    postings.add_chunk("text", 0, plain.tokenize_many(texts))
+    totals = postings.write(path)
+    np.save(path / "types.npy", np.zeros(len(names), np.int16))
+    info = {"format_version": 1, "num_docs": len(names), "total_tokens": totals, "meta": {}}
+    info |= {"boosts": {"name": 2.0, "text": 1.0}, "type_counts": [len(names)]}
+    (path / "meta.json").write_text(json.dumps(info))
+    return BM25Index.open(path)
+
+
+def ark_ranker(index: BM25Index) -> Ranker:
+    return lambda query: index.search(query, K)[0].tolist()
+
+
+def bm25s_ranker(tokens: list[list[str]], tokenizer: Tokenizer, **params: object) -> Ranker:
+    retriever = bm25s.BM25(**params)  # type: ignore[arg-type]
+    retriever.index(tokens, show_progress=False)
+
+    def rank(query: str) -> list[int]:
+        known = [t for t in tokenizer.query_tokens(query) if t in retriever.vocab_dict]
+        if not known:
+            return []
+        scores = retriever.get_scores(known)
+        top = np.argpartition(-scores, min(K, scores.size - 1))[:K]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [int(i) for i in top if scores[i] > 0]
+
+    return rank
+
+
+def bm25s_own_ranker(documents: list[str]) -> Ranker:
+    """bm25s as its README sets it up: its own tokenizer, English stopwords, k1 = 1.5."""
+    retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    options = {"stopwords": "en", "show_progress": False, "return_ids": False}
+    retriever.index(bm25s.tokenize(documents, **options), show_progress=False)
+
+    def rank(query: str) -> list[int]:
+        tokens = bm25s.tokenize([query], **options)[0]
+        known = [t for t in dict.fromkeys(tokens) if t in retriever.vocab_dict]
+        if not known:
+            return []
+        scores = retriever.get_scores(known)
+        top = np.argpartition(-scores, min(K, scores.size - 1))[:K]
+        top = top[np.lexsort((top, -scores[top]))]
+        return [int(i) for i in top if scores[i] > 0]
+
+    return rank
+
+
+def rank_bm25_ranker(tokens: list[list[str]], tokenizer: Tokenizer) -> Ranker:
+    okapi = rank_bm25.BM25Okapi(tokens, k1=1.2, b=0.75)
+
+    def rank(query: str) -> list[int]:
+        scores = okapi.get_scores(tokenizer.query_tokens(query))
+        top = np.argsort(-scores, kind="stable")[:K]
+        return [int(i) for i in top if scores[i] > 0]
+
+    return rank
+
+
+def evaluate(rankings: Sequence[list[int]], golds: Sequence[list[int]]) -> list[float]:
+    """Top-1, top-5 and top-20 hit rates."""
+    return [
+        float(np.mean([bool(set(r[:k]) & set(g)) for r, g in zip(rankings, golds, strict=True)]))
+        for k in (1, 5, 20)
+    ]
+
+
+def overlap(first: Sequence[list[int]], second: Sequence[list[int]]) -> float:
+    return float(np.mean([len(set(a) & set(b)) / K for a, b in zip(first, second, strict=True)]))
+
+
+def bench_set(name: str, args: argparse.Namespace, work: Path) -> list[str]:
+    started = time.perf_counter()
+    names, texts, _, pairs = load_set(name, args.cache, args.questions)
+    questions, golds = [q for q, _ in pairs], [g for _, g in pairs]
+    documents = [document_text(n, t) for n, t in zip(names, texts, strict=True)]
+    english = Tokenizer("english")
+    tokens = english.tokenize_many(documents)
+    codes = np.zeros(len(names), np.int16)
+    engines: dict[str, Ranker] = {}
+    for analyzer in ("english", "english-stem", "plain"):
+        build_index(work / f"{name}-{analyzer}", names, texts, codes, analyzer=analyzer)
+        index = BM25Index.open(work / f"{name}-{analyzer}")
+        label = (
+            "**ARK** (default: one document, english)"
+            if analyzer == "english"
+            else (f"ARK, analyzer {analyzer}")
+        )
+        engines[label] = ark_ranker(index)
+    engines["ARK before (name ×2 + text fields, no stopwords)"] = ark_ranker(
+        legacy_index(work / f"{name}-legacy", names, texts)
+    )
+    engines["bm25s alike (same tokens, k1 1.2, b 0.75)"] = bm25s_ranker(
+        tokens, english, k1=1.2, b=0.75, method="lucene"
+    )
+    engines["bm25s own tokenizer, stopwords en, k1 1.5"] = bm25s_own_ranker(documents)
+    engines["rank_bm25 BM25Okapi alike (same tokens)"] = rank_bm25_ranker(tokens, english)
+    lines = [
+        f"\n### {name}: {len(names):,} nodes, {len(questions)} questions "
+        f"(mean {np.mean([len(q.split()) for q in questions]):.1f} words)\n",
+        "| engine | top-1 | top-5 | top-20 | overlap@20 with ARK |",
+        "|---|---|---|---|---|",
+    ]
+    reference: list[list[int]] = []
+    for label, rank in engines.items():
+        rankings = [rank(q) for q in questions]
+        reference = reference or rankings
+        hits = evaluate(rankings, golds)
+        lines.append(
+            f"| {label} | {hits[0]:.3f} | {hits[1]:.3f} | {hits[2]:.3f} | "
+            f"{overlap(rankings, reference):.3f} |"
+        )
+    logging.info("%s done in %.0f s", name, time.perf_counter() - started)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sets", default=",".join([*DOMAINS, "icd10cm"]))
+    parser.add_argument("--questions", type=int, default=300)
+    parser.add_argument("--cache", type=Path, default=Path("/work/cache/search"))
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench_relevance_") as tmp:
+        for name in args.sets.split(","):
+            lines += bench_set(name, args, Path(tmp))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
