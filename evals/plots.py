@@ -7,19 +7,22 @@ pyplot state or display backend is involved.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from evals.metrics import ark_metrics
 from evals.runstore import RunRecord
 from evals.summary import RunSummary
 
 logger = logging.getLogger(__name__)
 
-SUCCESS_METRIC = ("ark", "hit@5")
-"""A question counts as successful when its fused list has a gold node in the top 5."""
+SUCCESS_METRIC = ("stark", "hit@5")
+"""A trajectory is successful when its own answers have a gold node in the top 5 (Fig. 5)."""
+HEATMAP_PROTOCOL = "stark"
+"""Fig. 2's heatmaps use the STaRK protocol, like the paper's tables."""
 
 
 def tool_share_plot(summaries: Sequence[RunSummary], path: Path) -> Path | None:
@@ -61,14 +64,33 @@ def tool_share_plot(summaries: Sequence[RunSummary], path: Path) -> Path | None:
     return path
 
 
-def neighbors_counts(records: Sequence[RunRecord]) -> tuple[list[int], list[int]]:
-    """Neighbors calls per agent trajectory, split by its question's success (Hit@5)."""
+def trajectory_succeeded(record: RunRecord, agent_index: int) -> bool:
+    """Whether one agent's own answers hit gold in the top 5 (STaRK protocol).
+
+    Records written before per-agent scores were kept fall back to the ARK protocol on the
+    trajectory's answers (the node types needed for STaRK's are not in the record).
+    """
     protocol, metric = SUCCESS_METRIC
+    if agent_index < len(record.agent_metrics):
+        return record.agent_metrics[agent_index][protocol][metric] > 0
+    answers = record.result.trajectories[agent_index].answers
+    return ark_metrics(answers, record.gold)[metric] > 0
+
+
+def neighbors_counts(records: Sequence[RunRecord]) -> tuple[list[int], list[int]]:
+    """Neighbors calls per trajectory, split by that trajectory's own success (Hit@5).
+
+    The paper labels each run (tool-call sequence) by whether it retrieved the gold, not by
+    the fused question's outcome. Trajectories that ended on a model error are left out:
+    their call counts say nothing about the policy.
+    """
     success: list[int] = []
     failure: list[int] = []
     for record in records:
-        target = success if record.metrics[protocol][metric] > 0 else failure
-        for trajectory in record.result.trajectories:
+        for index, trajectory in enumerate(record.result.trajectories):
+            if trajectory.stop_reason == "error":
+                continue
+            target = success if trajectory_succeeded(record, index) else failure
             target.append(trajectory.tool_call_counts().get("neighbors", 0))
     return success, failure
 
@@ -76,7 +98,7 @@ def neighbors_counts(records: Sequence[RunRecord]) -> tuple[list[int], list[int]
 def neighbors_plot(
     runs: Sequence[tuple[RunSummary, Sequence[RunRecord]]], path: Path
 ) -> Path | None:
-    """Per run, the distribution of neighbors calls for successful vs failed questions."""
+    """Per run, the distribution of neighbors calls for successful vs failed trajectories."""
     panels = [(s, neighbors_counts(r)) for s, r in runs if s.tool_calls]
     if not panels:
         return None
@@ -97,11 +119,11 @@ def neighbors_plot(
                     label=f"{name} (n={len(values)}, mean {np.mean(values):.1f})",
                 )
         axes.set_title(summary.label, fontsize="small")
-        axes.set_xlabel("neighbors calls per agent")
+        axes.set_xlabel("neighbors calls per trajectory")
         axes.set_xticks(range(top + 1))
-        axes.set_ylabel("share of agents")
+        axes.set_ylabel("share of trajectories")
         axes.legend(fontsize="x-small")
-    figure.suptitle("Neighbors calls: questions with Hit@5 vs misses")
+    figure.suptitle("Neighbors calls: trajectories with Hit@5 (STaRK) vs misses")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     return path
@@ -126,24 +148,42 @@ def grid_cells(summaries: Sequence[RunSummary]) -> dict[tuple[int, int], RunSumm
     return cells
 
 
-def grid_heatmaps(summaries: Sequence[RunSummary], path: Path) -> Path | None:
-    """Heatmaps of Hit@1, Recall@20 and mean latency over agents × max steps (≥ 2 cells)."""
+HEATMAP_PANELS: tuple[tuple[str, Callable[[RunSummary], float], str], ...] = (
+    ("Hit@1 (STaRK)", lambda s: s.overall.means()[HEATMAP_PROTOCOL]["hit@1"], "{:.3f}"),
+    ("Recall@20 (STaRK)", lambda s: s.overall.means()[HEATMAP_PROTOCOL]["recall@20"], "{:.3f}"),
+    ("mean latency (s)", lambda s: s.latency()["mean"], "{:.2f}"),
+)
+"""Fig. 2's panels: title, value of a run, number format. Metrics are the headline means (a
+failed question counts as a miss) under the STaRK protocol, like the paper's tables."""
+
+
+def heatmap_grids(
+    summaries: Sequence[RunSummary],
+) -> tuple[list[int], list[int], list[tuple[str, np.ndarray, str]]]:
+    """(agent counts, step budgets, [(title, agents × steps values, format)]) of the grid."""
     cells = grid_cells(summaries)
-    if len(cells) < 2:
-        return None
     agents = sorted({n for n, _ in cells})
     steps = sorted({t for _, t in cells})
-    panels = (
-        ("Hit@1 (ARK)", lambda s: s.overall.means()["ark"]["hit@1"], "{:.3f}"),
-        ("Recall@20 (ARK)", lambda s: s.overall.means()["ark"]["recall@20"], "{:.3f}"),
-        ("mean latency (s)", lambda s: s.latency()["mean"], "{:.2f}"),
-    )
-    figure = Figure(figsize=(4.2 * len(panels), 0.7 * len(agents) + 2.2))
-    for index, (title, value_of, fmt) in enumerate(panels, start=1):
+    grids = []
+    for title, value_of, fmt in HEATMAP_PANELS:
         grid = np.full((len(agents), len(steps)), np.nan)
         for (n, t), summary in cells.items():
             grid[agents.index(n), steps.index(t)] = value_of(summary)
-        axes = figure.add_subplot(1, len(panels), index)
+        grids.append((title, grid, fmt))
+    return agents, steps, grids
+
+
+def grid_heatmaps(summaries: Sequence[RunSummary], path: Path) -> Path | None:
+    """Heatmaps of Hit@1, Recall@20 (STaRK) and mean latency over agents × max steps.
+
+    Drawn when the runs fill at least 2 cells of the grid (see `HEATMAP_PANELS`).
+    """
+    agents, steps, grids = heatmap_grids(summaries)
+    if not grids or np.count_nonzero(~np.isnan(grids[0][1])) < 2:
+        return None
+    figure = Figure(figsize=(4.2 * len(grids), 0.7 * len(agents) + 2.2))
+    for index, (title, grid, fmt) in enumerate(grids, start=1):
+        axes = figure.add_subplot(1, len(grids), index)
         image = axes.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
         for row, col in np.argwhere(~np.isnan(grid)):
             axes.text(

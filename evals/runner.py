@@ -91,6 +91,10 @@ async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Ou
         gold=list(item.answer_ids),
         result=result,
         metrics=score_question(result.fused, list(item.answer_ids), is_candidate),
+        agent_metrics=[
+            score_question(t.answers, list(item.answer_ids), is_candidate)
+            for t in result.trajectories
+        ],
     )
     return Outcome(item.id, record=record)
 

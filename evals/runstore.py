@@ -49,6 +49,9 @@ class RunRecord(BaseModel):
     gold: list[str]
     result: QuestionResult
     metrics: dict[str, dict[str, float]]
+    agent_metrics: list[dict[str, dict[str, float]]] = Field(default_factory=list)
+    """Each trajectory's own answers scored like `metrics`, in agent order (Fig. 5 labels
+    trajectories by these); empty for baselines and records written without gold."""
 
 
 class FailureRecord(BaseModel):

@@ -63,8 +63,10 @@ class RulePlanner:
             budget: The turn budget; `select` and `finish` always fit in it.
         """
         max_turns = NO_BUDGET if budget is None else budget
-        search = PlannedCall("search", {"query": question, "k": MAX_ANSWERS})
-        (hits,) = yield PlannedTurn("Search the whole graph for the question.", (search,))
+        calls = [PlannedCall("search", {"query": question, "k": MAX_ANSWERS})]
+        if "dense_search" in offered:
+            calls.append(PlannedCall("dense_search", {"query": question, "k": MAX_ANSWERS}))
+        hits, *meaning = yield PlannedTurn("Search the whole graph for the question.", tuple(calls))
         exploration_budget = max_turns - 3
         ranked: list[str] = []
         used = 0
@@ -83,7 +85,9 @@ class RulePlanner:
                 query=self.residual_query(question, anchors),
             )
             ranked, used = yield from expansion.run(anchors, exploration_budget)
-        fill = yield from self._fill(question, hits, offered["search"], exploration_budget - used)
+        fill = yield from self._fill(
+            question, [hits, *meaning], offered["search"], exploration_budget - used
+        )
         answers = list(dict.fromkeys([*ranked, *fill]))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
             select = PlannedCall("select", {"node_ids": answers})
@@ -153,18 +157,45 @@ class RulePlanner:
         return " ".join(w for w in words(question) if w not in drop)
 
     def _fill(
-        self, question: str, hits: Sequence[ListedNode], search_schema: dict[str, Any], budget: int
+        self,
+        question: str,
+        rankings: Sequence[Sequence[ListedNode]],
+        search_schema: dict[str, Any],
+        budget: int,
     ) -> Steps:
         """The global-search ids of the answer type, in order.
 
-        When other types were in the way, search again with a type filter instead.
+        `rankings` holds the keyword search's hits, then dense_search's when it is offered;
+        two rankings are fused by reciprocal rank. When other types were in the way, search
+        again (both ways) with a type filter instead.
         """
         target = self.answer_type(question)
         types = [target] if target else self.candidate_types
+        hits = reciprocal_rank_fusion(rankings)
         of_type = [hit.node_id for hit in hits if not types or hit.type in types]
         filterable = "node_types" in search_schema["parameters"]["properties"]
         if len(of_type) < len(hits) and filterable and budget >= 1:
-            call = PlannedCall("search", {"query": question, "k": MAX_ANSWERS, "node_types": types})
-            (typed,) = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", (call,))
-            return [hit.node_id for hit in typed]
+            names = ["search", "dense_search"][: len(rankings)]
+            arguments = {"query": question, "k": MAX_ANSWERS, "node_types": types}
+            calls = tuple(PlannedCall(name, arguments) for name in names)
+            typed = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", calls)
+            return [hit.node_id for hit in reciprocal_rank_fusion(typed)]
         return of_type
+
+
+RRF_K = 60
+"""The usual reciprocal-rank constant: score = sum over rankings of 1 / (RRF_K + rank)."""
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[ListedNode]]) -> list[ListedNode]:
+    """One ranking from several (a single one is returned as is), ties by first appearance."""
+    if len(rankings) == 1:
+        return list(rankings[0])
+    scores: dict[str, float] = {}
+    nodes: dict[str, ListedNode] = {}
+    for ranking in rankings:
+        for rank, node in enumerate(ranking, start=1):
+            scores[node.node_id] = scores.get(node.node_id, 0.0) + 1.0 / (RRF_K + rank)
+            nodes.setdefault(node.node_id, node)
+    order = sorted(scores, key=lambda node_id: -scores[node_id])  # stable: first seen first
+    return [nodes[node_id] for node_id in order]

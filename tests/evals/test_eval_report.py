@@ -12,7 +12,7 @@ from agent.config import AgentConfig
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
 from cli.app import build_app
 from evals.demo import DemoRequest, pick_example, run_demo, trajectory_lines
-from evals.plots import grid_heatmaps, neighbors_counts, tool_share_plot
+from evals.plots import grid_heatmaps, heatmap_grids, neighbors_counts, tool_share_plot
 from evals.report import build_report
 from evals.runstore import FailureRecord, RunRecord, RunStore, read_config, read_results
 from evals.summary import summarize_run
@@ -99,9 +99,54 @@ def test_report_tables_failures_and_heatmaps(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "report.md").read_text() == text
 
 
-def test_neighbors_counts_split_by_hit_at_5(tmp_path: Path) -> None:
-    records = read_results(write_run(tmp_path / "a", 1, 5, [1, 0, 1, 0]))
-    assert neighbors_counts(records) == ([0, 2], [1, 3])
+def test_neighbors_counts_label_each_trajectory_by_its_own_success() -> None:
+    # One question, fused list a hit; agent 0 found gold with 1 neighbors call, agent 1 missed
+    # with 4 calls, agent 2 ended on a model error (left out). Labelling by the question's
+    # outcome would have put both 1 and 4 on the success side.
+    lucky = trajectory(1).model_copy(update={"answers": ["g"]})
+    lost = trajectory(4).model_copy(update={"answers": ["x", "y"]})
+    broken = trajectory(2).model_copy(update={"answers": [], "stop_reason": "error"})
+    result = QuestionResult(
+        question="q", model="m", trajectories=[lucky, lost, broken], fused=["g", "x"]
+    )
+    hit = {"hit@1": 1.0, "hit@5": 1.0, "recall@20": 1.0, "mrr": 1.0}
+    miss = dict.fromkeys(hit, 0.0)
+    scored = RunRecord(
+        question_id="q0",
+        query="q",
+        gold=["g"],
+        result=result,
+        metrics={"ark": hit, "stark": hit},
+        agent_metrics=[{"ark": hit, "stark": hit}, {"ark": hit, "stark": miss}, {}],
+    )
+    assert neighbors_counts([scored]) == ([1], [4])  # the STaRK per-agent score decides
+    legacy = scored.model_copy(update={"agent_metrics": []})  # a record from before: ARK
+    assert neighbors_counts([legacy]) == ([1], [4])
+
+
+def test_the_runner_scores_every_agent_for_figure_5(tiny, tmp_path: Path) -> None:
+    from evals.request import RunRequest
+    from evals.runner import evaluate
+
+    snapshot, qa = tiny
+    evaluate(
+        RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "r", limit=2), AgentConfig(n_agents=2)
+    )
+    for record in read_results(tmp_path / "r"):
+        assert len(record.agent_metrics) == 2
+        assert set(record.agent_metrics[0]) == {"ark", "stark"}
+
+
+def test_heatmaps_use_the_stark_protocol(tmp_path: Path) -> None:
+    runs = [write_run(tmp_path / "a", 1, 5, [1, 0]), write_run(tmp_path / "b", 3, 5, [1, 1])]
+    summaries = [summarize_run(run) for run in runs]
+    # Make the protocols disagree: STaRK scores 0.25 for run a, ARK keeps 0.5.
+    summaries[0].overall.sums["stark"]["hit@1"] = 0.5
+    agents, steps, grids = heatmap_grids(summaries)
+    (hit_title, hit_grid, _), (recall_title, _, _), _ = grids
+    assert (agents, steps) == ([1, 3], [5])
+    assert "STaRK" in hit_title and "STaRK" in recall_title
+    assert hit_grid[:, 0].tolist() == [0.25, 1.0]
 
 
 def test_plots_skip_what_they_cannot_draw(tmp_path: Path) -> None:
@@ -223,3 +268,20 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
     assert len(rows) == 2  # one row per protocol table
     for cells in rows:
         assert [cell.strip() for cell in cells[3:9]] == ["3", "3", *["0.000"] * 4]
+
+
+def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from evals.console import RunProgress, failure_notes
+    from evals.runner import Outcome
+
+    all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))
+    (note,) = failure_notes([all_failed])
+    assert "count as misses" in note and "over the 0 successful question(s) only, Hit@1 —" in note
+    progress = RunProgress(Console(), enabled=False)
+    progress.update(Outcome("q0", record=record("q0", 1.0, "text", 0)))
+    progress.update(
+        Outcome("q1", failure=FailureRecord(question_id="q1", error_type="E", error="x"))
+    )
+    assert progress._running_text().startswith("Hit@1 0.500")  # 1 hit over 2 questions
