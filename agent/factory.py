@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from agent.ark import ArkAgent
 from agent.models.registry import load_model
 from agent.prompt import render_system_prompt
+from tools.dense import DenseSearch
 from tools.toolset import Toolset
 
 if TYPE_CHECKING:
@@ -26,8 +27,17 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     Returns:
         A ready ArkAgent.
     """
-    toolset = Toolset(snapshot, config.tools)
+    toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
         model = load_model(config, manifest=snapshot.manifest)
     prompt = render_system_prompt(snapshot, toolset.schemas(), max_steps=config.max_steps)
     return ArkAgent(toolset, model, config, system_prompt=prompt)
+
+
+def _dense_search(snapshot: Snapshot, config: AgentConfig) -> DenseSearch | None:
+    """The dense_search backend when the run switches it on (the encoder loads once, here)."""
+    if not (config.tools.enable_dense_search and config.tools.dense_encoder):
+        return None
+    from graphs.encoder import TextEncoder
+
+    return DenseSearch.open(snapshot, TextEncoder.load(config.tools.dense_encoder))

@@ -7,7 +7,9 @@ import typer
 from cli import (
     ask_cmds,
     demo_cmds,
+    dense_cmds,
     distill_cmds,
+    embed_cmds,
     eval_cmds,
     fuse_cmds,
     graph_cmds,
@@ -36,10 +38,11 @@ def build_app() -> typer.Typer:
     graph_cmds.register(graph_app, import_app)
     stark_cmds.register(import_app)
     synth_cmds.register(graph_app)
+    embed_cmds.register(graph_app)
     tool_cmds.register(app)
     ask_cmds.register(app)
     repl_entry.register(app)
-    eval_cmds.register(app)
+    eval_cmds.register(app, extra_baselines={"dense": dense_cmds.baseline_dense})
     demo_cmds.register(app)
     distill_cmds.register(app)
     mcp_cmds.register(app)

@@ -18,6 +18,7 @@ from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
+    DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -39,6 +40,7 @@ def ask(
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live trace.")] = False,
     save: Annotated[
@@ -63,6 +65,7 @@ def ask(
             base_url=base_url,
             temperature=temperature,
             ablate=ablate,
+            dense_search=dense_search,
         )
         agent = make_agent(graph, config)
     except (GraphError, ModelError, ValueError) as exc:

@@ -16,6 +16,7 @@ from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
+    DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -90,7 +91,7 @@ class DefaultCommandGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-def _run_with_progress(
+def run_with_progress(
     console: Console,
     out: Path,
     *,
@@ -199,6 +200,7 @@ def eval_run(
     seed: SeedOpt = 0,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     resume: ResumeOpt = False,
@@ -216,6 +218,7 @@ def eval_run(
             base_url=base_url,
             temperature=temperature,
             ablate=ablate,
+            dense_search=dense_search,
         )
     request = _questions(
         snapshot,
@@ -229,7 +232,7 @@ def eval_run(
         concurrency=concurrency,
         resume=resume,
     )
-    _run_with_progress(
+    run_with_progress(
         console,
         out,
         as_json=as_json,
@@ -265,7 +268,7 @@ def baseline_bm25(
         limit=limit,
         resume=resume,
     )
-    _run_with_progress(
+    run_with_progress(
         Console(),
         out,
         as_json=as_json,
@@ -307,6 +310,7 @@ def eval_sweep(
     seed: SeedOpt = 0,
     concurrency: ConcurrencyOpt = 4,
     ablate: AblateOpt = None,
+    dense_search: DenseSearchOpt = None,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
@@ -335,6 +339,7 @@ def eval_sweep(
                 base_url=base_url,
                 temperature=temperature,
                 ablate=ablate,
+                dense_search=dense_search,
             ),
             agents=parse_grid(agents, "--agents"),
             max_steps=parse_grid(max_steps, "--max-steps"),
@@ -349,8 +354,10 @@ def eval_sweep(
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add `ark eval` (run/report/sweep) and `ark baseline bm25`."""
+def register(
+    app: typer.Typer, extra_baselines: dict[str, Callable[..., None]] | None = None
+) -> None:
+    """Add `ark eval` (run/report/sweep) and `ark baseline bm25` (+ `extra_baselines`)."""
     eval_app = typer.Typer(
         cls=DefaultCommandGroup,
         no_args_is_help=True,
@@ -366,5 +373,7 @@ def register(app: typer.Typer) -> None:
         help="Non-agent baselines, scored like agent runs.", no_args_is_help=True
     )
     baseline_app.command("bm25")(baseline_bm25)
+    for name, command in (extra_baselines or {}).items():
+        baseline_app.command(name)(command)
     app.add_typer(eval_app, name="eval")
     app.add_typer(baseline_app, name="baseline")

@@ -62,6 +62,14 @@ TemperatureOpt = Annotated[
 AblateOpt = Annotated[
     list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
 ]
+DenseSearchOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--dense-search",
+        help="Offer the dense_search tool, encoding queries with this local "
+        "sentence-transformers directory (the one `ark graph embed` used). Off by default.",
+    ),
+]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 
@@ -74,6 +82,7 @@ def agent_config(
     temperature: float | None = None,
     ablate: list[Ablation] | None = None,
     base: AgentConfig | None = None,
+    dense_search: Path | None = None,
 ) -> AgentConfig:
     """Map command-line flags onto an AgentConfig (the only thing the CLI configures).
 
@@ -88,6 +97,8 @@ def agent_config(
         neighbor_query_ranking=Ablation.no_query_ranking not in ablations,
         type_filters=Ablation.no_type_filters not in ablations,
     )
+    if dense_search is not None:
+        tools = replace(tools, enable_dense_search=True, dense_encoder=str(dense_search))
     return replace(
         config,
         model=resolve_model_spec(model, default=config.model),

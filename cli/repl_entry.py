@@ -12,6 +12,7 @@ from agent.models.base import ModelError
 from cli.options import (
     AgentsOpt,
     BaseUrlOpt,
+    DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -31,12 +32,19 @@ def repl(
     agents: AgentsOpt = None,
     max_steps: StepsOpt = None,
     base_url: BaseUrlOpt = None,
+    dense_search: DenseSearchOpt = None,
 ) -> None:
     """Ask questions interactively over SNAPSHOT (history is kept across sessions)."""
     console = Console()
     try:
         graph = Snapshot.open(snapshot)
-        config = agent_config(model=model, agents=agents, max_steps=max_steps, base_url=base_url)
+        config = agent_config(
+            model=model,
+            agents=agents,
+            max_steps=max_steps,
+            base_url=base_url,
+            dense_search=dense_search,
+        )
         session = ReplSession(snapshot=graph, config=config, agent_factory=make_agent)
         session.current_agent()
     except (GraphError, ModelError, ValueError) as exc:

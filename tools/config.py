@@ -19,6 +19,10 @@ class ToolConfig:
         enable_node: Offer the `node` tool (a node's whole text and its neighbours counted by
             edge type). Off for the agent, whose tools are the paper's; on for `ark node` and
             the MCP server (`ark mcp`).
+        enable_dense_search: Offer the dense_search tool (off by default; needs the snapshot's
+            embeddings from `ark graph embed` and `dense_encoder`).
+        dense_encoder: Local sentence-transformers directory that encodes dense_search queries
+            (the one the snapshot's embeddings were made with).
         snippet_chars: Length of the text snippet shown for each search hit.
         neighbor_snippet_chars: Length of the snippet shown for a neighbour that matched the
             query (0 shows none).
@@ -33,11 +37,18 @@ class ToolConfig:
     neighbor_query_ranking: bool = True
     type_filters: bool = True
     enable_node: bool = False
+    enable_dense_search: bool = False
+    dense_encoder: str | None = None
     snippet_chars: int = 160
     neighbor_snippet_chars: int = 100
     schema_enum_limit: int = 64
 
     def __post_init__(self) -> None:
+        if self.enable_dense_search and not self.dense_encoder:
+            raise ValueError(
+                "ToolConfig.enable_dense_search needs dense_encoder, the local "
+                "sentence-transformers directory the snapshot's embeddings were made with"
+            )
         for name in ("search_k", "neighbors_k", "max_k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ToolConfig.{name} must be >= 1, got {getattr(self, name)}")

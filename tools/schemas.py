@@ -78,6 +78,28 @@ class SearchArgs(ToolArgs):
     )
 
 
+class DenseSearchArgs(ToolArgs):
+    """Meaning search over every node of the graph (cosine of sentence embeddings).
+
+    Use it when keyword search misses: paraphrases, descriptions, synonyms, a whole sentence
+    of the question. It matches meaning rather than exact words. Returns the top k nodes,
+    best first, one per line: `[id] name (type) score S | snippet` (S is a cosine, at most 1).
+    """
+
+    query: Text = Field(
+        max_length=MAX_QUERY_CHARS,
+        description="What you look for, in natural language, e.g. a phrase or sentence of the "
+        "question.",
+    )
+    k: Count | None = Field(
+        default=None,
+        description="How many results to return (default {search_k}, max {max_k}).",
+    )
+    node_types: NameList | None = Field(
+        default=None, description="Only return nodes of these types (a list of type names)."
+    )
+
+
 class NeighborsArgs(ToolArgs):
     """List the nodes linked to one node by an edge, in both directions, one line per node.
 
@@ -147,6 +169,7 @@ class FinishArgs(ToolArgs):
 TOOL_ARGS: Mapping[str, type[ToolArgs]] = MappingProxyType(
     {
         "search": SearchArgs,
+        "dense_search": DenseSearchArgs,
         "neighbors": NeighborsArgs,
         "node": NodeArgs,
         "select": SelectArgs,
@@ -160,15 +183,19 @@ AGENT_STATE_TOOLS = frozenset({"select", "finish"})
 
 
 def enabled_tools(config: ToolConfig) -> list[str]:
-    """Names of the tools offered under `config` (an ablation removes neighbors; node is opt-in)."""
-    switches = {"neighbors": config.enable_neighbors, "node": config.enable_node}
+    """Tools offered under `config`: neighbors unless ablated; node and dense_search opt-in."""
+    switches = {
+        "neighbors": config.enable_neighbors,
+        "node": config.enable_node,
+        "dense_search": config.enable_dense_search,
+    }
     return [name for name in TOOL_ARGS if switches.get(name, True)]
 
 
 def disabled_fields(name: str, config: ToolConfig) -> dict[str, str]:
     """Parameters an ablation switches off for tool `name`, mapped to why (shown when ignored)."""
     disabled = {}
-    if name in ("search", "neighbors") and not config.type_filters:
+    if name in ("search", "dense_search", "neighbors") and not config.type_filters:
         disabled["node_types"] = "type filters are disabled"
         if name == "neighbors":
             disabled["edge_types"] = "type filters are disabled"

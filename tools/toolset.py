@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 from tools.answers import run_finish, run_select
 from tools.arguments import parse_arguments
 from tools.config import ToolConfig
+from tools.dense import DenseSearch, run_dense_search
 from tools.errors import ToolCallError, UnknownToolError
 from tools.neighbors import NeighborOrder, run_neighbors
 from tools.node import run_node
 from tools.observation import Observation
 from tools.schemas import (
+    DenseSearchArgs,
     FinishArgs,
     NeighborsArgs,
     NodeArgs,
@@ -46,9 +48,21 @@ class Toolset:
     not a string, k below 1, true/false, fractional or non-numeric k.
     """
 
-    def __init__(self, snapshot: Snapshot, config: ToolConfig | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        config: ToolConfig | None = None,
+        *,
+        dense: DenseSearch | None = None,
+    ) -> None:
         self.snapshot = snapshot
         self.config = config or ToolConfig()
+        if self.config.enable_dense_search and dense is None:
+            raise ValueError(
+                "dense_search is switched on but no DenseSearch was given; build one with "
+                "tools.dense.DenseSearch.open(snapshot, TextEncoder.load(PATH))"
+            )
+        self.dense = dense if self.config.enable_dense_search else None
         self.vocabulary = Vocabulary(snapshot.node_type_names, snapshot.relation_names)
         self._order = NeighborOrder(snapshot.relation_names, snapshot.degrees)
         self._schemas = tool_schemas(
@@ -124,6 +138,10 @@ class Toolset:
         # select and finish have no parameter an ablation can switch off, hence no notes
         if isinstance(args, SearchArgs):
             return run_search(self.snapshot, self.vocabulary, self.config, args, notes)
+        if isinstance(args, DenseSearchArgs) and self.dense is not None:
+            return run_dense_search(
+                self.snapshot, self.vocabulary, self.config, self.dense, args, notes
+            )
         if isinstance(args, NeighborsArgs):
             return run_neighbors(
                 self.snapshot, self.vocabulary, self._order, self.config, args, notes

@@ -42,8 +42,9 @@ class RulePlanner:
        word). Then each anchor gets a route read off the relation signatures (see
        rules_expand.py), and the nodes reached are ranked first.
     4. Without a relational plan, the answers are the global search ranking in order, kept to
-       the answer type (searching again with a type filter when other types are in the way).
-       A relational plan is topped up the same way. Then `select` (best first) and `finish`.
+       the snapshot's candidate types (searching again with a type filter when other types are
+       in the way). A relational plan is topped up the same way with hits of the answer type.
+       Then `select` (best first) and `finish`.
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
@@ -63,17 +64,16 @@ class RulePlanner:
             budget: The turn budget; `select` and `finish` always fit in it.
         """
         max_turns = NO_BUDGET if budget is None else budget
-        search = PlannedCall("search", {"query": question, "k": MAX_ANSWERS})
-        (hits,) = yield PlannedTurn("Search the whole graph for the question.", (search,))
+        calls = [PlannedCall("search", {"query": question, "k": MAX_ANSWERS})]
+        if "dense_search" in offered:
+            calls.append(PlannedCall("dense_search", {"query": question, "k": MAX_ANSWERS}))
+        hits, *meaning = yield PlannedTurn("Search the whole graph for the question.", tuple(calls))
         exploration_budget = max_turns - 3
         ranked: list[str] = []
         used = 0
         anchors = self.anchors(question, hits)
-        if (
-            "neighbors" in offered
-            and exploration_budget >= 1
-            and self.relational(question, anchors)
-        ):
+        relational = self.relational(question, hits)
+        if "neighbors" in offered and exploration_budget >= 1 and relational:
             expansion = Expansion(
                 question,
                 offered["neighbors"],
@@ -83,7 +83,12 @@ class RulePlanner:
                 query=self.residual_query(question, anchors),
             )
             ranked, used = yield from expansion.run(anchors, exploration_budget)
-        fill = yield from self._fill(question, hits, offered["search"], exploration_budget - used)
+        # Without a relational plan only the manifest's candidate types narrow the search
+        # ranking: a type word alone ("which category ...") is too weak a signal to filter on.
+        types = self._answer_types(question) if relational else self.candidate_types
+        fill = yield from self._fill(
+            question, [hits, *meaning], types, offered["search"], exploration_budget - used
+        )
         answers = list(dict.fromkeys([*ranked, *fill]))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
             select = PlannedCall("select", {"node_ids": answers})
@@ -152,19 +157,49 @@ class RulePlanner:
             drop.update(words(anchor.name))
         return " ".join(w for w in words(question) if w not in drop)
 
-    def _fill(
-        self, question: str, hits: Sequence[ListedNode], search_schema: dict[str, Any], budget: int
-    ) -> Steps:
-        """The global-search ids of the answer type, in order.
-
-        When other types were in the way, search again with a type filter instead.
-        """
+    def _answer_types(self, question: str) -> list[str]:
         target = self.answer_type(question)
-        types = [target] if target else self.candidate_types
+        return [target] if target else self.candidate_types
+
+    def _fill(
+        self,
+        question: str,
+        rankings: Sequence[Sequence[ListedNode]],
+        types: list[str],
+        search_schema: dict[str, Any],
+        budget: int,
+    ) -> Steps:
+        """The global-search ids of `types` (all types when empty), in order.
+
+        `rankings` holds the keyword search's hits, then dense_search's when it is offered;
+        two rankings are fused by reciprocal rank. When other types were in the way, search
+        again (both ways) with a type filter instead.
+        """
+        hits = reciprocal_rank_fusion(rankings)
         of_type = [hit.node_id for hit in hits if not types or hit.type in types]
         filterable = "node_types" in search_schema["parameters"]["properties"]
         if len(of_type) < len(hits) and filterable and budget >= 1:
-            call = PlannedCall("search", {"query": question, "k": MAX_ANSWERS, "node_types": types})
-            (typed,) = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", (call,))
-            return [hit.node_id for hit in typed]
+            names = ["search", "dense_search"][: len(rankings)]
+            arguments = {"query": question, "k": MAX_ANSWERS, "node_types": types}
+            calls = tuple(PlannedCall(name, arguments) for name in names)
+            typed = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", calls)
+            return [hit.node_id for hit in reciprocal_rank_fusion(typed)]
         return of_type
+
+
+RRF_K = 60
+"""The usual reciprocal-rank constant: score = sum over rankings of 1 / (RRF_K + rank)."""
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[ListedNode]]) -> list[ListedNode]:
+    """One ranking from several (a single one is returned as is), ties by first appearance."""
+    if len(rankings) == 1:
+        return list(rankings[0])
+    scores: dict[str, float] = {}
+    nodes: dict[str, ListedNode] = {}
+    for ranking in rankings:
+        for rank, node in enumerate(ranking, start=1):
+            scores[node.node_id] = scores.get(node.node_id, 0.0) + 1.0 / (RRF_K + rank)
+            nodes.setdefault(node.node_id, node)
+    order = sorted(scores, key=lambda node_id: -scores[node_id])  # stable: first seen first
+    return [nodes[node_id] for node_id in order]

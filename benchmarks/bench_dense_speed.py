@@ -1,0 +1,138 @@
+"""Dense retrieval speed: encoding throughput, GME variant build times, dense_search latency.
+
+    python benchmarks/bench_dense_speed.py --encoder DIR --texts-from SNAPSHOT \
+        --encode 256 --variant-nodes 100000 --search-nodes 100000,1000000
+
+* encoding: the real encoder on the first N node texts of a real snapshot (texts/s), and the
+  p50 of one query encoding;
+* variants: every GME variant on a 100K-node power-law graph (about 5 edges per node, Zipf
+  targets so there are hubs) over random unit vectors (build time does not depend on them);
+* dense_search: exact cosine top-10 over a memory-mapped float16 matrix of random unit
+  vectors (the speed of a scan does not depend on the values), p50 over 30 queries, with and
+  without a node-type filter, and the process RSS after opening and after the first query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from graphs.cosine import CosineIndex
+from graphs.embed_build import node_text
+from graphs.encoder import TextEncoder
+from graphs.gme import VARIANT_FUNCTIONS, GMEParams, normalised
+from graphs.gme_graph import SimpleGraph
+from graphs.snapshot import Snapshot
+
+DIM = 384
+
+
+def rss_mb() -> float:
+    return psutil.Process().memory_info().rss / 1e6
+
+
+def bench_encoding(encoder: TextEncoder, snapshot_dir: Path, count: int) -> list[str]:
+    snapshot = Snapshot.open(snapshot_dir)
+    texts = [node_text(snapshot, node) for node in range(min(count, snapshot.num_nodes))]
+    encoder.encode(texts[:8])  # warm-up
+    started = time.perf_counter()
+    encoder.encode(texts)
+    seconds = time.perf_counter() - started
+    chars = np.mean([len(text) for text in texts])
+    times = []
+    for text in texts[:20]:
+        t = time.perf_counter()
+        encoder.encode_query(text[:200])
+        times.append(time.perf_counter() - t)
+    return [
+        f"encoding: {len(texts)} node texts (mean {chars:.0f} chars) in {seconds:.1f}s = "
+        f"{len(texts) / seconds:.1f} texts/s; one query p50 {1000 * np.median(times):.1f} ms"
+    ]
+
+
+def power_law_graph(nodes: int, per_node: int, seed: int) -> SimpleGraph:
+    rng = np.random.default_rng(seed)
+    sources = np.repeat(np.arange(nodes), per_node)
+    targets = (rng.zipf(1.6, len(sources)) - 1) % nodes
+    targets = rng.permutation(nodes)[targets]  # hubs anywhere, not only low ids
+    return SimpleGraph.from_pairs(nodes, sources, targets)
+
+
+def bench_variants(nodes: int) -> list[str]:
+    graph = power_law_graph(nodes, 5, 0)
+    rng = np.random.default_rng(1)
+    x = normalised(rng.standard_normal((nodes, DIM), dtype=np.float32))
+    lines = [
+        f"variants on a {nodes:,}-node power-law graph ({len(graph.indices) // 2:,} edges, "
+        f"max degree {int(graph.degrees.max()):,}), random {DIM}-d unit vectors:"
+    ]
+    for name, function in VARIANT_FUNCTIONS.items():
+        started = time.perf_counter()
+        _, stats = function(x, graph, GMEParams())
+        lines.append(f"  {name:<8} {time.perf_counter() - started:7.1f}s  {stats}")
+    return lines
+
+
+def bench_search(nodes: int, cache: Path) -> list[str]:
+    path = cache / f"random_{nodes}.npy"
+    if not path.exists():
+        rng = np.random.default_rng(2)
+        matrix = np.lib.format.open_memmap(path, mode="w+", dtype=np.float16, shape=(nodes, DIM))
+        for start in range(0, nodes, 100_000):
+            block = rng.standard_normal((min(100_000, nodes - start), DIM), dtype=np.float32)
+            matrix[start : start + len(block)] = normalised(block).astype(np.float16)
+        matrix.flush()
+        del matrix
+    before = rss_mb()
+    types = (np.arange(nodes) % 4).astype(np.int16)
+    index = CosineIndex(np.load(path, mmap_mode="c"), types)
+    opened = rss_mb()
+    rng = np.random.default_rng(3)
+    queries = normalised(rng.standard_normal((31, DIM), dtype=np.float32))
+    index.top_k(queries[0], 10)
+    first = rss_mb()
+    plain, filtered = [], []
+    for query in queries[1:]:
+        t = time.perf_counter()
+        index.top_k(query, 10)
+        plain.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        index.top_k(query, 10, node_types=[1])
+        filtered.append(time.perf_counter() - t)
+    return [
+        f"dense_search at {nodes:,} x {DIM} float16: p50 {1000 * np.median(plain):.1f} ms "
+        f"(p90 {1000 * np.quantile(plain, 0.9):.1f}), with a type filter p50 "
+        f"{1000 * np.median(filtered):.1f} ms; RSS +{opened - before:.0f} MB after open, "
+        f"+{first - before:.0f} MB after the first query (the mapped matrix is "
+        f"{nodes * DIM * 2 / 1e6:.0f} MB)"
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--encoder", type=Path)
+    parser.add_argument("--texts-from", type=Path)
+    parser.add_argument("--encode", type=int, default=256)
+    parser.add_argument("--variant-nodes", type=int, default=100_000)
+    parser.add_argument("--search-nodes", default="100000,1000000")
+    parser.add_argument("--cache", type=Path, default=Path("/work/cache/dense/speed"))
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    if args.encoder and args.texts_from:
+        lines += bench_encoding(TextEncoder.load(args.encoder), args.texts_from, args.encode)
+        print(lines[-1], flush=True)
+    for nodes in [int(part) for part in args.search_nodes.split(",") if part]:
+        lines += bench_search(nodes, args.cache)
+        print(lines[-1], flush=True)
+    if args.variant_nodes:
+        lines += bench_variants(args.variant_nodes)
+        print("\n".join(lines[-6:]), flush=True)
+
+
+if __name__ == "__main__":
+    main()

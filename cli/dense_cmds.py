@@ -1,0 +1,94 @@
+"""`ark baseline dense`: GME's dense strategies scored like an agent run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from cli.embed_cmds import EncoderOpt
+from cli.eval_cmds import (
+    JsonOpt,
+    LimitOpt,
+    OutOpt,
+    QaOpt,
+    ResumeOpt,
+    SampleFractionOpt,
+    SampleOpt,
+    SeedOpt,
+    SplitOpt,
+    run_with_progress,
+)
+from cli.guards import user_errors
+from cli.options import SnapshotArg
+
+
+def baseline_dense(
+    snapshot: SnapshotArg,
+    qa: QaOpt,
+    out: OutOpt,
+    encoder: EncoderOpt,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            "--strategy",
+            help="plain | modified | alternate | two-stage | requery | chained-requery.",
+        ),
+    ] = "chained-requery",
+    variant: Annotated[
+        str,
+        typer.Option(
+            "--variant", help="Graph-modified embeddings: hop1 | hop2 | convex | walk | louvain."
+        ),
+    ] = "walk",
+    control: Annotated[
+        str,
+        typer.Option(
+            "--control",
+            help="none | alpha0 (fusion weight 0) | original (fuse in the original space): "
+            "the controls without graph conditioning, for the multi-stage strategies.",
+        ),
+    ] = "none",
+    budget: Annotated[
+        int, typer.Option("--budget", min=1, help="Nodes returned (paper: 40).")
+    ] = 40,
+    split: SplitOpt = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
+    resume: ResumeOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
+    from evals.dense_baseline import run_dense_baseline
+    from evals.dense_strategies import StrategyConfig
+    from evals.request import RunRequest
+    from evals.sampling import QuestionSample
+    from graphs.encoder import TextEncoder
+
+    with user_errors(Console(stderr=True), ValueError):
+        config = StrategyConfig(
+            strategy=strategy,  # type: ignore[arg-type]  # checked in __post_init__
+            variant=variant,
+            control=control,  # type: ignore[arg-type]
+            budget=budget,
+        )
+        request = RunRequest(
+            snapshot=snapshot,
+            qa=qa,
+            out=out,
+            split=split,
+            sample=QuestionSample(size=sample, fraction=sample_fraction, seed=seed),
+            limit=limit,
+            resume=resume,
+        )
+        model = TextEncoder.load(encoder)
+    run_with_progress(
+        Console(),
+        out,
+        as_json=as_json,
+        label=config.label,
+        execute=lambda **handlers: run_dense_baseline(request, config, model, **handlers),
+    )

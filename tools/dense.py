@@ -1,0 +1,100 @@
+"""The optional dense_search tool: exact cosine over the snapshot's plain node embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from graphs.cosine import CosineIndex
+from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
+from tools.config import ToolConfig
+from tools.format import NodeView, SearchHit, capped_note, filters_text, search_text
+from tools.observation import Observation
+from tools.schemas import DenseSearchArgs
+from tools.snippet import make_snippet, terms_by_weight
+from tools.vocab import Vocabulary
+
+if TYPE_CHECKING:
+    from graphs.encoder import TextEncoder
+    from graphs.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class DenseSearch:
+    """What dense_search needs at query time: the query encoder and the node matrix.
+
+    Build it once per run with :meth:`open` and pass it to the Toolset.
+    """
+
+    encoder: TextEncoder
+    index: CosineIndex
+
+    @classmethod
+    def open(cls, snapshot: Snapshot, encoder: TextEncoder) -> DenseSearch:
+        """Map `snapshot`'s plain embeddings for queries encoded by `encoder`.
+
+        Raises:
+            EmbeddingsError: the snapshot has no embeddings, or they were made by another
+                encoder (queries and nodes must share one model).
+        """
+        embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
+        manifest = embeddings.manifest
+        if manifest.encoder_hash != encoder.fingerprint:
+            raise EmbeddingsError(
+                f"the embeddings of {snapshot.path} were made by encoder {manifest.encoder_name} "
+                f"({manifest.encoder_hash[:12]}), not {encoder.name} "
+                f"({encoder.fingerprint[:12]}); pass that encoder, or rebuild with "
+                f"`ark graph embed {snapshot.path} --encoder {encoder.path} --overwrite`"
+            )
+        return cls(encoder, CosineIndex(embeddings.matrix(PLAIN), snapshot.node_type_codes))
+
+
+def run_dense_search(
+    snapshot: Snapshot,
+    vocabulary: Vocabulary,
+    config: ToolConfig,
+    dense: DenseSearch,
+    args: DenseSearchArgs,
+    notes: Sequence[str] = (),
+) -> Observation:
+    """Run a validated dense_search call; the observation reads like search's.
+
+    Raises:
+        UnknownTypeError: `node_types` names an unknown type.
+    """
+    type_codes = vocabulary.type_codes(args.node_types) if args.node_types else None
+    requested = args.k or config.search_k
+    k = min(requested, config.max_k)
+    notes = [*([capped_note(requested, k)] if requested > k else []), *notes]
+    if not args.query.strip():
+        text = "empty query: describe what you look for in words, e.g. a phrase of the question."
+        return Observation(text="\n".join([text, *notes]))
+    vector = dense.encoder.encode_query(args.query)
+    ids, scores = dense.index.top_k(vector, k, node_types=type_codes)
+    views = [
+        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
+        for node in ids.tolist()
+    ]
+    terms = snapshot.index.matched_terms(args.query) if len(ids) else []
+    ordered: list[list[str]] = [[] for _ in views]
+    if terms and config.snippet_chars > 0:
+        ordered = terms_by_weight(snapshot.index, terms, ids, [view.name for view in views])
+    hits = []
+    for node, score, view, node_terms in zip(
+        ids.tolist(), scores.tolist(), views, ordered, strict=True
+    ):
+        text = snapshot.text(node)
+        snippet = make_snippet(text, node_terms, config.snippet_chars) if text != view.name else ""
+        hits.append(SearchHit(view, score, snippet))
+    text = search_text(
+        args.query,
+        hits,
+        k=k,
+        max_k=config.max_k,
+        filters=filters_text(args.node_types or ()),
+        notes=notes,
+    )
+    return Observation(
+        text=text, node_ids=[hit.node.node_id for hit in hits], scores=scores.tolist()
+    )
