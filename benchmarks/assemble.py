@@ -20,6 +20,7 @@ ORDER = [
     "stark",
     "distill",
     "mcp",
+    "models",
 ]
 
 
