@@ -21,6 +21,7 @@ ORDER = [
     "distill",
     "mcp",
     "models",
+    "fusion",
 ]
 
 
