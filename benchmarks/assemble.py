@@ -20,6 +20,8 @@ ORDER = [
     "stark",
     "distill",
     "mcp",
+    "models",
+    "fusion",
     "dense",
 ]
 

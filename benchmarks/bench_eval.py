@@ -10,6 +10,7 @@ same batch runner as `ark eval`, and a markdown table per protocol is written.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -30,13 +31,47 @@ from graphs.synth.generate import DOMAINS, generate
 RELATIONAL = ("one_hop", "two_hop", "multi_answer")
 
 
+REAL = "icd10cm"
+"""The real public graph (ICD-10-CM from PyPI `simple-icd-10-cm`, benchmarks/icd10.py)."""
+
+
+def real_graph(work: Path, questions: int) -> tuple[Path, Path]:
+    """ICD-10-CM and `questions` known-item questions written from node text (family known_item).
+
+    The graph and question writer are the search benchmark's (benchmarks/icd10.py): 10-30
+    word questions from an item's own inclusion terms/notes, never its name; gold = the item.
+    """
+    import pyarrow.parquet as pq
+    from icd10 import build_icd_snapshot, icd_questions  # benchmarks/ is on sys.path
+
+    graph = build_icd_snapshot(work / REAL, "english")
+    qa = work / f"{REAL}-questions{questions}.jsonl"
+    if not qa.is_file():
+        nodes = pq.read_table(graph / "nodes.parquet", columns=["id", "name", "text"])
+        with qa.open("w", encoding="utf-8") as out:
+            for index, (query, gold) in enumerate(icd_questions(nodes, questions, seed=0)):
+                item = {"id": f"icd-{index}", "query": query, "answer_ids": [gold]}
+                out.write(json.dumps(item | {"family": "known_item"}) + "\n")
+    return graph, qa
+
+
 def run_domain(
-    domain: str, work: Path, *, seed: int, agents: int, limit: int | None, concurrency: int
+    domain: str,
+    work: Path,
+    *,
+    seed: int,
+    agents: int,
+    limit: int | None,
+    concurrency: int,
+    real_questions: int = 100,
 ) -> tuple[RunSummary, RunSummary, float, float, int]:
-    graph = work / f"{domain}-seed{seed}"
-    if not (graph / "qa" / "test.jsonl").is_file():
-        generate(domain, seed, graph, options=BuildOptions(overwrite=True))
-    qa = graph / "qa" / "test.jsonl"
+    if domain == REAL:
+        graph, qa = real_graph(work, real_questions)
+    else:
+        graph = work / f"{domain}-seed{seed}"
+        if not (graph / "qa" / "test.jsonl").is_file():
+            generate(domain, seed, graph, options=BuildOptions(overwrite=True))
+        qa = graph / "qa" / "test.jsonl"
     runs = work / "runs" / domain
     shutil.rmtree(runs, ignore_errors=True)
     started = time.perf_counter()
@@ -114,7 +149,12 @@ def _git(*args: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--domains", default=",".join(DOMAINS))
+    parser.add_argument(
+        "--domains",
+        default=",".join(DOMAINS),
+        help=f"synthetic domains and/or {REAL} (the real ICD-10-CM graph)",
+    )
+    parser.add_argument("--real-questions", type=int, default=100, help=f"questions on {REAL}")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agents", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="test questions per domain")
@@ -160,6 +200,7 @@ def main() -> None:
             agents=args.agents,
             limit=args.limit,
             concurrency=args.concurrency,
+            real_questions=args.real_questions,
         )
         won, total = wins(rules, bm25)
         versus += first_search_rows(domain, rules, bm25)

@@ -91,24 +91,29 @@ def rerank_stage(
     stage2 = f"{fused['best-val']},{fused['best']}"
     common = ["--qa", graph / "qa", "--depth", args.depth, "--limit", args.rerank_questions,
               "--cache", args.work / "rerank-cache.sqlite", "--batch-size", 8,
-              "--max-field-tokens", args.field_words]  # fmt: skip
+              "--max-field-tokens", args.field_words,
+              "--neighbors-per-relation", args.neighbors]  # fmt: skip
     zero = runs / f"{domain}-rerank-zero"
     times = {"zero": ark("rerank", stage2, "--model", args.gguf, "--out", zero, *common, log=log)}
     again = runs / f"{domain}-rerank-zero-again"
     times["zero-again"] = ark("rerank", stage2, "--model", args.gguf, "--out", again, *common,
                               log=log)  # fmt: skip
     adapter = args.work / "adapters" / domain
+    info = {"zero": json.loads((zero / "rerank.json").read_text()),
+            "again": json.loads((again / "rerank.json").read_text())}  # fmt: skip
+    if args.skip_trained:
+        return {"zero": zero, "trained": None, "info": info, "times": times, "adapter": None}
     times["train"] = ark(
         "distill", "reranker", fused["best-train"], "--qa", graph / "qa", "--base-model", args.gguf,
         "--out", adapter, "--limit", args.train_questions, "--depth", args.depth,
         "--group-size", args.group_size, "--grad-accum", 1, "--max-steps", args.train_steps,
         "--max-field-tokens", args.field_words, "--max-length", 512,
+        "--neighbors-per-relation", args.neighbors,
         "--learning-rate", args.learning_rate, log=log,
     )  # fmt: skip
     trained = runs / f"{domain}-rerank-trained"
     times["trained"] = ark("rerank", stage2, "--model", adapter, "--out", trained, *common, log=log)
-    info = {name: json.loads((path / "rerank.json").read_text())
-            for name, path in (("zero", zero), ("again", again), ("trained", trained))}  # fmt: skip
+    info["trained"] = json.loads((trained / "rerank.json").read_text())
     return {"zero": zero, "trained": trained, "info": info, "times": times, "adapter": adapter}
 
 
@@ -169,20 +174,25 @@ def domain_report(domain: str, args: argparse.Namespace, log: Path) -> list[str]
                   table(full, protocol)]  # fmt: skip
     lines += ["\n### Static RRF (agents w, BM25 1 - w): validation Hit@1 (STaRK protocol)\n",
               heatmap(fused["static"] / "fusion.json")]  # fmt: skip
-    if args.gguf:
+    if args.gguf and domain in (args.rerank_domains or domain).split(","):
         stage3 = rerank_stage(domain, graph, runs, fused, args, log)
         keep = {r.question_id for r in read_results(stage3["zero"])}  # type: ignore[arg-type]
         rows = [
             subset_summary(runs / f"{domain}-rules-test", keep, "agents (rules, n=3)"),
             subset_summary(fused["best"], keep, "+ BM25 fusion (stage 2, best on val)"),
             subset_summary(stage3["zero"], keep, "+ zero-shot reranker (SmolLM2-135M)"),  # type: ignore[arg-type]
-            subset_summary(stage3["trained"], keep, "+ trained reranker (LoRA, listwise)"),  # type: ignore[arg-type]
         ]
+        if stage3["trained"] is not None:
+            rows.append(
+                subset_summary(stage3["trained"], keep, "+ trained reranker (LoRA, listwise)")  # type: ignore[arg-type]
+            )
         info = stage3["info"]
         for protocol in PROTOCOLS:
             lines += [f"\n### First {len(keep)} test questions (reranked, depth {args.depth}), "
                       f"{PROTOCOL_TITLES[protocol]} protocol\n", table(rows, protocol)]  # fmt: skip
         for name in ("zero", "trained"):
+            if name not in info:  # type: ignore[operator]
+                continue
             record = info[name]  # type: ignore[index]
             lines.append(
                 f"- {name}: final RRF (reranker w, k) = ({record['spec']['weights'][0]}, "
@@ -198,6 +208,8 @@ def domain_report(domain: str, args: argparse.Namespace, log: Path) -> list[str]
             f"- rerun of the zero-shot command: cache hit rate {hit_rate:.1%}, {rescored} "
             f"candidates scored; wall times (s): {json.dumps(stage3['times'])}"
         )
+        if stage3["adapter"] is None:
+            return lines
         training = json.loads((Path(stage3["adapter"]) / "ark_reranker.json").read_text())  # type: ignore[arg-type]
         losses = [loss for _, loss in training["losses"]]
         if losses:
@@ -219,6 +231,9 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=2e-4)
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--field-words", type=int, default=60)
+    parser.add_argument("--neighbors", type=int, default=10, help="Names per relation.")
+    parser.add_argument("--skip-trained", action="store_true", help="Zero-shot reranker only.")
+    parser.add_argument("--rerank-domains", default=None, help="Domains with stage 3 (all).")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     log = args.work / "commands.log"

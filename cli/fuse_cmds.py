@@ -162,6 +162,10 @@ def rerank(
         Path,
         typer.Option("--cache", help="Score cache (SQLite); reruns read scores from it."),
     ] = Path("~/.cache/ark/rerank.sqlite"),
+    neighbors_per_relation: Annotated[
+        int,
+        typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
+    ] = 10,
     max_field_tokens: Annotated[
         int, typer.Option("--max-field-tokens", min=1, help="Words kept per text field.")
     ] = 300,
@@ -187,7 +191,9 @@ def rerank(
         source=source, qa=qa, out=out, split=split,
         tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
         cache=cache.expanduser(), snapshot=snapshot, protocol=protocol,
-        doc=DocConfig(max_field_tokens=max_field_tokens),
+        doc=DocConfig(
+            max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
+        ),
     )  # fmt: skip
     err = Console(stderr=True)
     with user_errors(err, RankingError, RerankError, RerankCacheError):

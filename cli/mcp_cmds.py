@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from cli.options import fail
+from cli.options import DenseSearchOpt, fail
 from graphs.errors import GraphError
 from tools.config import ToolConfig
 
 if TYPE_CHECKING:
+    from graphs.encoder import TextEncoder
     from tools.toolset import Toolset
 
 _LABEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -53,6 +54,7 @@ def mcp_serve(
         str, typer.Option(help="Interface for --transport http (localhost unless told).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --transport http.")] = 8000,
+    dense_search: DenseSearchOpt = None,
 ) -> None:
     """Serve snapshots to any MCP client: search, neighbors, node (read-only) + schemas."""
     import anyio
@@ -63,8 +65,10 @@ def mcp_serve(
         if (error.name or "").split(".")[0] not in _SDK_MODULES:
             raise
         fail(escape(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})"))
+    encoder = _encoder(dense_search)
     served = [
-        mcp_server.ServedSnapshot(label, _toolset(path)) for label, path in _labelled(snapshots)
+        mcp_server.ServedSnapshot(label, _toolset(path, encoder))
+        for label, path in _labelled(snapshots)
     ]
     server = mcp_server.build_server(mcp_server.ArkMcpCatalog(served))
     names = ", ".join(item.label for item in served)
@@ -135,14 +139,31 @@ def _labelled(specs: list[str]) -> list[tuple[str, Path]]:
     return labelled
 
 
-def _toolset(path: Path) -> Toolset:
+def _encoder(path: Path | None) -> TextEncoder | None:
+    """The query encoder for dense_search, loaded once for every served snapshot."""
+    if path is None:
+        return None
+    from graphs.encoder import TextEncoder
+
+    try:
+        return TextEncoder.load(path)
+    except GraphError as error:
+        fail(escape(str(error)))
+
+
+def _toolset(path: Path, encoder: TextEncoder | None) -> Toolset:
     from graphs.snapshot import Snapshot
+    from tools.dense import DenseSearch
     from tools.toolset import Toolset
 
     try:
         snapshot = Snapshot.open(path)
+        if encoder is None:
+            return Toolset(snapshot, ToolConfig(enable_node=True))
+        dense = DenseSearch.open(snapshot, encoder)
     except GraphError as error:
-        fail(escape(str(error)))
+        fail(escape(f"{path}: {error}"))
     except OSError as error:
         fail(escape(f"cannot open snapshot {path}: {error}; rebuild it"))
-    return Toolset(snapshot, ToolConfig(enable_node=True))
+    config = ToolConfig(enable_node=True, enable_dense_search=True, dense_encoder=str(encoder.path))
+    return Toolset(snapshot, config, dense=dense)

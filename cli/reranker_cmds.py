@@ -40,6 +40,10 @@ def reranker(
     hard_negatives: Annotated[
         int, typer.Option("--hard-negatives", min=1, help="Negatives stored per question (30).")
     ] = 30,
+    neighbors_per_relation: Annotated[
+        int,
+        typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
+    ] = 10,
     max_field_tokens: Annotated[
         int, typer.Option("--max-field-tokens", min=1, help="Words kept per text field.")
     ] = 300,
@@ -79,7 +83,9 @@ def reranker(
     console = Console()
     options = RerankDataOptions(
         pool_depth=depth, hard_negatives=hard_negatives,
-        doc=DocConfig(max_field_tokens=max_field_tokens),
+        doc=DocConfig(
+            max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
+        ),
     )  # fmt: skip
     with user_errors(err, RankingError, RerankError, DistillError):
         config = RerankerTrainConfig().with_overrides(

@@ -138,36 +138,57 @@ def yes_no_margin(model: Any, batch: Any, yes: list[int], no: list[int]) -> Any:
 
 
 class LocalScorer:
-    """P(yes) from a local causal LM, optionally with a LoRA adapter, in batches."""
+    """P(yes) from a local causal LM, optionally with a LoRA adapter, in batches.
+
+    The weights load on the first `score` call (or `load`), so a rerun answered entirely
+    from the cache never loads the model.
+    """
 
     def __init__(self, spec: str, *, batch_size: int = 8, max_length: int = 1024) -> None:
         if batch_size < 1:
             raise RerankError(f"batch size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self.max_length = max_length
+        self.spec = spec
         adapter = Path(spec) / "adapter_config.json"
-        record_path = Path(spec) / ADAPTER_RECORD
+        self.base: str | None = None
         if adapter.is_file():
+            record_path = Path(spec) / ADAPTER_RECORD
             record = json.loads(record_path.read_text()) if record_path.is_file() else {}
-            base = record.get("base_model") or json.loads(adapter.read_text()).get(
-                "base_model_name_or_path"
+            self.base = str(
+                record.get("base_model")
+                or json.loads(adapter.read_text()).get("base_model_name_or_path")
             )
-            self.tokenizer, model = load_causal_lm(ModelSource.parse(str(base)))
+            self.identity = f"{self.base}+lora:{Path(spec).resolve()}"
+        else:
+            ModelSource.parse(spec)  # a missing .gguf fails here, before any work
+            self.identity = str(Path(spec).resolve()) if Path(spec).exists() else spec
+        self.model: Any = None
+
+    def load(self) -> None:
+        """Load the tokenizer and weights (idempotent).
+
+        Raises:
+            RerankError: the model cannot be loaded or has no yes/no tokens.
+        """
+        if self.model is not None:
+            return
+        if self.base is not None:
+            self.tokenizer, model = load_causal_lm(ModelSource.parse(self.base))
             from peft import PeftModel
 
-            model = PeftModel.from_pretrained(model, spec)
-            self.identity = f"{base}+lora:{Path(spec).resolve()}"
+            model = PeftModel.from_pretrained(model, self.spec)
         else:
-            self.tokenizer, model = load_causal_lm(ModelSource.parse(spec))
-            self.identity = str(Path(spec).resolve()) if Path(spec).exists() else spec
-        self.model = model.eval()
+            self.tokenizer, model = load_causal_lm(ModelSource.parse(self.spec))
         self.tokenizer.truncation_side = "left"  # keep the answer position, as in training
         self.yes, self.no = answer_token_ids(self.tokenizer)
+        self.model = model.eval()
 
     def score(self, chats: Sequence[Messages]) -> list[float]:
         """P(yes) per chat; batches are formed from chats of similar length."""
         import torch
 
+        self.load()
         texts = [chat_text(self.tokenizer, chat) for chat in chats]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         scores = [0.0] * len(texts)

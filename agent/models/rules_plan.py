@@ -42,8 +42,9 @@ class RulePlanner:
        word). Then each anchor gets a route read off the relation signatures (see
        rules_expand.py), and the nodes reached are ranked first.
     4. Without a relational plan, the answers are the global search ranking in order, kept to
-       the answer type (searching again with a type filter when other types are in the way).
-       A relational plan is topped up the same way. Then `select` (best first) and `finish`.
+       the snapshot's candidate types (searching again with a type filter when other types are
+       in the way). A relational plan is topped up the same way with hits of the answer type.
+       Then `select` (best first) and `finish`.
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
@@ -71,11 +72,8 @@ class RulePlanner:
         ranked: list[str] = []
         used = 0
         anchors = self.anchors(question, hits)
-        if (
-            "neighbors" in offered
-            and exploration_budget >= 1
-            and self.relational(question, anchors)
-        ):
+        relational = self.relational(question, hits)
+        if "neighbors" in offered and exploration_budget >= 1 and relational:
             expansion = Expansion(
                 question,
                 offered["neighbors"],
@@ -85,8 +83,11 @@ class RulePlanner:
                 query=self.residual_query(question, anchors),
             )
             ranked, used = yield from expansion.run(anchors, exploration_budget)
+        # Without a relational plan only the manifest's candidate types narrow the search
+        # ranking: a type word alone ("which category ...") is too weak a signal to filter on.
+        types = self._answer_types(question) if relational else self.candidate_types
         fill = yield from self._fill(
-            question, [hits, *meaning], offered["search"], exploration_budget - used
+            question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
         answers = list(dict.fromkeys([*ranked, *fill]))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
@@ -156,21 +157,24 @@ class RulePlanner:
             drop.update(words(anchor.name))
         return " ".join(w for w in words(question) if w not in drop)
 
+    def _answer_types(self, question: str) -> list[str]:
+        target = self.answer_type(question)
+        return [target] if target else self.candidate_types
+
     def _fill(
         self,
         question: str,
         rankings: Sequence[Sequence[ListedNode]],
+        types: list[str],
         search_schema: dict[str, Any],
         budget: int,
     ) -> Steps:
-        """The global-search ids of the answer type, in order.
+        """The global-search ids of `types` (all types when empty), in order.
 
         `rankings` holds the keyword search's hits, then dense_search's when it is offered;
         two rankings are fused by reciprocal rank. When other types were in the way, search
         again (both ways) with a type filter instead.
         """
-        target = self.answer_type(question)
-        types = [target] if target else self.candidate_types
         hits = reciprocal_rank_fusion(rankings)
         of_type = [hit.node_id for hit in hits if not types or hit.type in types]
         filterable = "node_types" in search_schema["parameters"]["properties"]

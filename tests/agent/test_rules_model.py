@@ -164,3 +164,19 @@ def test_a_relational_plan_needs_a_named_entity(
     planner = RulePlanner(tiny_snapshot.manifest)
     hit = ListedNode(node_id="x1", name=name, type="field", score=3.0)
     assert planner.relational(question, [hit]) is relational
+
+
+def test_a_type_word_alone_does_not_narrow_the_search_ranking(tiny_snapshot: Snapshot) -> None:
+    from agent.models.rules_plan import RulePlanner
+    from tools.listing_parse import ListedNode
+
+    manifest = tiny_snapshot.manifest.model_copy(update={"candidate_types": []})
+    offered = {t["function"]["name"]: t["function"] for t in Toolset(tiny_snapshot).schemas()}
+    plan = RulePlanner(manifest).episode("Which author studied analytical engines?", offered, 20)
+    assert [c.name for c in next(plan).calls] == ["search"]
+    hits = [
+        ListedNode("i1", "Analytical Engine Institute", "institution", 5.0),
+        ListedNode("a2", "Alan Turing", "author", 2.0),
+    ]
+    select = plan.send([hits])  # no anchor is named: the search ranking, every type, in order
+    assert [(c.name, c.arguments) for c in select.calls] == [("select", {"node_ids": ["i1", "a2"]})]

@@ -163,7 +163,7 @@ def test_base_without_yes_token_is_refused(tmp_path: Path) -> None:
         tmp_path / "b", ["abc def"] * 20, ScratchSpec(vocab_size=300, hidden_size=32)
     )
     with pytest.raises(RerankError, match="single token for 'yes'"):
-        LocalScorer(str(base))
+        LocalScorer(str(base)).load()
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, tool_call_re
 from tests.evals.eval_graph import build_tiny
 
 ID_IN_BRACKETS = re.compile(r"\[([^\]\s]+)\]")
+CLIENT_TIMEOUT_S = 3.0
 
 
 def scripted_agent(body: dict[str, Any]) -> dict[str, Any]:
@@ -42,14 +43,16 @@ def scripted_agent(body: dict[str, Any]) -> dict[str, Any]:
 
 def test_flaky_endpoint_loses_no_question(tmp_path: Path) -> None:
     snapshot, qa = build_tiny(tmp_path)
-    faults = (Fault.timeout(delay_s=1.0), Fault.rate_limited(), Fault.server_error(500))
+    # An injected timeout outlasts the client's timeout by far, while an honest reply on a
+    # loaded machine stays well inside it: only injected faults can time out.
+    faults = (Fault.timeout(delay_s=60.0), Fault.rate_limited(), Fault.server_error(500))
     server = FakeOpenAIServer(responder=scripted_agent, fault_rate=0.2, rate_faults=faults, seed=7)
     graph = Snapshot.open(snapshot)
     with server:
         config = AgentConfig(model="openai:fake", base_url=server.base_url, n_agents=2,
-                             max_steps=5, request_timeout_s=0.3)  # fmt: skip
+                             max_steps=5, request_timeout_s=CLIENT_TIMEOUT_S)  # fmt: skip
         # The real HTTP adapter, with a short backoff so the test stays quick.
-        model = OpenAIChatModel("fake", base_url=server.base_url, timeout_s=0.3,
+        model = OpenAIChatModel("fake", base_url=server.base_url, timeout_s=CLIENT_TIMEOUT_S,
                                 retry=RetryPolicy(max_retries=8, base_delay_s=0.02))  # fmt: skip
         plan = evaluate(
             RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "run", concurrency=8),
@@ -95,7 +98,7 @@ def test_dead_endpoint_records_every_question_as_failed(tmp_path: Path) -> None:
             model="openai:fake",
             base_url=server.base_url,
             n_agents=1,
-            request_timeout_s=0.4,
+            request_timeout_s=CLIENT_TIMEOUT_S,
             max_retries=0,
         )
         evaluate(RunRequest(snapshot=snapshot, qa=qa, out=tmp_path / "run", limit=4), config)
