@@ -70,6 +70,8 @@ def ask(
         agent = make_agent(graph, config)
     except (GraphError, ModelError, ValueError) as exc:
         fail(str(exc))
+    if save is not None:
+        _check_save(save, config, snapshot)
     trace = None if (quiet or as_json) else TracePrinter(console)
     question_id = None if save is None else new_question_id("ask")
     result = asyncio.run(agent.ask(question, question_id=question_id, on_event=trace))
@@ -82,6 +84,17 @@ def ask(
         fail("every agent failed: " + "; ".join(result.errors))
     console.print(answer_table(result, graph))
     console.print(result_summary(result), style="dim")
+
+
+def _check_save(run_dir: Path, config: AgentConfig, snapshot: Path) -> None:
+    """Fail before the agents run when the answer could not be saved to `run_dir`."""
+    from evals.answer_log import answer_run_config, check_answer_dir
+    from evals.runstore import RunStoreError
+
+    try:
+        check_answer_dir(run_dir, answer_run_config(config.to_record(), snapshot))
+    except (RunStoreError, OSError) as exc:
+        fail(f"cannot save to {run_dir}: {exc}")
 
 
 def _save(

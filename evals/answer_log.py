@@ -36,6 +36,24 @@ def answer_run_config(agent: Mapping[str, Any], snapshot: Path) -> dict[str, Any
     }
 
 
+def check_answer_dir(run_dir: Path, config: Mapping[str, Any]) -> None:
+    """Refuse, before any question is asked, a directory `save_answer` could not append to.
+
+    Raises:
+        RunStoreError: `run_dir` is a file, or holds a run of another configuration.
+    """
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunStoreError(f"{run_dir} exists and is not a directory; choose another directory")
+    if (run_dir / CONFIG_FILE).is_file():
+        differences = config_differences(read_config(run_dir), config)
+        if differences:
+            raise RunStoreError(
+                f"{run_dir} holds answers of another configuration ({'; '.join(differences)}); "
+                "save with the same settings, or to another directory"
+            )
+
+
 def save_answer(run_dir: Path, result: QuestionResult, config: Mapping[str, Any]) -> str:
     """Append one answered question to `run_dir` (created when missing), durably.
 
@@ -55,13 +73,7 @@ def save_answer(run_dir: Path, result: QuestionResult, config: Mapping[str, Any]
     question_id = result.question_id
     if not question_id:
         raise ValueError("save_answer needs a result with a question_id (see new_question_id)")
-    if (Path(run_dir) / CONFIG_FILE).is_file():
-        differences = config_differences(read_config(run_dir), config)
-        if differences:
-            raise RunStoreError(
-                f"{run_dir} holds answers of another configuration ({'; '.join(differences)}); "
-                "save with the same settings, or to another directory"
-            )
+    check_answer_dir(run_dir, config)
     with RunStore.open(run_dir, config, resume=True) as store:
         if question_id in store.finished_ids():
             raise RunStoreError(f"question {question_id} is already saved in {run_dir}")

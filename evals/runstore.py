@@ -228,7 +228,9 @@ class RunStore:
         """
         run_dir = Path(run_dir)
         if run_dir.exists() and not run_dir.is_dir():
-            raise RunStoreError(f"{run_dir} exists and is not a directory; choose another --out")
+            raise RunStoreError(
+                f"{run_dir} exists and is not a directory; choose another directory"
+            )
         has_content = run_dir.is_dir() and any(run_dir.iterdir())
         if has_content and not resume:
             raise RunStoreError(

@@ -100,3 +100,22 @@ def test_a_future_trajectory_version_is_a_clear_error(snapshot: Path, tmp_path: 
         read_results(run_dir)
     result = runner.invoke(build_app(), ["eval", "report", str(run_dir)])
     assert result.exit_code != 0 and "upgrade ARK" in " ".join(result.output.split())
+
+
+def test_an_unusable_save_directory_fails_before_any_agent_runs(
+    snapshot: Path, tmp_path: Path
+) -> None:
+    a_file = tmp_path / "not-a-dir"
+    a_file.write_text("keep me\n")
+    result = runner.invoke(build_app(), ["ask", str(snapshot), "Babbage", "--save", str(a_file)])
+    assert result.exit_code == 2
+    assert "is not a directory" in result.stderr
+    assert "[agent" not in result.output  # no agent ran, so no answer was thrown away
+    assert a_file.read_text() == "keep me\n"
+    ark("ask", snapshot, "Babbage", "--save", tmp_path / "runs", "--agents", "1")
+    other = runner.invoke(
+        build_app(), ["ask", str(snapshot), "Babbage", "--save", str(tmp_path / "runs")]
+    )
+    assert other.exit_code == 2
+    assert "another configuration" in " ".join(other.stderr.split())
+    assert "[agent" not in other.output
