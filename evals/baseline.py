@@ -8,7 +8,8 @@ fused list), so reports and the demo put it next to agent runs with no special c
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any
 
 from agent.trajectory import QuestionResult
 from evals.request import RunRequest
@@ -22,7 +23,39 @@ BASELINE_MODEL = "bm25"
 DEFAULT_K = 100
 
 
-class BM25Baseline:
+class RankingAsker(ABC):
+    """A retriever that answers through ArkAgent's `ask`: its ranking is the fused list."""
+
+    @abstractmethod
+    def ranked(self, question: str) -> list[str]:
+        """External ids retrieved for `question`, best first."""
+
+    @abstractmethod
+    def describe(self) -> tuple[str, dict[str, Any]]:
+        """The model name and config recorded with each answer."""
+
+    async def ask(
+        self,
+        question: str,
+        *,
+        question_id: str | None = None,
+        on_event: EventHandler | None = None,
+    ) -> QuestionResult:
+        """The ranking as a QuestionResult (no trajectories)."""
+        started = time.perf_counter()
+        fused = self.ranked(question)
+        model, config = self.describe()
+        return QuestionResult(
+            question_id=question_id,
+            question=question,
+            model=model,
+            config=config,
+            fused=fused,
+            wall_s=time.perf_counter() - started,
+        )
+
+
+class BM25Baseline(RankingAsker):
     """Answers a question with the top `k` nodes of the snapshot's BM25 index, all types."""
 
     def __init__(self, snapshot: Snapshot, k: int = DEFAULT_K) -> None:
@@ -36,24 +69,9 @@ class BM25Baseline:
         nodes, _ = self.snapshot.index.search(question, self.k)
         return [self.snapshot.external_id(int(node)) for node in nodes]
 
-    async def ask(
-        self,
-        question: str,
-        *,
-        question_id: str | None = None,
-        on_event: EventHandler | None = None,
-    ) -> QuestionResult:
-        """The top-k hits as a QuestionResult (model "bm25", no trajectories)."""
-        started = time.perf_counter()
-        fused = self.ranked(question)
-        return QuestionResult(
-            question_id=question_id,
-            question=question,
-            model=BASELINE_MODEL,
-            config={"method": BASELINE_MODEL, "k": self.k},
-            fused=fused,
-            wall_s=time.perf_counter() - started,
-        )
+    def describe(self) -> tuple[str, dict[str, Any]]:
+        """The model name and config recorded with each answer."""
+        return BASELINE_MODEL, {"method": BASELINE_MODEL, "k": self.k}
 
 
 def run_baseline(

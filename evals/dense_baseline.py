@@ -8,11 +8,10 @@ it with no special case.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.trajectory import QuestionResult
+from evals.baseline import RankingAsker
 from evals.dense_strategies import StrategyConfig, retrieve
 from evals.request import RunRequest
 from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
@@ -22,7 +21,6 @@ from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
 if TYPE_CHECKING:
     import numpy as np
 
-    from agent.events import EventHandler
     from graphs.snapshot import Snapshot
 
 
@@ -37,7 +35,7 @@ class QueryEncoder(Protocol):
         ...
 
 
-class DenseBaseline:
+class DenseBaseline(RankingAsker):
     """Answers a question with one dense strategy over the snapshot's embeddings.
 
     Raises:
@@ -67,28 +65,10 @@ class DenseBaseline:
         nodes = retrieve(vector, self.original, self.modified, self.config)
         return [self.snapshot.external_id(node) for node in nodes]
 
-    async def ask(
-        self,
-        question: str,
-        *,
-        question_id: str | None = None,
-        on_event: EventHandler | None = None,
-    ) -> QuestionResult:
-        """The retrieved nodes as a QuestionResult (no trajectories)."""
-        started = time.perf_counter()
-        fused = self.ranked(question)
-        return QuestionResult(
-            question_id=question_id,
-            question=question,
-            model=self.config.label,
-            config={
-                **asdict(self.config),
-                "method": self.config.label,
-                "encoder": self.encoder.name,
-            },
-            fused=fused,
-            wall_s=time.perf_counter() - started,
-        )
+    def describe(self) -> tuple[str, dict[str, Any]]:
+        """The model name and config recorded with each answer."""
+        label = self.config.label
+        return label, {**asdict(self.config), "method": label, "encoder": self.encoder.name}
 
 
 def run_dense_baseline(
