@@ -14,10 +14,12 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 # Words servers use when they reject a request as invalid (llama.cpp, vLLM, pydantic, jinja):
 # the same request would fail the same way, so it is not retried even under a 5xx status.
+# Only phrases that say the *request* is wrong: a busy server's one-off "unexpected error" or
+# "missing response from worker" must still be retried.
 _VALIDATION = re.compile(
-    r"validation|invalid|must (?:be|have|contain)|is required|field required|missing|"
-    r"not supported|unsupported|unexpected|expected\b|cannot be|template|schema|"
-    r"input should|extra (?:inputs|fields)",
+    r"validation error|invalid (?:request|message|role|tool|value|type|json)|field required|"
+    r"is required|must (?:be|have|contain)|input should|extra (?:inputs|fields) (?:are|not) "
+    r"permitted|not supported|unsupported|chat template|jinja",
     re.IGNORECASE,
 )
 _TRANSIENT_STATUSES = frozenset({502, 503, 504})
