@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from graphs.cosine import CosineIndex
 from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
 from tools.config import ToolConfig
-from tools.format import NodeView, SearchHit, capped_note, filters_text, search_text
+from tools.format import capped_note, filters_text, search_text
 from tools.observation import Observation
 from tools.schemas import DenseSearchArgs
-from tools.snippet import make_snippet, terms_by_weight
+from tools.search import search_hits
 from tools.vocab import Vocabulary
 
 if TYPE_CHECKING:
@@ -72,21 +72,7 @@ def run_dense_search(
         return Observation(text="\n".join([text, *notes]))
     vector = dense.encoder.encode_query(args.query)
     ids, scores = dense.index.top_k(vector, k, node_types=type_codes)
-    views = [
-        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
-        for node in ids.tolist()
-    ]
-    terms = snapshot.index.matched_terms(args.query) if len(ids) else []
-    ordered: list[list[str]] = [[] for _ in views]
-    if terms and config.snippet_chars > 0:
-        ordered = terms_by_weight(snapshot.index, terms, ids, [view.name for view in views])
-    hits = []
-    for node, score, view, node_terms in zip(
-        ids.tolist(), scores.tolist(), views, ordered, strict=True
-    ):
-        text = snapshot.text(node)
-        snippet = make_snippet(text, node_terms, config.snippet_chars) if text != view.name else ""
-        hits.append(SearchHit(view, score, snippet))
+    hits = search_hits(snapshot, ids, scores, args.query, config)
     text = search_text(
         args.query,
         hits,

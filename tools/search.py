@@ -20,6 +20,8 @@ from tools.snippet import make_snippet, terms_by_weight
 from tools.vocab import Vocabulary
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from graphs.snapshot import Snapshot
 
 
@@ -46,24 +48,7 @@ def run_search(
     if not index.tokenize(args.query):
         return Observation(text="\n".join([empty_query_text(args.query), *notes]))
     ids, scores = index.search(args.query, k, node_types=type_codes)
-    terms = index.matched_terms(args.query) if len(ids) else []
-    views = [
-        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
-        for node in ids.tolist()
-    ]
-    ordered_terms = []
-    if config.snippet_chars > 0:
-        ordered_terms = terms_by_weight(index, terms, ids, [view.name for view in views])
-    hits = []
-    for rank, (node, score, view) in enumerate(
-        zip(ids.tolist(), scores.tolist(), views, strict=True)
-    ):
-        text = snapshot.text(node)
-        # a node without text stores its name as text: a snippet would only repeat the name
-        snippet = ""
-        if ordered_terms and text != view.name:
-            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars, index.tokenizer)
-        hits.append(SearchHit(view, score, snippet))
+    hits = search_hits(snapshot, ids, scores, args.query, config)
     text = search_text(
         args.query,
         hits,
@@ -75,3 +60,33 @@ def run_search(
     return Observation(
         text=text, node_ids=[hit.node.node_id for hit in hits], scores=scores.tolist()
     )
+
+
+def search_hits(
+    snapshot: Snapshot, ids: np.ndarray, scores: np.ndarray, query: str, config: ToolConfig
+) -> list[SearchHit]:
+    """The rows of a search-like listing: each node with its score and a query snippet.
+
+    Snippets centre on the query's most informative terms (the snapshot's analyzer), so
+    `search` and `dense_search` show the same kind of evidence.
+    """
+    index = snapshot.index
+    terms = index.matched_terms(query) if len(ids) else []
+    views = [
+        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
+        for node in ids.tolist()
+    ]
+    ordered_terms: list[list[str]] = []
+    if terms and config.snippet_chars > 0:
+        ordered_terms = terms_by_weight(index, terms, ids, [view.name for view in views])
+    hits = []
+    for rank, (node, score, view) in enumerate(
+        zip(ids.tolist(), scores.tolist(), views, strict=True)
+    ):
+        text = snapshot.text(node)
+        # a node without text stores its name as text: a snippet would only repeat the name
+        snippet = ""
+        if ordered_terms and text != view.name:
+            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars, index.tokenizer)
+        hits.append(SearchHit(view, score, snippet))
+    return hits
