@@ -28,15 +28,3 @@ def heatmap_png(grid: GridResult, path: Path) -> Path:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     return path
-
-
-def heatmap_markdown(grid: GridResult, *, every: int = 2) -> str:
-    """The heatmap as a markdown table (every `every`-th weight row, highest w first)."""
-    header = ["w \\ k", *(f"{k:g}" for k in grid.ks)]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows = list(range(len(grid.weights_axis)))[::-1][::every]
-    best = grid.heatmap.max()
-    for row in rows:
-        cells = [f"**{v:.3f}**" if np.isclose(v, best) else f"{v:.3f}" for v in grid.heatmap[row]]
-        lines.append(f"| {grid.weights_axis[row]:.2f} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)

@@ -240,6 +240,7 @@ def _write_run(
     is_candidate: CandidateTest,
 ) -> None:
     method = f"rerank({Path(scorer.identity).name or scorer.identity})+rrf"
+    snapshot = request.snapshot or source.snapshot  # run_rerank refused a run without one
     config = {
         "rerank": {
             "method": method,
@@ -249,7 +250,7 @@ def _write_run(
             "depth": request.depth,
             "tuned_on": request.tune_split,
         },
-        "snapshot": str(request.snapshot or source.snapshot),
+        "snapshot": str(Path(snapshot).resolve()) if snapshot else None,
         "qa": str(Path(request.qa).resolve()),
         "split": request.split,
         "limit": request.limit,
