@@ -69,7 +69,7 @@ class RulePolicy:
         try:
             turn = next(plan)
             for recorded in episode.turns:
-                turn = plan.send([parse_listing(r.text, self.node_types) for r in recorded])
+                turn = plan.send([parse_listing(text, self.node_types) for text in recorded])
         except StopIteration:
             return None
         return turn

@@ -8,23 +8,12 @@ answered them (by `tool_call_id`) and reads the step budget from the system prom
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from agent.models.base import Message, ModelError
 
 _BUDGET = re.compile(r"at most (\d+) turns")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """One tool call of an earlier turn and the text it got back ("" if none came)."""
-
-    name: str
-    arguments: dict[str, Any]
-    text: str
 
 
 @dataclass(frozen=True)
@@ -33,14 +22,13 @@ class Episode:
 
     Attributes:
         question: The first user message.
-        turns: Every assistant turn that called tools, its results in call order.
-        turns_taken: All assistant turns so far (with or without tool calls).
+        turns: Every assistant turn that called tools: the texts its calls got back, in call
+            order ("" where no answer came).
         budget: The turn budget the system prompt states, None when it states none.
     """
 
     question: str
-    turns: list[list[ToolResult]]
-    turns_taken: int
+    turns: list[list[str]]
     budget: int | None
 
     @classmethod
@@ -62,27 +50,8 @@ class Episode:
         for message in messages:
             calls = message.get("tool_calls") if message.get("role") == "assistant" else None
             if calls:
-                turns.append([_result(call, answers) for call in calls])
-        return cls(
-            question=question,
-            turns=turns,
-            turns_taken=sum(1 for m in messages if m.get("role") == "assistant"),
-            budget=_budget(messages),
-        )
-
-
-def _result(call: dict[str, Any], answers: dict[Any, str]) -> ToolResult:
-    function = call.get("function") or {}
-    raw = function.get("arguments")
-    try:
-        arguments = json.loads(raw) if isinstance(raw, str) else dict(raw or {})
-    except ValueError:
-        arguments = {}
-    return ToolResult(
-        name=str(function.get("name") or ""),
-        arguments=arguments if isinstance(arguments, dict) else {},
-        text=str(answers.get(call.get("id"), "")),
-    )
+                turns.append([str(answers.get(call.get("id"), "")) for call in calls])
+        return cls(question=question, turns=turns, budget=_budget(messages))
 
 
 def _budget(messages: list[Message]) -> int | None:
