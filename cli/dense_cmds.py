@@ -18,6 +18,7 @@ from cli.eval_cmds import (
     SampleOpt,
     SeedOpt,
     SplitOpt,
+    run_request,
     run_with_progress,
 )
 from cli.guards import user_errors
@@ -64,25 +65,25 @@ def baseline_dense(
     """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
     from evals.dense_baseline import run_dense_baseline
     from evals.dense_strategies import StrategyConfig
-    from evals.request import RunRequest
-    from evals.sampling import QuestionSample
     from graphs.encoder import TextEncoder
 
+    request = run_request(
+        snapshot,
+        qa,
+        out,
+        split=split,
+        sample=sample,
+        sample_fraction=sample_fraction,
+        seed=seed,
+        limit=limit,
+        resume=resume,
+    )
     with user_errors(Console(stderr=True), ValueError):
         config = StrategyConfig(
             strategy=strategy,  # type: ignore[arg-type]  # checked in __post_init__
             variant=variant,
             control=control,  # type: ignore[arg-type]
             budget=budget,
-        )
-        request = RunRequest(
-            snapshot=snapshot,
-            qa=qa,
-            out=out,
-            split=split,
-            sample=QuestionSample(size=sample, fraction=sample_fraction, seed=seed),
-            limit=limit,
-            resume=resume,
         )
         model = TextEncoder.load(encoder)
     run_with_progress(

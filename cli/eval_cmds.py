@@ -154,7 +154,7 @@ def run_with_progress(
         raise typer.Exit(code=1)
 
 
-def _questions(
+def run_request(
     snapshot: Path,
     qa: Path,
     out: Path,
@@ -220,7 +220,7 @@ def eval_run(
             ablate=ablate,
             dense_search=dense_search,
         )
-    request = _questions(
+    request = run_request(
         snapshot,
         qa,
         out,
@@ -257,7 +257,7 @@ def baseline_bm25(
     """Score plain BM25 global search (top-k for the raw question) like an agent run."""
     from evals.baseline import run_baseline
 
-    request = _questions(
+    request = run_request(
         snapshot,
         qa,
         out,
@@ -320,7 +320,7 @@ def eval_sweep(
     from evals.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
-    questions = _questions(
+    questions = run_request(
         snapshot,
         qa,
         out,
