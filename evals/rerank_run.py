@@ -27,10 +27,11 @@ from evals.fusion_grid import GridResult, grid_search, prepare_question
 from evals.metrics import CandidateFilter, CandidateTest, score_question
 from evals.qa import QAItem, load_qa
 from evals.rankings import RankingError, RankingSet, read_rankings
+from evals.records import scored_record
 from evals.rerank_cache import CacheStats, ScoreCache, cache_key
 from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
 from evals.rerank_models import Scorer
-from evals.runstore import RunRecord, RunStore
+from evals.runstore import RunStore
 from evals.sampling import QuestionSample
 
 logger = logging.getLogger(__name__)
@@ -286,17 +287,7 @@ def _write_run(
                 config={"scores": scores, "reranker": reranked,
                         "reranker_scores": [by_id[node] for node in reranked]},
             )  # fmt: skip
-            gold = list(pool.item.answer_ids)
-            store.append_result(
-                RunRecord(
-                    question_id=pool.item.id,
-                    query=pool.item.query,
-                    family=pool.item.family,
-                    gold=gold,
-                    result=result,
-                    metrics=score_question(ids, gold, is_candidate),
-                )
-            )
+            store.append_result(scored_record(pool.item, result, is_candidate))
 
 
 def _write_spec_file(request: RerankRequest, scorer: Scorer, outcome: RerankOutcome) -> None:
