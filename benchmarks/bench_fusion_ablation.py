@@ -29,9 +29,10 @@ from pathlib import Path
 
 from bench_fusion import ark, heatmap, subset_summary, table
 
-from evals.metrics import PROTOCOL_TITLES, PROTOCOLS
-from evals.runstore import read_results
-from evals.summary import RunSummary
+from evals.metrics import PROTOCOL_TITLES, PROTOCOLS, CandidateFilter, score_question
+from evals.runstore import read_config, read_failures, read_results
+from evals.summary import RunSummary, summarize_records
+from graphs.snapshot import Snapshot
 
 DOMAINS = ("products", "academic", "biomed")
 SPLITS = ("val", "test", "train")
@@ -117,10 +118,26 @@ def stage_rows(domain: str, args: argparse.Namespace) -> tuple[list[RunSummary],
         subset_summary(runs / f"{domain}-fused3", keep, "+ BM25 + dense (stage 2)"),
         subset_summary(zero, keep, "+ zero-shot reranker"),
     ]
-    if (runs / f"{domain}-rerank-trained" / "results.jsonl").is_file():
-        sample.append(subset_summary(runs / f"{domain}-rerank-trained", keep,
-                                     "+ trained reranker (LoRA)"))  # fmt: skip
+    sample.insert(2, reranker_alone(zero, "zero-shot reranker alone (its order of the top 5)"))
+    trained = runs / f"{domain}-rerank-trained"
+    if (trained / "results.jsonl").is_file():
+        sample.append(reranker_alone(trained, "trained reranker alone (its order of the top 5)"))
+        sample.append(subset_summary(trained, keep, "+ trained reranker (LoRA)"))
     return full, sample
+
+
+def reranker_alone(run_dir: Path, label: str) -> RunSummary:
+    """The reranker's own order of the reranked candidates, scored (no fusion, no tail)."""
+    config = read_config(run_dir)
+    is_candidate = CandidateFilter.from_snapshot(Snapshot.open(config["snapshot"]))
+    records = [
+        r.model_copy(update={"metrics": score_question(r.result.config["reranker"], r.gold,
+                                                       is_candidate)})
+        for r in read_results(run_dir)
+    ]  # fmt: skip
+    summary = summarize_records(run_dir, config, records, read_failures(run_dir))
+    summary.label = label
+    return summary
 
 
 def ablation(rows: dict[str, tuple[list[RunSummary], list[RunSummary]]], protocol: str) -> str:
