@@ -1,0 +1,174 @@
+"""BM25 over an index's postings: the exact top k of all nodes, and the scores of any node set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from graphs import bm25_kernels
+from graphs.bm25_params import BM25Params
+from graphs.postings import FieldPostings
+
+MAXIMA_SUFFIX = ".maxima.npy"
+"""Per-term ``max tf / (tf + length factor)`` of a field, written at build (else computed once)."""
+
+
+@dataclass(frozen=True)
+class QueryEntries:
+    """The (term, field) pairs a query matches, ready for the compiled loops.
+
+    Attributes:
+        starts: Postings start of each entry in the concatenated postings (int64).
+        ends: Postings end of each entry (int64).
+        weights: ``boost * (k1 + 1) * idf`` of each entry (float32).
+        fields: Field row of each entry in the length-factor matrix (int64).
+        uppers: Largest gain each entry can give a document (float32).
+    """
+
+    starts: np.ndarray
+    ends: np.ndarray
+    weights: np.ndarray
+    fields: np.ndarray
+    uppers: np.ndarray
+
+    def sorted_by_upper(self) -> QueryEntries:
+        """The same entries, smallest possible gain first (the order MaxScore needs)."""
+        order = np.argsort(self.uppers, kind="stable")
+        return QueryEntries(
+            self.starts[order],
+            self.ends[order],
+            self.weights[order],
+            self.fields[order],
+            self.uppers[order],
+        )
+
+
+class BM25Scorer:
+    """Scores queries of term ids against the postings of one or more boosted fields.
+
+    Args:
+        index_dir: The index directory (maxima files are read from it when present).
+        fields: Each field's postings, with its boost (indexes of format 1 have two fields).
+        num_docs: Number of documents.
+        params: The BM25 formula (see :class:`BM25Params`).
+    """
+
+    def __init__(
+        self,
+        index_dir: Path,
+        fields: Mapping[str, tuple[FieldPostings, float]],
+        num_docs: int,
+        params: BM25Params,
+    ) -> None:
+        self.num_docs = num_docs
+        self.params = params
+        self._dir = index_dir
+        self._fields = dict(fields)
+        self._names = list(self._fields)
+        self._weights = {
+            name: params.term_weights(np.diff(postings.indptr), num_docs) * np.float32(boost)
+            for name, (postings, boost) in self._fields.items()
+        }
+        # postings of every field back to back, so one entry is a (start, end) range
+        offsets = np.cumsum([0] + [postings.docs.size for postings, _ in self._fields.values()])
+        self._offsets = dict(zip(self._names, offsets[:-1].tolist(), strict=True))
+        if len(self._fields) == 1:
+            only = next(iter(self._fields.values()))[0]
+            self._docs, self._tfs = only.docs, only.tf
+        else:  # format 1 only: a copy at open
+            self._docs = np.concatenate([p.docs for p, _ in self._fields.values()])
+            self._tfs = np.concatenate([p.tf.astype(np.uint32) for p, _ in self._fields.values()])
+
+    @cached_property
+    def _length_factors(self) -> np.ndarray:
+        rows = [
+            self.params.length_factors(postings.lengths, postings.total_tokens, self.num_docs)
+            for postings, _ in self._fields.values()
+        ]
+        return np.stack(rows) if rows else np.zeros((0, self.num_docs), np.float32)
+
+    @cached_property
+    def _maxima(self) -> dict[str, np.ndarray]:
+        maxima = {}
+        for row, (name, (postings, _)) in enumerate(self._fields.items()):
+            path = self._dir / f"{name}{MAXIMA_SUFFIX}"
+            if path.is_file():
+                maxima[name] = np.load(path, mmap_mode="r")
+            else:
+                maxima[name] = bm25_kernels.term_maxima(
+                    postings.indptr, postings.docs, postings.tf, self._length_factors[row]
+                )
+        return maxima
+
+    def doc_freq(self, term: int) -> int:
+        """Nodes holding the term in some field (the largest count over fields)."""
+        return max(postings.doc_freq(term) for postings, _ in self._fields.values())
+
+    def entries(self, terms: Sequence[int]) -> QueryEntries:
+        """The (term, field) entries with postings, for distinct vocabulary ids ``terms``."""
+        starts, ends, weights, rows, uppers = [], [], [], [], []
+        for term in terms:
+            for row, (name, (postings, _)) in enumerate(self._fields.items()):
+                start, end = int(postings.indptr[term]), int(postings.indptr[term + 1])
+                if start == end:
+                    continue
+                offset = self._offsets[name]
+                weight = self._weights[name][term]
+                starts.append(offset + start)
+                ends.append(offset + end)
+                weights.append(weight)
+                rows.append(row)
+                uppers.append(weight * self._maxima[name][term])
+        return QueryEntries(
+            np.array(starts, np.int64),
+            np.array(ends, np.int64),
+            np.array(weights, np.float32),
+            np.array(rows, np.int64),
+            np.array(uppers, np.float32),
+        )
+
+    def top_k(
+        self, terms: Sequence[int], k: int, allowed: np.ndarray, types: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact top ``k`` nodes for the terms, best first, lower id first on equal scores.
+
+        Args:
+            terms: Distinct vocabulary ids.
+            k: Results wanted (> 0).
+            allowed: Booleans indexed by type code (empty: every type).
+            types: Every node's type code.
+        """
+        entries = self.entries(terms).sorted_by_upper()
+        ids, scores = bm25_kernels.top_k(
+            entries.starts,
+            entries.ends,
+            entries.weights,
+            entries.fields,
+            entries.uppers,
+            self._docs,
+            self._tfs,
+            self._length_factors,
+            k,
+            allowed,
+            types,
+        )
+        order = np.lexsort((ids, -scores))
+        return ids[order], scores[order]
+
+    def score(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray:
+        """BM25 of the terms for each of ``nodes`` (ascending, distinct int64 ids)."""
+        entries = self.entries(terms)
+        return bm25_kernels.score_sorted(
+            entries.starts,
+            entries.ends,
+            entries.weights,
+            entries.fields,
+            self._docs,
+            self._tfs,
+            self._length_factors,
+            nodes,
+        )
