@@ -1,4 +1,4 @@
-"""Compiled BM25 loops over doc-ordered postings: exact top-k by MaxScore, and node-set scores.
+"""Compiled BM25 loops over doc-ordered postings: exact top k of all docs, and node-set scores.
 
 A query is a list of *entries*, one per (term, field) it matches: the entry's postings are
 ``docs[start:end]`` (ascending doc ids) with term frequencies ``tfs[start:end]``; a document
@@ -11,7 +11,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-_NO_DOC = 1 << 62  # above every doc id
+_SEEK_COST = 16
+"""Postings added term at a time that cost about as much as one binary search."""
+_LIST_HEADROOM = 4
+"""Listing starts only if the entries that could end it fit this many times in the list."""
 
 
 @numba.njit(cache=True, nogil=True)
@@ -45,17 +48,7 @@ def _seek(docs: np.ndarray, low: int, high: int, target: int) -> int:  # pragma:
 
 
 @numba.njit(cache=True, nogil=True)
-def _smallest_doc(position: np.ndarray, ends: np.ndarray, docs: np.ndarray, first: int) -> int:
-    """The lowest current doc over entries ``first..``, or ``_NO_DOC`` when all are done."""
-    doc = _NO_DOC
-    for i in range(first, position.size):
-        if position[i] < ends[i] and docs[position[i]] < doc:
-            doc = docs[position[i]]
-    return doc
-
-
-@numba.njit(cache=True, nogil=True)
-def _weakest(top_scores: np.ndarray, top_docs: np.ndarray) -> int:
+def _weakest(top_scores: np.ndarray, top_docs: np.ndarray) -> int:  # pragma: no cover
     """Slot of the lowest score; of equal scores the highest id (it loses ties)."""
     weakest = 0
     for j in range(1, top_scores.size):
@@ -67,14 +60,91 @@ def _weakest(top_scores: np.ndarray, top_docs: np.ndarray) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _prefix_bounds(uppers: np.ndarray) -> np.ndarray:
-    """``prefix[i]``: the most entries ``0..i`` add together (float64, a hair above)."""
-    prefix = np.empty(uppers.size, np.float64)
-    total = 0.0
-    for i in range(uppers.size):
-        total += np.float64(uppers[i]) * (1.0 + 1e-6)
-        prefix[i] = total
-    return prefix
+def _best_of(
+    candidates: np.ndarray,
+    values: np.ndarray,
+    k: int,
+    allowed: np.ndarray,
+    types: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The ``k`` best positive ``values`` of ``candidates`` (allowed types; lower id on ties)."""
+    top_scores = np.zeros(k, np.float32)
+    top_docs = np.zeros(k, np.int64)
+    filled, weakest = 0, 0
+    for j in range(candidates.size):
+        doc, score = candidates[j], values[j]
+        if score <= 0 or (allowed.size and not allowed[types[doc]]):
+            continue
+        if filled == k and (
+            score < top_scores[weakest]
+            or (score == top_scores[weakest] and doc > top_docs[weakest])
+        ):
+            continue
+        slot = filled if filled < k else weakest
+        top_scores[slot], top_docs[slot] = score, doc
+        filled = max(filled, slot + 1)
+        if filled == k:
+            weakest = _weakest(top_scores, top_docs)
+    return top_docs[:filled], top_scores[:filled]
+
+
+@numba.njit(cache=True, nogil=True)
+def _suffix_bounds(uppers: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``suffix[j]``: the most entries ``j..`` add together (float64, a hair above the sum)."""
+    suffix = np.zeros(uppers.size + 1, np.float64)
+    for j in range(uppers.size - 1, -1, -1):
+        suffix[j] = suffix[j + 1] + np.float64(uppers[j]) * (1.0 + 1e-6)
+    return suffix
+
+
+@numba.njit(cache=True, nogil=True)
+def _gain(
+    entry: int,
+    doc: int,
+    position: int,
+    weights: np.ndarray,
+    fields: np.ndarray,
+    tfs: np.ndarray,
+    length_factors: np.ndarray,
+) -> np.float32:  # pragma: no cover - compiled
+    """What the posting at ``position`` of ``entry`` adds to ``doc``'s score."""
+    tf = np.float32(tfs[position])
+    return weights[entry] * tf / (tf + length_factors[fields[entry], doc])
+
+
+@numba.njit(cache=True, nogil=True)
+def _complete(
+    listed: np.ndarray,
+    first: int,
+    threshold: np.float64,
+    suffix: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    fields: np.ndarray,
+    docs: np.ndarray,
+    tfs: np.ndarray,
+    length_factors: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Full scores of the listed docs that can still reach ``threshold``.
+
+    Entries ``first..`` are looked up by binary search; every listed doc's ``scores`` is zeroed.
+    """
+    kept = np.empty(listed.size, np.int64)
+    kept_scores = np.empty(listed.size, np.float32)
+    n = 0
+    for doc in listed:
+        if np.float64(scores[doc]) + suffix[first] >= threshold:
+            kept[n], kept_scores[n] = doc, scores[doc]
+            n += 1
+        scores[doc] = 0
+    for i in range(first, starts.size):
+        for c in range(n):
+            p = _seek(docs, starts[i], ends[i], kept[c])
+            if p < ends[i] and docs[p] == kept[c]:
+                kept_scores[c] += _gain(i, kept[c], p, weights, fields, tfs, length_factors)
+    return kept[:n], kept_scores[:n]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,59 +160,112 @@ def top_k(
     k: int,
     allowed: np.ndarray,
     types: np.ndarray,
+    scores: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """Exact top ``k`` documents by BM25 (MaxScore, document at a time).
+    """Exact top ``k`` (> 0) documents by BM25.
 
-    Entries must come sorted by ``uppers`` (each entry's largest possible gain) ascending:
-    once the list is full, the leading entries whose gains together cannot pass its weakest
-    score only complete the scores of documents found through the others. Documents scoring
-    0 are never returned; ``allowed`` (indexed by type code; empty: all types) filters by
-    ``types[doc]``. Among equal scores the lower doc id wins.
+    ``scores`` (one float32 per doc) is all zeros on entry and is left all zeros. Entries come
+    sorted by ``uppers`` (each entry's largest possible gain) descending, so the rare,
+    informative terms come first. They are added term at a time, listing the documents they
+    reach; once the k-th best partial score exceeds what all remaining entries together could
+    give, no unlisted document can enter, and the listed ones that still can are completed by
+    binary search in the remaining (long) postings. When the listed documents would pass an
+    eighth of all documents, every entry is added and the whole score array is scanned.
+    Documents scoring 0 never come back; ``allowed`` (indexed by type code; empty: all types)
+    filters by ``types[doc]``; among equal scores the lower id wins.
 
     Returns:
         Doc ids (int64) and scores (float32), unsorted.
     """
-    m = starts.size
-    prefix = _prefix_bounds(uppers)
-    position = starts.copy()
+    suffix = _suffix_bounds(uppers)
+    dense_limit = max(scores.size >> 3, 4 * k)
+    listed = np.empty(min(int((ends - starts).sum()), dense_limit), np.int64)
+    count = 0
+    best = np.float32(0)  # the best partial score so far
+    # listing pays only if completion can start before the list outgrows its limit: not
+    # before the entries added can outscore all the remaining ones together
+    added, postings = 0.0, 0
+    for j in range(starts.size):
+        added += np.float64(uppers[j])
+        postings += ends[j] - starts[j]
+        if added > suffix[j + 1]:
+            break
+    dense = postings * _LIST_HEADROOM > dense_limit
+    for j in range(starts.size):
+        dense = dense or count + (ends[j] - starts[j]) > dense_limit
+        weight, factors = weights[j], length_factors[fields[j]]
+        if dense:
+            for p in range(starts[j], ends[j]):
+                doc = docs[p]
+                tf = np.float32(tfs[p])
+                scores[doc] += weight * tf / (tf + factors[doc])
+            continue
+        for p in range(starts[j], ends[j]):
+            doc = docs[p]
+            if scores[doc] == 0:
+                listed[count] = doc
+                count += 1
+            tf = np.float32(tfs[p])
+            scores[doc] += weight * tf / (tf + factors[doc])
+            best = max(best, scores[doc])
+        if j + 1 == starts.size or count < k or suffix[j + 1] >= best:
+            continue
+        candidates = listed[:count]
+        _, top = _best_of(candidates, scores[candidates], k, allowed, types)
+        if top.size < k or np.float64(top.min()) <= suffix[j + 1]:
+            continue
+        threshold = np.float64(top.min())
+        # nothing unlisted can reach the k-th partial score; completing the listed that still
+        # can costs a binary search per (doc, remaining entry): worth it when cheaper than
+        # adding the remaining postings
+        survivors = 0
+        for doc in candidates:
+            survivors += np.float64(scores[doc]) + suffix[j + 1] >= threshold
+        remaining = int((ends[j + 1 :] - starts[j + 1 :]).sum())
+        if survivors * (starts.size - j - 1) * _SEEK_COST <= remaining:
+            kept, kept_scores = _complete(
+                candidates, j + 1, threshold, suffix, starts, ends, weights,
+                fields, docs, tfs, length_factors, scores,
+            )  # fmt: skip
+            return _best_of(kept, kept_scores, k, allowed, types)
+    if dense:
+        return take_top(scores, k, allowed, types)
+    candidates = listed[:count]
+    values = scores[candidates]
+    scores[candidates] = 0
+    return _best_of(candidates, values, k, allowed, types)
+
+
+@numba.njit(cache=True, nogil=True)
+def take_top(
+    scores: np.ndarray, k: int, allowed: np.ndarray, types: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The ``k`` best positive scores (lower id first on ties), zeroing ``scores`` as it reads.
+
+    ``allowed`` (indexed by type code; empty: all types) filters by ``types[doc]``.
+
+    Returns:
+        Doc ids (int64) and scores (float32), unsorted.
+    """
     top_scores = np.zeros(k, np.float32)
     top_docs = np.zeros(k, np.int64)
     filled, weakest = 0, 0
-    threshold = np.float64(0.0)  # a document must score above this to enter a full list
-    essential = 0  # entries below this index cannot lift a document above the threshold
-    while k > 0:
-        while essential < m and filled == k and prefix[essential] <= threshold:
-            essential += 1
-        doc = _smallest_doc(position, ends, docs, essential) if essential < m else _NO_DOC
-        if doc == _NO_DOC:
-            break
-        keep = allowed.size == 0 or allowed[types[doc]]
-        score = np.float32(0)
-        for i in range(essential, m):
-            p = position[i]
-            if p < ends[i] and docs[p] == doc:
-                position[i] = p + 1
-                tf = np.float32(tfs[p])
-                score += weights[i] * tf / (tf + length_factors[fields[i], doc])
-        if not keep:
+    threshold = np.float32(0)  # a document must score above this to enter
+    if k == 0:
+        scores[:] = 0
+    for doc in range(scores.size if k else 0):
+        score = scores[doc]
+        if score == 0:
             continue
-        for i in range(essential - 1, -1, -1):
-            if filled == k and score + prefix[i] <= threshold:
-                score = np.float32(0)  # cannot enter the list
-                break
-            p = _seek(docs, position[i], ends[i], doc)
-            position[i] = p
-            if p < ends[i] and docs[p] == doc:
-                tf = np.float32(tfs[p])
-                score += weights[i] * tf / (tf + length_factors[fields[i], doc])
-        if score <= 0 or (filled == k and score <= threshold):
+        scores[doc] = 0
+        if score <= threshold or (allowed.size and not allowed[types[doc]]):
             continue
         slot = filled if filled < k else weakest
         top_scores[slot], top_docs[slot] = score, doc
         filled = max(filled, slot + 1)
         if filled == k:
             weakest = _weakest(top_scores, top_docs)
-            threshold = np.float64(top_scores[weakest])
+            threshold = top_scores[weakest]
     return top_docs[:filled], top_scores[:filled]
 
 

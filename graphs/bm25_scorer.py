@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from queue import Empty, SimpleQueue
 
 import numpy as np
 
@@ -35,9 +36,9 @@ class QueryEntries:
     fields: np.ndarray
     uppers: np.ndarray
 
-    def sorted_by_upper(self) -> QueryEntries:
-        """The same entries, smallest possible gain first (the order MaxScore needs)."""
-        order = np.argsort(self.uppers, kind="stable")
+    def by_upper_descending(self) -> QueryEntries:
+        """The same entries, largest possible gain first (contiguous arrays)."""
+        order = np.argsort(-self.uppers, kind="stable")
         return QueryEntries(
             self.starts[order],
             self.ends[order],
@@ -82,6 +83,8 @@ class BM25Scorer:
         else:  # format 1 only: a copy at open
             self._docs = np.concatenate([p.docs for p, _ in self._fields.values()])
             self._tfs = np.concatenate([p.tf.astype(np.uint32) for p, _ in self._fields.values()])
+        # score accumulators, all zeros between queries; one per concurrent query
+        self._buffers: SimpleQueue[np.ndarray] = SimpleQueue()
 
     @cached_property
     def _length_factors(self) -> np.ndarray:
@@ -134,30 +137,41 @@ class BM25Scorer:
     def top_k(
         self, terms: Sequence[int], k: int, allowed: np.ndarray, types: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Exact top ``k`` nodes for the terms, best first, lower id first on equal scores.
+        """Exact top ``k`` (> 0) nodes for the terms, best first, lower id first on ties.
 
         Args:
             terms: Distinct vocabulary ids.
-            k: Results wanted (> 0).
+            k: Results wanted.
             allowed: Booleans indexed by type code (empty: every type).
             types: Every node's type code.
         """
-        entries = self.entries(terms).sorted_by_upper()
-        ids, scores = bm25_kernels.top_k(
-            entries.starts,
-            entries.ends,
-            entries.weights,
-            entries.fields,
-            entries.uppers,
-            self._docs,
-            self._tfs,
-            self._length_factors,
-            k,
-            allowed,
-            types,
-        )
-        order = np.lexsort((ids, -scores))
-        return ids[order], scores[order]
+        entries = self.entries(terms).by_upper_descending()
+        try:
+            scores = self._buffers.get_nowait()
+        except Empty:
+            scores = np.zeros(self.num_docs, np.float32)
+        try:
+            ids, top = bm25_kernels.top_k(
+                entries.starts,
+                entries.ends,
+                entries.weights,
+                entries.fields,
+                entries.uppers,
+                self._docs,
+                self._tfs,
+                self._length_factors,
+                k,
+                allowed,
+                types,
+                scores,
+            )
+        except BaseException:
+            scores[:] = 0
+            raise
+        finally:
+            self._buffers.put(scores)  # all zeros again: ready for the next query
+        order = np.lexsort((ids, -top))
+        return ids[order], top[order]
 
     def score(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray:
         """BM25 of the terms for each of ``nodes`` (ascending, distinct int64 ids)."""

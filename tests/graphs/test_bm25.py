@@ -364,3 +364,50 @@ def test_rare_low_scoring_type_falls_back_to_a_filter_clause(tmp_path: Path) -> 
     expected = typed[np.lexsort((typed, -every))][:3]
     assert ids.tolist() == expected.tolist()
     np.testing.assert_allclose(scores, every[np.searchsorted(typed, expected)], rtol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def rare_and_common(tmp_path_factory: pytest.TempPathFactory) -> BM25Index:
+    """2,000 nodes: 'common' in all, 'medium' in a third, 'rare' in 7, 'lone' in one."""
+    rng = random.Random(11)
+    texts = []
+    for node in range(2000):
+        words = ["common"] * rng.randint(1, 3) + ["filler"] * rng.randint(0, 30)
+        words += ["medium"] * (node % 3 == 0) + ["rare"] * (node % 290 == 0)
+        words += ["lone"] * (node == 1234)
+        rng.shuffle(words)
+        texts.append(" ".join(words))
+    codes = (np.arange(2000) % 4).astype(np.int16)
+    path = tmp_path_factory.mktemp("rare") / "index"
+    build_index(path, [""] * 2000, texts, codes)
+    return BM25Index.open(path)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "common",  # every node: scored densely, whole array scanned
+        "rare common",  # a few listed nodes, completed by binary search in 'common'
+        "rare medium common",
+        "lone rare",  # only short postings: listed to the end
+        "medium common filler",
+    ],
+)
+@pytest.mark.parametrize("node_types", [None, [3], [0, 2]])
+@pytest.mark.parametrize("k", [1, 3, 10, 2000])
+def test_every_search_strategy_returns_the_exact_top_k(
+    rare_and_common: BM25Index, query: str, node_types: list[int] | None, k: int
+) -> None:
+    index = rare_and_common
+    every = index.score_nodes(query, np.arange(index.num_docs))
+    allowed = np.flatnonzero(every > 0)
+    if node_types:
+        allowed = allowed[np.isin(allowed % 4, node_types)]
+    expected = allowed[np.lexsort((allowed, -every[allowed]))][:k]
+    ids, scores = index.search(query, k, node_types=node_types)
+    np.testing.assert_allclose(scores, every[expected], rtol=1e-5)
+    # ids may differ only inside groups of equal scores (float32 summation order)
+    assert ids.tolist() == expected.tolist() or np.allclose(every[ids], every[expected], rtol=1e-6)
+    again_ids, again_scores = index.search(query, k, node_types=node_types)
+    assert again_ids.tolist() == ids.tolist()  # the reused score buffer was left clean
+    np.testing.assert_array_equal(again_scores, scores)
