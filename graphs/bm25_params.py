@@ -11,10 +11,13 @@ import numpy as np
 from graphs.errors import SnapshotError
 
 IdfFlavour = Literal["robertson", "lucene"]
-IDF_FLOOR = 0.001
-"""The least Okapi idf: a term held by half the nodes or more still scores a little, so a query
-of only common words finds its nodes (bm25s clips at 0, rank_bm25 lifts negative values to a
-quarter of the mean idf, which ranks a term held by 60 % of nodes above one held by 40 %)."""
+OKAPI_EPSILON = 0.25
+"""A negative Okapi idf (a term held by more than half the nodes) becomes this share of the
+vocabulary's mean idf, as rank_bm25's ``BM25Okapi`` does: common words still count a little
+(measured: +0.4 to +1.1 points top-1 over clipping them to 0, BENCHMARKS.md)."""
+IDF_MINIMUM = 0.001
+"""The least idf a term can get, so every match scores above 0 (reached only when the
+vocabulary's mean idf is below 0.004, i.e. nearly every word is in most nodes)."""
 
 
 @dataclass(frozen=True)
@@ -27,9 +30,10 @@ class BM25Params:
     Attributes:
         k1: Term-frequency saturation.
         b: Length normalisation (0: none, 1: full).
-        idf: ``robertson`` (Okapi: ``max(ln((N - df + 0.5) / (df + 0.5)), IDF_FLOOR)``, see
-            :data:`IDF_FLOOR`) or ``lucene`` (``ln(1 + (N - df + 0.5) / (df + 0.5))``,
-            tantivy's and bm25s' default).
+        idf: ``robertson`` (Okapi: ``ln((N - df + 0.5) / (df + 0.5))``, negative values
+            replaced as :data:`OKAPI_EPSILON` says, like rank_bm25's ``BM25Okapi``) or
+            ``lucene`` (``ln(1 + (N - df + 0.5) / (df + 0.5))``, tantivy's and bm25s'
+            default).
         exact_lengths: Whether ``dl`` is the document's token count (True) or tantivy's
             one-byte quantised length (indexes written before format 3).
     """
@@ -72,7 +76,12 @@ class BM25Params:
         if self.idf == "lucene":
             idf = np.log(np.float32(1) + ratio)
         else:
-            idf = np.maximum(np.log(ratio), np.float32(IDF_FLOOR))
+            idf = np.log(ratio)
+            negative = idf < 0
+            if negative.any():
+                mean = float(idf[doc_freqs > 0].mean())
+                idf[negative] = max(OKAPI_EPSILON * mean, IDF_MINIMUM)
+            idf = np.maximum(idf, np.float32(IDF_MINIMUM))
         return (idf * np.float32(1 + self.k1)).astype(np.float32)
 
     def length_factors(self, lengths: np.ndarray, total_tokens: int, num_docs: int) -> np.ndarray:

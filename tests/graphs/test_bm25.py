@@ -8,7 +8,7 @@ from rank_bm25 import BM25Okapi
 
 from graphs.bm25 import MAX_QUERY_TERMS, BM25Index, build_index
 from graphs.bm25_build import document_text
-from graphs.bm25_params import IDF_FLOOR, TANTIVY_PARAMS, BM25Params
+from graphs.bm25_params import IDF_MINIMUM, OKAPI_EPSILON, TANTIVY_PARAMS, BM25Params
 from graphs.errors import GraphError, SnapshotError
 from graphs.postings import fieldnorm_ids, fieldnorm_table
 
@@ -69,7 +69,9 @@ def reference_scores(index: BM25Index, documents: list[str], query: str) -> np.n
     n = len(docs)
     vocabulary = {token for doc in docs for token in doc}
     df = {token: sum(token in doc for doc in docs) for token in vocabulary}
-    idf = {t: max(np.log((n - f + 0.5) / (f + 0.5)), IDF_FLOOR) for t, f in df.items()}
+    idf = {t: np.log((n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+    floor = max(OKAPI_EPSILON * np.mean(list(idf.values())), IDF_MINIMUM)
+    idf = {t: max(value if value >= 0 else floor, IDF_MINIMUM) for t, value in idf.items()}
     if params.idf == "lucene":
         idf = {t: np.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
     scores = np.zeros(n)
@@ -106,12 +108,13 @@ def test_search_is_the_exact_ranking_of_the_documented_formula(index: BM25Index,
 
 def test_scores_equal_rank_bm25_okapi_configured_alike(tmp_path: Path) -> None:
     rng = random.Random(5)
-    words = [f"v{i}" for i in range(400)]  # every word in fewer than half the nodes
+    words = [f"v{i}" for i in range(400)] + ["often"] * 300  # 'often' is in most nodes
     texts = [" ".join(rng.choices(words, k=rng.randint(1, 60))) for _ in range(300)]
     build_index(tmp_path / "index", [""] * 300, texts, np.zeros(300, np.int16))
     index = BM25Index.open(tmp_path / "index")
     okapi = BM25Okapi([index.tokenize(text) for text in texts], k1=0.9, b=0.4)
-    for query in ["v1 v2", "v3 v3 v399", "v10 v20 v30 v40 v50", "nothing v7"]:
+    assert okapi.idf["often"] == okapi.epsilon * okapi.average_idf  # the floor is exercised
+    for query in ["v1 v2", "v3 v3 v399", "v10 v20 v30 v40 v50", "nothing v7", "often v9"]:
         distinct = list(dict.fromkeys(index.tokenize(query)))
         np.testing.assert_allclose(
             index.score_nodes(query, np.arange(300)), okapi.get_scores(distinct), rtol=1e-5
