@@ -65,6 +65,12 @@ class BM25Params:
         except TypeError as error:
             raise SnapshotError(f"unreadable BM25 parameters {recorded!r} ({error})") from error
 
+    def describe(self) -> str:
+        """One line for people, e.g. ``Okapi idf, k1 0.9, b 0.4, exact lengths``."""
+        idf = "Okapi idf" if self.idf == "robertson" else "Lucene idf"
+        lengths = "exact lengths" if self.exact_lengths else "one-byte lengths (tantivy)"
+        return f"{idf}, k1 {self.k1:g}, b {self.b:g}, {lengths}"
+
     def to_meta(self) -> dict[str, object]:
         """The parameters as ``meta.json`` stores them."""
         return asdict(self)
