@@ -12,7 +12,7 @@ import numpy as np
 
 from graphs import bm25_kernels
 from graphs.bm25_params import BM25Params
-from graphs.bm25_scorer import MAXIMA_SUFFIX
+from graphs.bm25_scorer import IMPACTS_SUFFIX, MAXIMA_SUFFIX
 from graphs.errors import GraphError
 from graphs.postings import FieldPostings, PostingsBuilder
 from graphs.tokenize import DEFAULT_ANALYZER, LEGACY_ANALYZER, Tokenizer
@@ -85,7 +85,7 @@ def build_index(
         stop = min(start + _CHUNK_DOCS, len(documents))
         builder.add_chunk(FIELD, start, tokenizer.tokenize_many(documents[start:stop]))
     totals = builder.write(index_dir)
-    _write_maxima(index_dir, totals[FIELD], len(names), params)
+    _write_impacts(index_dir, totals[FIELD], len(names), params)
     np.save(index_dir / TYPES_FILE, codes.astype(np.int16))
     info = {
         "format_version": INDEX_FORMAT_VERSION,
@@ -139,8 +139,12 @@ def _check_inputs(
         )
 
 
-def _write_maxima(index_dir: Path, total_tokens: int, num_docs: int, params: BM25Params) -> None:
+def _write_impacts(index_dir: Path, total_tokens: int, num_docs: int, params: BM25Params) -> None:
+    """Every posting's impact and every term's largest one, for this index's formula."""
     postings = FieldPostings.load(index_dir, FIELD, total_tokens)
     factors = params.length_factors(postings.lengths, total_tokens, num_docs)
-    maxima = bm25_kernels.term_maxima(postings.indptr, postings.docs, postings.tf, factors)
-    np.save(index_dir / f"{FIELD}{MAXIMA_SUFFIX}", maxima)
+    impacts = bm25_kernels.posting_impacts(postings.docs, postings.tf, factors)
+    np.save(index_dir / f"{FIELD}{IMPACTS_SUFFIX}", impacts)
+    np.save(
+        index_dir / f"{FIELD}{MAXIMA_SUFFIX}", bm25_kernels.term_maxima(postings.indptr, impacts)
+    )

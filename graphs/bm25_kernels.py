@@ -1,9 +1,11 @@
 """Compiled BM25 loops over doc-ordered postings: exact top k of all docs, and node-set scores.
 
-A query is a list of *entries*, one per (term, field) it matches: the entry's postings are
-``docs[start:end]`` (ascending doc ids) with term frequencies ``tfs[start:end]``; a document
-gains ``weight * tf / (tf + length_factors[field, doc])`` from it. numba compiles these
-functions on first use and caches the machine code beside this file.
+Every posting carries its *impact* ``tf / (tf + k1 * (1 - b + b * dl / avgdl))`` (computed
+once, :func:`posting_impacts`). A query is a list of *entries*, one per (term, field) it
+matches: the entry's postings are ``docs[start:end]`` (ascending doc ids) with impacts
+``impacts[start:end]``, and a document gains ``weight * impact`` from each (the weight is
+``boost * (k1 + 1) * idf``). numba compiles these functions on first use and caches the machine
+code beside this file.
 """
 
 from __future__ import annotations
@@ -18,20 +20,24 @@ _LIST_HEADROOM = 4
 
 
 @numba.njit(cache=True, nogil=True)
-def term_maxima(
-    indptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, length_factors: np.ndarray
+def posting_impacts(
+    docs: np.ndarray, tfs: np.ndarray, length_factors: np.ndarray
 ) -> np.ndarray:  # pragma: no cover - compiled
-    """Per term, the largest ``tf / (tf + length_factor[doc])`` over its postings (0 if none)."""
-    terms = indptr.size - 1
-    out = np.zeros(terms, np.float32)
-    for term in range(terms):
-        best = np.float32(0)
+    """Every posting's ``tf / (tf + length_factors[doc])`` (float32)."""
+    out = np.empty(docs.size, np.float32)
+    for p in range(docs.size):
+        tf = np.float32(tfs[p])
+        out[p] = tf / (tf + length_factors[docs[p]])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def term_maxima(indptr: np.ndarray, impacts: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Per term, the largest impact over its postings (0 when it has none)."""
+    out = np.zeros(indptr.size - 1, np.float32)
+    for term in range(indptr.size - 1):
         for p in range(indptr[term], indptr[term + 1]):
-            tf = np.float32(tfs[p])
-            value = tf / (tf + length_factors[docs[p]])
-            if value > best:
-                best = value
-        out[term] = best
+            out[term] = max(out[term], impacts[p])
     return out
 
 
@@ -98,21 +104,6 @@ def _suffix_bounds(uppers: np.ndarray) -> np.ndarray:  # pragma: no cover - comp
 
 
 @numba.njit(cache=True, nogil=True)
-def _gain(
-    entry: int,
-    doc: int,
-    position: int,
-    weights: np.ndarray,
-    fields: np.ndarray,
-    tfs: np.ndarray,
-    length_factors: np.ndarray,
-) -> np.float32:  # pragma: no cover - compiled
-    """What the posting at ``position`` of ``entry`` adds to ``doc``'s score."""
-    tf = np.float32(tfs[position])
-    return weights[entry] * tf / (tf + length_factors[fields[entry], doc])
-
-
-@numba.njit(cache=True, nogil=True)
 def _complete(
     listed: np.ndarray,
     first: int,
@@ -121,10 +112,8 @@ def _complete(
     starts: np.ndarray,
     ends: np.ndarray,
     weights: np.ndarray,
-    fields: np.ndarray,
     docs: np.ndarray,
-    tfs: np.ndarray,
-    length_factors: np.ndarray,
+    impacts: np.ndarray,
     scores: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Full scores of the listed docs that can still reach ``threshold``.
@@ -143,7 +132,7 @@ def _complete(
         for c in range(n):
             p = _seek(docs, starts[i], ends[i], kept[c])
             if p < ends[i] and docs[p] == kept[c]:
-                kept_scores[c] += _gain(i, kept[c], p, weights, fields, tfs, length_factors)
+                kept_scores[c] += weights[i] * impacts[p]
     return kept[:n], kept_scores[:n]
 
 
@@ -152,11 +141,9 @@ def top_k(
     starts: np.ndarray,
     ends: np.ndarray,
     weights: np.ndarray,
-    fields: np.ndarray,
     uppers: np.ndarray,
     docs: np.ndarray,
-    tfs: np.ndarray,
-    length_factors: np.ndarray,
+    impacts: np.ndarray,
     k: int,
     allowed: np.ndarray,
     types: np.ndarray,
@@ -193,20 +180,17 @@ def top_k(
     dense = postings * _LIST_HEADROOM > dense_limit
     for j in range(starts.size):
         dense = dense or count + (ends[j] - starts[j]) > dense_limit
-        weight, factors = weights[j], length_factors[fields[j]]
+        weight = weights[j]
         if dense:
             for p in range(starts[j], ends[j]):
-                doc = docs[p]
-                tf = np.float32(tfs[p])
-                scores[doc] += weight * tf / (tf + factors[doc])
+                scores[docs[p]] += weight * impacts[p]
             continue
         for p in range(starts[j], ends[j]):
             doc = docs[p]
             if scores[doc] == 0:
                 listed[count] = doc
                 count += 1
-            tf = np.float32(tfs[p])
-            scores[doc] += weight * tf / (tf + factors[doc])
+            scores[doc] += weight * impacts[p]
             best = max(best, scores[doc])
         if j + 1 == starts.size or count < k or suffix[j + 1] >= best:
             continue
@@ -224,9 +208,8 @@ def top_k(
         remaining = int((ends[j + 1 :] - starts[j + 1 :]).sum())
         if survivors * (starts.size - j - 1) * _SEEK_COST <= remaining:
             kept, kept_scores = _complete(
-                candidates, j + 1, threshold, suffix, starts, ends, weights,
-                fields, docs, tfs, length_factors, scores,
-            )  # fmt: skip
+                candidates, j + 1, threshold, suffix, starts, ends, weights, docs, impacts, scores
+            )
             return _best_of(kept, kept_scores, k, allowed, types)
     if dense:
         return take_top(scores, k, allowed, types)
@@ -270,38 +253,43 @@ def take_top(
 
 
 @numba.njit(cache=True, nogil=True)
+def _gallop(docs: np.ndarray, low: int, high: int, target: int) -> int:  # pragma: no cover
+    """Like :func:`_seek`, probing 1, 2, 4, ... ahead first: cheap when the target is near."""
+    step = 1
+    while low + step < high and docs[low + step - 1] < target:
+        low += step
+        step <<= 1
+    return _seek(docs, low, min(low + step, high), target)
+
+
+@numba.njit(cache=True, nogil=True)
 def score_sorted(
     starts: np.ndarray,
     ends: np.ndarray,
     weights: np.ndarray,
-    fields: np.ndarray,
     docs: np.ndarray,
-    tfs: np.ndarray,
-    length_factors: np.ndarray,
+    impacts: np.ndarray,
     nodes: np.ndarray,
 ) -> np.ndarray:  # pragma: no cover - compiled
     """BM25 of every node of ``nodes`` (ascending, distinct doc ids), float32."""
     scores = np.zeros(nodes.size, np.float32)
     n = nodes.size
     for i in range(starts.size):
-        start, end = starts[i], ends[i]
-        weight, field = weights[i], fields[i]
-        if end - start <= n:  # walk the postings, seek in the nodes
+        start, end, weight = starts[i], ends[i], weights[i]
+        if end - start <= n:  # walk the postings, gallop in the nodes
             j = 0
             for p in range(start, end):
-                j = _seek(nodes, j, n, docs[p])
+                j = _gallop(nodes, j, n, docs[p])
                 if j == n:
                     break
                 if nodes[j] == docs[p]:
-                    tf = np.float32(tfs[p])
-                    scores[j] += weight * tf / (tf + length_factors[field, nodes[j]])
-        else:  # walk the nodes, seek in the postings
+                    scores[j] += weight * impacts[p]
+        else:  # walk the nodes, gallop in the postings
             p = start
             for j in range(n):
-                p = _seek(docs, p, end, nodes[j])
+                p = _gallop(docs, p, end, nodes[j])
                 if p == end:
                     break
                 if docs[p] == nodes[j]:
-                    tf = np.float32(tfs[p])
-                    scores[j] += weight * tf / (tf + length_factors[field, nodes[j]])
+                    scores[j] += weight * impacts[p]
     return scores

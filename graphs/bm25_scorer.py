@@ -14,8 +14,11 @@ from graphs import bm25_kernels
 from graphs.bm25_params import BM25Params
 from graphs.postings import FieldPostings
 
+IMPACTS_SUFFIX = ".impacts.npy"
+"""Every posting's ``tf / (tf + k1 * (1 - b + b * dl / avgdl))`` of a field, written at build
+(computed once per open for indexes before format 3)."""
 MAXIMA_SUFFIX = ".maxima.npy"
-"""Per-term ``max tf / (tf + length factor)`` of a field, written at build (else computed once)."""
+"""Per-term largest impact of a field, written at build (else computed once per open)."""
 
 
 @dataclass(frozen=True)
@@ -26,25 +29,19 @@ class QueryEntries:
         starts: Postings start of each entry in the concatenated postings (int64).
         ends: Postings end of each entry (int64).
         weights: ``boost * (k1 + 1) * idf`` of each entry (float32).
-        fields: Field row of each entry in the length-factor matrix (int64).
         uppers: Largest gain each entry can give a document (float32).
     """
 
     starts: np.ndarray
     ends: np.ndarray
     weights: np.ndarray
-    fields: np.ndarray
     uppers: np.ndarray
 
     def by_upper_descending(self) -> QueryEntries:
         """The same entries, largest possible gain first (contiguous arrays)."""
         order = np.argsort(-self.uppers, kind="stable")
         return QueryEntries(
-            self.starts[order],
-            self.ends[order],
-            self.weights[order],
-            self.fields[order],
-            self.uppers[order],
+            self.starts[order], self.ends[order], self.weights[order], self.uppers[order]
         )
 
 
@@ -78,33 +75,37 @@ class BM25Scorer:
         offsets = np.cumsum([0] + [postings.docs.size for postings, _ in self._fields.values()])
         self._offsets = dict(zip(self._names, offsets[:-1].tolist(), strict=True))
         if len(self._fields) == 1:
-            only = next(iter(self._fields.values()))[0]
-            self._docs, self._tfs = only.docs, only.tf
+            self._docs = next(iter(self._fields.values()))[0].docs
         else:  # format 1 only: a copy at open
             self._docs = np.concatenate([p.docs for p, _ in self._fields.values()])
-            self._tfs = np.concatenate([p.tf.astype(np.uint32) for p, _ in self._fields.values()])
         # score accumulators, all zeros between queries; one per concurrent query
         self._buffers: SimpleQueue[np.ndarray] = SimpleQueue()
 
+    def _field_impacts(self, name: str) -> np.ndarray:
+        path = self._dir / f"{name}{IMPACTS_SUFFIX}"
+        if path.is_file():
+            return np.asarray(np.load(path, mmap_mode="r"))
+        postings = self._fields[name][0]
+        factors = self.params.length_factors(postings.lengths, postings.total_tokens, self.num_docs)
+        return bm25_kernels.posting_impacts(postings.docs, postings.tf, factors)
+
     @cached_property
-    def _length_factors(self) -> np.ndarray:
-        rows = [
-            self.params.length_factors(postings.lengths, postings.total_tokens, self.num_docs)
-            for postings, _ in self._fields.values()
-        ]
-        return np.stack(rows) if rows else np.zeros((0, self.num_docs), np.float32)
+    def _impacts(self) -> np.ndarray:
+        """Every posting's impact, fields back to back like :attr:`_docs`."""
+        parts = [self._field_impacts(name) for name in self._names]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     @cached_property
     def _maxima(self) -> dict[str, np.ndarray]:
         maxima = {}
-        for row, (name, (postings, _)) in enumerate(self._fields.items()):
+        for name, (postings, _) in self._fields.items():
             path = self._dir / f"{name}{MAXIMA_SUFFIX}"
             if path.is_file():
-                maxima[name] = np.load(path, mmap_mode="r")
+                maxima[name] = np.asarray(np.load(path, mmap_mode="r"))
             else:
-                maxima[name] = bm25_kernels.term_maxima(
-                    postings.indptr, postings.docs, postings.tf, self._length_factors[row]
-                )
+                offset = self._offsets[name]
+                impacts = self._impacts[offset : offset + postings.docs.size]
+                maxima[name] = bm25_kernels.term_maxima(postings.indptr, impacts)
         return maxima
 
     def doc_freq(self, term: int) -> int:
@@ -113,9 +114,9 @@ class BM25Scorer:
 
     def entries(self, terms: Sequence[int]) -> QueryEntries:
         """The (term, field) entries with postings, for distinct vocabulary ids ``terms``."""
-        starts, ends, weights, rows, uppers = [], [], [], [], []
+        starts, ends, weights, uppers = [], [], [], []
         for term in terms:
-            for row, (name, (postings, _)) in enumerate(self._fields.items()):
+            for name, (postings, _) in self._fields.items():
                 start, end = int(postings.indptr[term]), int(postings.indptr[term + 1])
                 if start == end:
                     continue
@@ -124,13 +125,11 @@ class BM25Scorer:
                 starts.append(offset + start)
                 ends.append(offset + end)
                 weights.append(weight)
-                rows.append(row)
                 uppers.append(weight * self._maxima[name][term])
         return QueryEntries(
             np.array(starts, np.int64),
             np.array(ends, np.int64),
             np.array(weights, np.float32),
-            np.array(rows, np.int64),
             np.array(uppers, np.float32),
         )
 
@@ -155,11 +154,9 @@ class BM25Scorer:
                 entries.starts,
                 entries.ends,
                 entries.weights,
-                entries.fields,
                 entries.uppers,
                 self._docs,
-                self._tfs,
-                self._length_factors,
+                self._impacts,
                 k,
                 allowed,
                 types,
@@ -180,9 +177,7 @@ class BM25Scorer:
             entries.starts,
             entries.ends,
             entries.weights,
-            entries.fields,
             self._docs,
-            self._tfs,
-            self._length_factors,
+            self._impacts,
             nodes,
         )

@@ -33,6 +33,7 @@ def as_format_2(path: Path) -> None:
     np.save(path / "text.norms.npy", fieldnorm_ids(lengths))
     (path / "text.lengths.npy").unlink()
     (path / "text.maxima.npy").unlink()
+    (path / "text.impacts.npy").unlink()
     info = json.loads((path / "meta.json").read_text())
     del info["bm25"]
     (path / "meta.json").write_text(json.dumps({**info, "format_version": 2}))
