@@ -138,15 +138,16 @@ def _alternate(first: np.ndarray, second: np.ndarray, budget: int) -> list[int]:
 def _staged(
     query: np.ndarray, original: CosineIndex, modified: CosineIndex, config: StrategyConfig
 ) -> list[int]:
+    base = original.scores(query)  # one scan of the original space serves every stage's q
     taken: list[int] = []
     previous: list[int] = []
     seeds: list[int] = []
     for stage, size in quotas(SCHEDULES[config.strategy], config.budget):
         if stage == "original":
-            found = original.top_k(query, size, exclude=taken)[0].tolist()
+            found = original.top_k_of(base, size, exclude=taken)[0].tolist()
             seeds = found
         elif stage == "fused":
-            found = _fused(query, seeds, taken, size, original, modified, config)
+            found = _fused(query, base, seeds, taken, size, original, modified, config)
         else:
             shifted = (1 - config.query_shift) * query + config.query_shift * _mean(
                 original, previous
@@ -159,6 +160,7 @@ def _staged(
 
 def _fused(
     query: np.ndarray,
+    base: np.ndarray,
     seeds: list[int],
     taken: list[int],
     size: int,
@@ -166,13 +168,17 @@ def _fused(
     modified: CosineIndex,
     config: StrategyConfig,
 ) -> list[int]:
-    """s(n) = (1 - a) cos(q, x_n) + a cos(m, z_n), m the mean of the seeds' z (paper eq. 4)."""
+    """s(n) = (1 - a) cos(q, x_n) + a cos(m, z_n), m the mean of the seeds' z (paper eq. 4).
+
+    `base` holds cos(q, x) of every node (`original.scores(query)`); the pool is the best of
+    both spaces, rescored exactly as before.
+    """
     space = original if config.control == "original" else modified
     alpha = 0.0 if config.control == "alpha0" else config.alpha
     seed_mean = _unit(_mean(space, seeds))
     depth = config.pool_factor * config.budget
     pool = np.union1d(
-        original.top_k(query, depth, exclude=taken)[0],
+        original.top_k_of(base, depth, exclude=taken)[0],
         space.top_k(seed_mean, depth, exclude=taken)[0],
     )
     scores = (1 - alpha) * original.scores_of(query, pool) + alpha * space.scores_of(

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from cli.app import build_app
 from evals.dense_strategies import SCHEDULES, StrategyConfig, quotas, retrieve
-from graphs.cosine import CosineIndex
+from graphs.cosine import CosineIndex, top_of
 from graphs.gme import normalised
 
 
@@ -128,3 +128,57 @@ def test_cli_embed_then_baseline_dense_writes_a_scored_run(
         app, [*args[:-1], str(tmp_path / "r2"), "--encoder", str(encoder_dir), "--variant", "hop1"]
     )
     assert missing.exit_code == 2 and "--variants hop1" in missing.output
+
+
+def _rescanning_reference(
+    query: np.ndarray, original: CosineIndex, space: CosineIndex, config: StrategyConfig
+) -> list[int]:
+    """The staged schedule written naively: every stage scans the original space for q again."""
+    alpha = 0.0 if config.control == "alpha0" else config.alpha
+    taken: list[int] = []
+    previous: list[int] = []
+    seeds: list[int] = []
+    for stage, size in quotas(SCHEDULES[config.strategy], config.budget):
+        if stage == "original":
+            found = seeds = original.top_k(query, size, exclude=taken)[0].tolist()
+        elif stage == "fused":
+            m = space.matrix[seeds].astype(np.float32).mean(axis=0)
+            m /= np.linalg.norm(m)
+            depth = config.pool_factor * config.budget
+            pool = np.union1d(
+                original.top_k(query, depth, exclude=taken)[0],
+                space.top_k(m, depth, exclude=taken)[0],
+            )
+            mixed = (1 - alpha) * original.scores_of(query, pool) + alpha * space.scores_of(m, pool)
+            found = top_of(mixed.astype(np.float32), pool, size)[0].tolist()
+        else:
+            mean = original.matrix[previous].astype(np.float32).mean(axis=0)
+            shifted = (1 - config.query_shift) * query + config.query_shift * mean
+            shifted /= np.linalg.norm(shifted)
+            found = original.top_k(shifted, size, exclude=taken)[0].tolist()
+        taken += found
+        previous = found
+    return taken
+
+
+@pytest.mark.parametrize("strategy", ["two-stage", "requery", "chained-requery"])
+@pytest.mark.parametrize("control", ["none", "alpha0", "original"])
+def test_staged_strategies_scan_q_once_and_match_rescanning_every_stage(
+    strategy: str, control: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original, modified, query = _indexes(n=400, d=8)
+    config = StrategyConfig(strategy=strategy, control=control, budget=40)  # type: ignore[arg-type]
+    space = original if control == "original" else modified
+    expected = _rescanning_reference(query, original, space, config)
+    scanned: list[np.ndarray] = []
+    real_scores = CosineIndex.scores
+
+    def counting(self: CosineIndex, vector: np.ndarray) -> np.ndarray:
+        if self is original:
+            scanned.append(np.asarray(vector))
+        return real_scores(self, vector)
+
+    monkeypatch.setattr(CosineIndex, "scores", counting)
+    found = retrieve(query, original, modified, config)
+    assert found == expected and len(set(found)) == 40
+    assert sum(np.array_equal(vector, query) for vector in scanned) == 1
