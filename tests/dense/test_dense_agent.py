@@ -1,14 +1,14 @@
-"""The agent with dense_search: switched on by the flag, used by the rule policy, fused by z-score."""
+"""The agent with dense_search: offered by the flag, used by the rule policy, z-score fused."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from agent.config import AgentConfig
-from agent.factory import make_agent
 import pytest
 
+from agent.config import AgentConfig
+from agent.factory import make_agent
 from agent.models.rank_fusion import fuse_rankings, reciprocal_rank_fusion, zscore_fusion
 from cli.options import agent_config
 from graphs.embed_build import EmbedRequest, embed_snapshot
