@@ -133,6 +133,12 @@ def bench_search(nodes: int, cache: Path, queries: int) -> list[str]:
         f"{p50_ms(lambda: top_of(scores, np.arange(nodes), 10), queries):.2f} ms, torch.topk "
         f"{p50_ms(lambda: torch.topk(torch.from_numpy(scores), 10), queries):.2f} ms",
     ]
+    words = torch.from_numpy(index.matrix).view(torch.float32)  # same bytes, a plain read
+    read = p50_ms(lambda: words.sum(), queries)
+    lines.append(
+        f"  reading the mapped matrix once (a float32 sum of its bytes): {read:.1f} ms = "
+        f"{gigabytes / (read / 1000):.1f} GB/s, the memory bandwidth the scan is bound by"
+    )
     resident = CosineIndex(np.load(path), types)
     lines.append(
         f"  the same matrix read into ordinary memory: top-10 "

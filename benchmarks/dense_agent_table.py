@@ -4,10 +4,10 @@
         [--protocol ark|stark]
 
 Each argument is one domain: its runs (written by `ark eval` or `ark baseline`) in column
-order. Cells are Hit@1 / Hit@5 / Recall@20 / MRR (the headline means: a failed question
-counts as a miss), one row per family and one for all questions; the last line per domain
-says whether the protocols differ. `ark eval report RUN...` gives the full report of the
-same runs.
+order (labels without commas). Cells are Hit@1 / Hit@5 / Recall@20 / MRR (the headline
+means: a failed question counts as a miss), one row per family and one for all questions;
+the last line per domain says whether the protocols differ. `ark eval report RUN...` gives
+the full report of the same runs.
 """
 
 from __future__ import annotations
