@@ -4,7 +4,7 @@ Sets: the text-only family of each synthetic domain (all splits) and ICD-10-CM, 
 public graph (benchmarks/icd10.py). Every engine answers the raw question; top-1/5/20 =
 share of questions whose gold node is in the top 1/5/20; overlap@20 = mean |top-20 ∩
 ARK's top-20| / 20. "Alike" peers get ARK's exact documents (name + text) and tokens (the
-``english`` analyzer) and k1 = 1.2, b = 0.75.
+``english`` analyzer) and ARK's k1 = 0.9, b = 0.4; each peer also runs with its own defaults.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from icd10 import build_icd_snapshot, icd_questions
 
 from graphs.bm25 import BM25Index, build_index
 from graphs.bm25_build import document_text
+from graphs.bm25_params import BM25Params
 from graphs.build_options import BuildOptions
-from graphs.postings import PostingsBuilder
+from graphs.postings import PostingsBuilder, fieldnorm_ids
 from graphs.synth.generate import DOMAINS, generate
 from graphs.tokenize import Tokenizer
 
@@ -62,26 +63,16 @@ def load_set(name: str, cache: Path, questions: int) -> tuple[list[str], list[st
 
 
 def legacy_index(path: Path, names: list[str], texts: list[str]) -> BM25Index:
-    """ARK's scoring before this change (format 1: name ×2 + text fields, no stopwords)."""
-    import tantivy
-
-    builder = tantivy.SchemaBuilder()
-    for field in ("name", "text"):
-        builder.add_text_field(field, stored=False, tokenizer_name="default", index_option="freq")
-    builder.add_unsigned_field("node_id", stored=True, indexed=True, fast=True)
-    builder.add_unsigned_field("type", indexed=True, fast=True)
-    schema = builder.build()
-    (path / "tantivy").mkdir(parents=True)
-    writer = tantivy.Index(schema, path=str(path / "tantivy")).writer(500_000_000, 0)
-    for node, (name, text) in enumerate(zip(names, texts, strict=True)):
-        doc = {"name": name, "text": text, "node_id": node, "type": 0}
-        writer.add_document(tantivy.Document.from_dict(doc, schema))
-    writer.commit()
-    writer.wait_merging_threads()
+    """ARK's scoring two changes ago (format 1: name ×2 + text fields, no stopwords)."""
     postings, plain = PostingsBuilder(("name", "text")), Tokenizer("plain")
+    path.mkdir(parents=True)
     postings.add_chunk("name", 0, plain.tokenize_many(names))
     postings.add_chunk("text", 0, plain.tokenize_many(texts))
     totals = postings.write(path)
+    for field in ("name", "text"):  # format 1 stored tantivy's one-byte lengths
+        lengths = np.load(path / f"{field}.lengths.npy")
+        np.save(path / f"{field}.norms.npy", fieldnorm_ids(lengths))
+        (path / f"{field}.lengths.npy").unlink()
     np.save(path / "types.npy", np.zeros(len(names), np.int16))
     info = {"format_version": 1, "num_docs": len(names), "total_tokens": totals, "meta": {}}
     info |= {"boosts": {"name": 2.0, "text": 1.0}, "type_counts": [len(names)]}
@@ -128,8 +119,8 @@ def bm25s_own_ranker(documents: list[str]) -> Ranker:
     return rank
 
 
-def rank_bm25_ranker(tokens: list[list[str]], tokenizer: Tokenizer) -> Ranker:
-    okapi = rank_bm25.BM25Okapi(tokens, k1=1.2, b=0.75)
+def rank_bm25_ranker(tokens: list[list[str]], tokenizer: Tokenizer, k1: float, b: float) -> Ranker:
+    okapi = rank_bm25.BM25Okapi(tokens, k1=k1, b=b)
 
     def rank(query: str) -> list[int]:
         scores = okapi.get_scores(tokenizer.query_tokens(query))
@@ -162,21 +153,34 @@ def bench_set(name: str, args: argparse.Namespace, work: Path) -> list[str]:
     engines: dict[str, Ranker] = {}
     for analyzer in ("english", "english-stem", "plain"):
         build_index(work / f"{name}-{analyzer}", names, texts, codes, analyzer=analyzer)
-        index = BM25Index.open(work / f"{name}-{analyzer}")
-        label = (
-            "**ARK** (default: one document, english)"
-            if analyzer == "english"
-            else (f"ARK, analyzer {analyzer}")
-        )
-        engines[label] = ark_ranker(index)
-    engines["ARK before (name ×2 + text fields, no stopwords)"] = ark_ranker(
+        label = "**ARK** (default: english, Okapi k1 0.9 b 0.4)"
+        if analyzer != "english":
+            label = f"ARK, analyzer {analyzer}"
+        engines[label] = ark_ranker(BM25Index.open(work / f"{name}-{analyzer}"))
+    previous = BM25Params(k1=1.2, b=0.75, idf="lucene")
+    build_index(work / f"{name}-previous", names, texts, codes, params=previous)
+    engines["ARK before (english, Lucene idf k1 1.2 b 0.75, as tantivy)"] = ark_ranker(
+        BM25Index.open(work / f"{name}-previous")
+    )
+    engines["ARK two changes ago (name ×2 + text fields, no stopwords)"] = ark_ranker(
         legacy_index(work / f"{name}-legacy", names, texts)
     )
-    engines["bm25s alike (same tokens, k1 1.2, b 0.75)"] = bm25s_ranker(
-        tokens, english, k1=1.2, b=0.75, method="lucene"
+    engines["bm25s alike (same tokens, Okapi idf, k1 0.9, b 0.4)"] = bm25s_ranker(
+        tokens, english, k1=0.9, b=0.4, method="robertson"
+    )
+    engines["bm25s alike but Lucene idf (k1 0.9, b 0.4)"] = bm25s_ranker(
+        tokens, english, k1=0.9, b=0.4, method="lucene"
+    )
+    engines["bm25s same tokens, its defaults (Lucene, k1 1.5, b 0.75)"] = bm25s_ranker(
+        tokens, english, k1=1.5, b=0.75, method="lucene"
     )
     engines["bm25s own tokenizer, stopwords en, k1 1.5"] = bm25s_own_ranker(documents)
-    engines["rank_bm25 BM25Okapi alike (same tokens)"] = rank_bm25_ranker(tokens, english)
+    engines["rank_bm25 BM25Okapi alike (same tokens, k1 0.9, b 0.4)"] = rank_bm25_ranker(
+        tokens, english, 0.9, 0.4
+    )
+    engines["rank_bm25 BM25Okapi same tokens, its defaults (k1 1.5, b 0.75)"] = rank_bm25_ranker(
+        tokens, english, 1.5, 0.75
+    )
     lines = [
         f"\n### {name}: {len(names):,} nodes, {len(questions)} questions "
         f"(mean {np.mean([len(q.split()) for q in questions]):.1f} words)\n",

@@ -1,4 +1,4 @@
-"""Benchmark ARK's BM25 index (tantivy + numpy postings) against bm25s and rank_bm25.
+"""Benchmark ARK's BM25 index (numpy postings, numba kernels) against bm25s and rank_bm25.
 
 A Zipfian synthetic corpus with short agent-like and frequent-word queries; for the questions
 users type on real text see bench_search_questions.py.
@@ -19,7 +19,6 @@ from typing import TypeVar
 import bm25s
 import numpy as np
 import rank_bm25
-import tantivy
 
 from graphs.bm25 import BM25Index, build_index
 from graphs.tokenize import Tokenizer
@@ -152,8 +151,8 @@ def shared_tokens(tokenizer: Tokenizer, texts: list[str]) -> list[list[str]]:
 
 
 def bm25s_index(token_lists: list[list[str]]) -> bm25s.BM25:
-    """bm25s with tantivy's BM25 variant (Lucene idf, k1 = 1.2, b = 0.75)."""
-    retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    """bm25s configured like ARK's BM25 (Okapi idf, k1 = 0.9, b = 0.4)."""
+    retriever = bm25s.BM25(k1=0.9, b=0.4, method="robertson")
     retriever.index(token_lists, show_progress=False)
     return retriever
 
@@ -199,37 +198,6 @@ def ark_typed(index: BM25Index, types: list[int], query: str) -> list[int]:
 def score_set(index: BM25Index, sets: dict[str, np.ndarray], query: str) -> np.ndarray:
     """score_nodes of the node set paired with ``query``."""
     return index.score_nodes(query, sets[query])
-
-
-def restricted_set(
-    search: Callable[[str, np.ndarray], object], sets: dict[str, np.ndarray], query: str
-) -> object:
-    """Restricted tantivy search over the node set paired with ``query``."""
-    return search(query, sets[query])
-
-
-def tantivy_restricted(index_path: Path) -> Callable[[str, np.ndarray], object]:
-    """Top-20 from tantivy restricted to a node set by a term-set filter (the alternative)."""
-    raw = tantivy.Index.open(str(index_path / "tantivy"))
-    searcher, schema, tokenizer = raw.searcher(), raw.schema, Tokenizer()
-
-    def search(query: str, nodes: np.ndarray) -> object:
-        should = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", token))
-            for token in tokenizer.query_tokens(query)
-        ]
-        restrict = tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(schema, "node_id", nodes.tolist()), 0.0
-        )
-        query_object = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Must, restrict),
-                (tantivy.Occur.Must, tantivy.Query.boolean_query(should)),
-            ]
-        )
-        return searcher.search(query_object, 20, count=False).hits
-
-    return search
 
 
 def _row(label: str, stats: tuple[float, float, float]) -> str:
@@ -335,7 +303,7 @@ def bench_rank_bm25(
 ) -> None:
     """rank_bm25 is pure Python and O(nodes) per query token: run it on a subsample."""
     count = min(args.rank_nodes, len(corpus_tokens))
-    build_s, okapi = timed(lambda: rank_bm25.BM25Okapi(corpus_tokens[:count], k1=1.2, b=0.75))
+    build_s, okapi = timed(lambda: rank_bm25.BM25Okapi(corpus_tokens[:count], k1=0.9, b=0.4))
     capped = queries[: args.rank_queries]
     p50, p95, _ = latencies(
         lambda q: np.argsort(-okapi.get_scores(tokenizer.query_tokens(q)))[:20], capped
@@ -351,9 +319,8 @@ def bench_rank_bm25(
 def bench_score_nodes(
     args: argparse.Namespace, index: BM25Index, work: Path, queries: list[str], lines: list[str]
 ) -> None:
-    """score_nodes on random node sets vs a tantivy query restricted to the same set."""
+    """score_nodes on random node sets of 10, 1,000 and 20,000 nodes."""
     rng = np.random.default_rng(args.seed + 2)
-    restricted = tantivy_restricted(work / "ark")
     lines += ["", TABLE_HEAD[0].format("node-set scoring, agent queries"), TABLE_HEAD[1]]
     for size in (10, 1_000, 20_000):
         size = min(size, index.num_docs)
@@ -363,13 +330,6 @@ def bench_score_nodes(
             _row(
                 f"score_nodes, {size:,} nodes",
                 latencies(partial(score_set, index, pairs), list(pairs)),
-            )
-        )
-        few = list(pairs)[: args.restricted_queries]
-        lines.append(
-            _row(
-                f"tantivy term-set restricted top-20, {size:,} nodes",
-                latencies(partial(restricted_set, restricted, pairs), few),
             )
         )
 
@@ -385,7 +345,6 @@ def main() -> None:
     parser.add_argument("--agree-queries", type=int, default=100)
     parser.add_argument("--rank-nodes", type=int, default=20_000)
     parser.add_argument("--rank-queries", type=int, default=30)
-    parser.add_argument("--restricted-queries", type=int, default=100)
     parser.add_argument("--retrieve-queries", type=int, default=50)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")

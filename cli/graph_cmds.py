@@ -82,6 +82,7 @@ def _print_info(summary: dict[str, Any]) -> None:
         ("built", summary["built_at"]),
         ("skipped rows", f"{summary['skipped_rows']:,}"),
         ("analyzer", summary["analyzer"]),
+        ("BM25", summary["bm25"]),
         ("duplicate edges", f"{summary['duplicate_edges']:,} collapsed"),
         ("self-loops", f"{summary['self_loops']:,}"),
         ("candidate types", ", ".join(summary["candidate_types"])),

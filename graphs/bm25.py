@@ -1,4 +1,4 @@
-"""BM25 index of a snapshot: tantivy for global search, numpy postings to score any node set."""
+"""BM25 index of a snapshot: exact top-k over all nodes and scores of any node set, one formula."""
 
 from __future__ import annotations
 
@@ -9,19 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tantivy
 
 from graphs.bm25_build import (
     LEGACY_BOOSTS,
     META_FILE,
     READABLE_VERSIONS,
-    TANTIVY_DIR,
     TYPES_FILE,
     build_index,
     index_analyzer,
 )
+from graphs.bm25_params import BM25Params
+from graphs.bm25_scorer import BM25Scorer
 from graphs.errors import GraphError, SnapshotError
-from graphs.postings import PostingsScorer
+from graphs.postings import FieldPostings, load_vocab, term_id
 from graphs.tokenize import Tokenizer
 
 __all__ = ["MAX_QUERY_TERMS", "BM25Index", "build_index"]
@@ -30,17 +30,15 @@ logger = logging.getLogger(__name__)
 
 MAX_QUERY_TERMS = 256
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
-MIN_POST_FILTER_SHARE = 0.05
-"""Type filters keeping at least this share of nodes are applied after an unfiltered search."""
 
 
 class BM25Index:
     """A read-only BM25 index over each node's document (its name and text).
 
-    ``search`` ranks all nodes with tantivy; ``score_nodes`` scores a given node set from numpy
-    postings with the same statistics (document count, document frequencies, average field
-    lengths, quantised field lengths), so both give the same score to a node. Queries are
-    analysed with the analyzer the index was built with (:attr:`analyzer`).
+    ``search`` ranks all nodes (exact top k, MaxScore over doc-ordered postings);
+    ``score_nodes`` scores a given node set with the same postings and statistics, so both give
+    a node the same score. Queries are analysed with the analyzer the index was built with
+    (:attr:`analyzer`) and scored with its BM25 parameters (:attr:`params`).
 
     Attributes:
         path: The index directory.
@@ -48,6 +46,7 @@ class BM25Index:
         meta: The ``meta`` strings given to :func:`build_index` (e.g. a content hash).
         analyzer: The index's analyzer name (see :data:`graphs.tokenize.ANALYZERS`).
         tokenizer: That analyzer, for anything that must see text as the index does.
+        params: The index's BM25 formula (tantivy's for indexes before format 3).
     """
 
     def __init__(self, index_dir: Path, info: dict[str, Any]) -> None:
@@ -56,15 +55,19 @@ class BM25Index:
         self.meta: dict[str, str] = info["meta"]
         self.analyzer = index_analyzer(info)
         self.tokenizer = Tokenizer(self.analyzer)
-        self._boosts: dict[str, float] = {
-            str(field): float(boost) for field, boost in info.get("boosts", LEGACY_BOOSTS).items()
+        self.params = BM25Params.from_meta(info)
+        boosts = info.get("boosts", LEGACY_BOOSTS)
+        fields = {
+            str(field): (
+                FieldPostings.load(index_dir, field, info["total_tokens"][field]),
+                float(boost),
+            )
+            for field, boost in boosts.items()
         }
-        self._index = tantivy.Index.open(str(index_dir / TANTIVY_DIR))
-        self._schema = self._index.schema
-        self._searcher = self._index.searcher()
-        self._postings = PostingsScorer.load(index_dir, info["total_tokens"], self.num_docs)
+        self._vocab = load_vocab(index_dir)
+        self._scorer = BM25Scorer(index_dir, fields, self.num_docs, self.params)
         self._types = np.asarray(np.load(index_dir / TYPES_FILE, mmap_mode="r"))
-        self._type_counts: list[int] = info["type_counts"]
+        self._type_codes = len(info["type_counts"])  # codes in use are below this
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
@@ -108,18 +111,14 @@ class BM25Index:
         """
         freqs = []
         for token in terms:
-            term = self._postings.term_id(token)
-            freqs.append(
-                0
-                if term is None
-                else max(self._postings.doc_freq(field, term) for field in self._boosts)
-            )
+            term = term_id(self._vocab, token)
+            freqs.append(0 if term is None else self._scorer.doc_freq(term))
         return freqs
 
     def _query_terms(self, query: str) -> list[tuple[str, int]]:
         terms = []
         for token in self.tokenizer.query_tokens(query):
-            term = self._postings.term_id(token)
+            term = term_id(self._vocab, token)
             if term is not None:
                 terms.append((token, term))
         if len(terms) > MAX_QUERY_TERMS:
@@ -154,91 +153,22 @@ class BM25Index:
         """
         if k < 0:
             raise GraphError(f"k must be >= 0, got {k}")
-        codes = self._checked_types(node_types)
-        terms = self._query_terms(query)
-        share = 1.0 if codes is None else self._type_share(codes)
-        if not terms or k == 0 or share == 0:
+        allowed = self._allowed_types(node_types)
+        terms = [term for _, term in self._query_terms(query)]
+        if not terms or k == 0 or (allowed.size and not allowed.any()):
             return np.empty(0, np.int64), np.empty(0, np.float32)
-        query_object = self._tantivy_query(terms)
-        if codes is None:
-            return self._exact_top(query_object, k)
-        if share >= MIN_POST_FILTER_SHARE:
-            # unfiltered top-n, then the type check: keeps block-max WAND, a filter clause not
-            limit = min(int((k + 16) / share * 1.5), self.num_docs)
-            found = self._top(query_object, k, limit, codes, max_limit=limit * 16)
-            if found is not None:
-                return found
-        # a bare filter clause would add 1.0 to every score; the wrapper makes it score 0
-        type_filter = tantivy.Query.const_score_query(
-            tantivy.Query.term_set_query(self._schema, "type", codes), 0.0
-        )
-        filtered = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, type_filter), (tantivy.Occur.Must, query_object)]
-        )
-        return self._exact_top(filtered, k)
+        return self._scorer.top_k(terms, min(k, self.num_docs), allowed, self._types)
 
-    def _exact_top(self, query: tantivy.Query, k: int) -> tuple[np.ndarray, np.ndarray]:
-        found = self._top(query, k, min(k + 16, self.num_docs), None, max_limit=self.num_docs)
-        if found is None:  # cannot happen: a search for num_docs hits returns every hit
-            raise RuntimeError("tantivy returned fewer hits than the index holds")
-        return found
-
-    def _top(
-        self,
-        query: tantivy.Query,
-        k: int,
-        limit: int,
-        codes: list[int] | None,
-        *,
-        max_limit: int,
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact top k of ``query`` among nodes of ``codes`` (None: all), lower id first on ties.
-
-        Fetches ``limit`` hits, widening while the k-th kept score equals the lowest fetched
-        score (an equal or better node may lie beyond the cut); None once past ``max_limit``.
-        """
-        while True:
-            hits = self._searcher.search(query, limit, count=False).hits
-            scores = np.array([score for score, _ in hits], dtype=np.float32)
-            ids = np.array(
-                self._searcher.fast_field_values("node_id", [address for _, address in hits]),
-                dtype=np.int64,
-            )
-            exhausted = len(hits) < limit or limit >= self.num_docs
-            lowest = scores[-1] if scores.size else np.float32(0)
-            if codes is not None:
-                keep = np.isin(self._types[ids], codes)
-                ids, scores = ids[keep], scores[keep]
-            if exhausted or (scores.size >= k and scores[k - 1] > lowest):
-                order = np.lexsort((ids, -scores))[:k]
-                return ids[order], scores[order]
-            if limit >= max_limit:
-                return None
-            limit = min(limit * 4, self.num_docs)
-
-    def _checked_types(self, node_types: Sequence[int] | None) -> list[int] | None:
+    def _allowed_types(self, node_types: Sequence[int] | None) -> np.ndarray:
+        """Booleans by type code for a filter (empty: no filter)."""
         if not node_types:
-            return None
+            return np.zeros(0, dtype=bool)
         codes = sorted({int(code) for code in node_types})
         if codes[0] < 0 or codes[-1] > np.iinfo(np.int16).max:
             raise GraphError(f"node type codes must lie in [0, 32767], got {codes}")
-        return codes
-
-    def _type_share(self, codes: list[int]) -> float:
-        counts = self._type_counts
-        total = sum(counts[code] for code in codes if code < len(counts))
-        return total / self.num_docs if self.num_docs else 0.0
-
-    def _tantivy_query(self, terms: list[tuple[str, int]]) -> tantivy.Query:
-        clauses = []
-        for token, term in terms:
-            for field, boost in self._boosts.items():
-                if self._postings.doc_freq(field, term):
-                    clause = tantivy.Query.term_query(self._schema, field, token)
-                    if boost != 1.0:
-                        clause = tantivy.Query.boost_query(clause, boost)
-                    clauses.append((tantivy.Occur.Should, clause))
-        return tantivy.Query.boolean_query(clauses)
+        allowed = np.zeros(max(codes[-1] + 1, self._type_codes), dtype=bool)
+        allowed[codes] = True
+        return allowed
 
     def score_nodes(self, query: str, nodes: np.ndarray) -> np.ndarray:
         """BM25 of ``query`` for each given node, equal to the score :meth:`search` gives it.
@@ -268,14 +198,14 @@ class BM25Index:
         if not nodes.size or not terms:
             return np.zeros(nodes.size, dtype=np.float32)
         if nodes.size == 1 or bool((nodes[1:] > nodes[:-1]).all()):
-            return self._postings.score(terms, nodes.astype(np.int32), self._boosts)
+            return self._scorer.score(terms, nodes.astype(np.int64))
         # neighbour lists are runs of sorted ids: a stable sort (timsort) is fastest on them
         order = np.argsort(nodes, kind="stable")
         ordered = nodes[order]
         first = np.empty(ordered.size, dtype=bool)
         first[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-        distinct_scores = self._postings.score(terms, ordered[first].astype(np.int32), self._boosts)
+        distinct_scores = self._scorer.score(terms, ordered[first].astype(np.int64))
         scores = np.empty(nodes.size, dtype=np.float32)
         scores[order] = distinct_scores[np.cumsum(first) - 1]
         return scores

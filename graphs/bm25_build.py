@@ -1,4 +1,4 @@
-"""Writes the BM25 index of a snapshot: tantivy documents, numpy postings and metadata."""
+"""Writes the BM25 index of a snapshot: numpy postings, per-term score bounds and metadata."""
 
 from __future__ import annotations
 
@@ -9,37 +9,28 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import tantivy
 
+from graphs import bm25_kernels
+from graphs.bm25_params import BM25Params
+from graphs.bm25_scorer import IMPACTS_SUFFIX, MAXIMA_SUFFIX
 from graphs.errors import GraphError
-from graphs.postings import PostingsBuilder
+from graphs.postings import FieldPostings, PostingsBuilder
 from graphs.tokenize import DEFAULT_ANALYZER, LEGACY_ANALYZER, Tokenizer
 
 logger = logging.getLogger(__name__)
 
-INDEX_FORMAT_VERSION = 2
-"""Version 2: one ``text`` field holding name + text, analyzer recorded; version 1 (still
-read): ``name`` ×2 and ``text`` fields scored apart, :data:`LEGACY_ANALYZER`."""
-READABLE_VERSIONS = (1, 2)
+INDEX_FORMAT_VERSION = 3
+"""Version 3: exact document lengths, BM25 parameters and per-term score bounds recorded, no
+tantivy index. Still read: version 2 (one ``text`` field holding name + text, analyzer recorded,
+tantivy's quantised lengths and BM25) and version 1 (``name`` ×2 and ``text`` fields scored
+apart, :data:`LEGACY_ANALYZER`)."""
+READABLE_VERSIONS = (1, 2, 3)
 META_FILE = "meta.json"
-TANTIVY_DIR = "tantivy"
 TYPES_FILE = "types.npy"
 FIELD = "text"
 BOOSTS: dict[str, float] = {FIELD: 1.0}
 LEGACY_BOOSTS: dict[str, float] = {"name": 2.0, "text": 1.0}
 _CHUNK_DOCS = 65_536
-_WRITER_HEAP_BYTES = 512_000_000
-
-
-def index_schema(tokenizer: Tokenizer) -> tantivy.Schema:
-    """The tantivy schema: the document (term frequencies), node_id and type (u64, fast)."""
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field(
-        FIELD, stored=False, tokenizer_name=tokenizer.tantivy_name, index_option="freq"
-    )
-    builder.add_unsigned_field("node_id", stored=True, indexed=True, fast=True)
-    builder.add_unsigned_field("type", indexed=True, fast=True)
-    return builder.build()
 
 
 def document_text(name: str, text: str) -> str:
@@ -56,15 +47,16 @@ def build_index(
     type_codes: np.ndarray,
     *,
     meta: Mapping[str, str] | None = None,
-    segment_docs: int | None = None,
     analyzer: str = DEFAULT_ANALYZER,
+    params: BM25Params | None = None,
 ) -> None:
     """Build the BM25 index of a snapshot's nodes in ``index_dir``.
 
     Node ``i`` (its internal id) has ``names[i]``, ``texts[i]`` and ``type_codes[i]``; its
     document is :func:`document_text` of its name and text, one BM25 field (the paper's
     "inverted index of node textual attributes"; STaRK's documents hold the name too). Writes
-    a tantivy index (``index_dir/tantivy``), numpy postings and ``meta.json``.
+    numpy postings with exact document lengths, each term's largest possible BM25 gain (for
+    pruning) and ``meta.json``.
 
     Args:
         index_dir: Directory to create; it must not exist or be empty.
@@ -72,10 +64,10 @@ def build_index(
         texts: Node texts.
         type_codes: Integer node type codes (int16), one per node, used by type filters.
         meta: Strings stored verbatim in ``meta.json`` and exposed as :attr:`BM25Index.meta`.
-        segment_docs: Commit every this many documents (more segments; for tests). Default:
-            one commit, then merges.
         analyzer: One of :data:`graphs.tokenize.ANALYZERS`; recorded in ``meta.json`` and
             used for every query of this index.
+        params: The BM25 formula, recorded in ``meta.json``; default :class:`BM25Params`
+            (Okapi idf, k1 0.9, b 0.4).
 
     Raises:
         GraphError: On inconsistent lengths, a name or text that is not a ``str``, type codes
@@ -86,14 +78,14 @@ def build_index(
     tokenizer = Tokenizer(analyzer)
     _check_inputs(index_dir, names, texts, codes)
     documents = [document_text(name, text) for name, text in zip(names, texts, strict=True)]
+    params = params or BM25Params()
     index_dir.mkdir(parents=True, exist_ok=True)
-    (index_dir / TANTIVY_DIR).mkdir()
-    _write_tantivy(index_dir / TANTIVY_DIR, documents, codes, tokenizer, segment_docs)
     builder = PostingsBuilder((FIELD,))
     for start in range(0, len(documents), _CHUNK_DOCS):
         stop = min(start + _CHUNK_DOCS, len(documents))
         builder.add_chunk(FIELD, start, tokenizer.tokenize_many(documents[start:stop]))
     totals = builder.write(index_dir)
+    _write_impacts(index_dir, totals[FIELD], len(names), params)
     np.save(index_dir / TYPES_FILE, codes.astype(np.int16))
     info = {
         "format_version": INDEX_FORMAT_VERSION,
@@ -101,6 +93,7 @@ def build_index(
         "total_tokens": totals,
         "boosts": BOOSTS,
         "analyzer": analyzer,
+        "bm25": params.to_meta(),
         "type_counts": np.bincount(codes.astype(np.int64)).tolist() if codes.size else [],
         "meta": dict(meta or {}),
     }
@@ -146,23 +139,12 @@ def _check_inputs(
         )
 
 
-def _write_tantivy(
-    path: Path,
-    documents: Sequence[str],
-    codes: np.ndarray,
-    tokenizer: Tokenizer,
-    segment_docs: int | None,
-) -> None:
-    schema = index_schema(tokenizer)
-    index = tantivy.Index(schema, path=str(path))
-    index.register_tokenizer(tokenizer.tantivy_name, tokenizer.tantivy_analyzer())
-    writer = index.writer(_WRITER_HEAP_BYTES, 1 if segment_docs else 0)
-    from_dict = tantivy.Document.from_dict
-    for node, (document, code) in enumerate(zip(documents, codes.tolist(), strict=True)):
-        # from_dict types node_id as the schema's u64; Document(node_id=...) would write an i64
-        doc = {FIELD: document, "node_id": node, "type": code}
-        writer.add_document(from_dict(doc, schema))
-        if segment_docs and (node + 1) % segment_docs == 0:
-            writer.commit()
-    writer.commit()
-    writer.wait_merging_threads()
+def _write_impacts(index_dir: Path, total_tokens: int, num_docs: int, params: BM25Params) -> None:
+    """Every posting's impact and every term's largest one, for this index's formula."""
+    postings = FieldPostings.load(index_dir, FIELD, total_tokens)
+    factors = params.length_factors(postings.lengths, total_tokens, num_docs)
+    impacts = bm25_kernels.posting_impacts(postings.docs, postings.tf, factors)
+    np.save(index_dir / f"{FIELD}{IMPACTS_SUFFIX}", impacts)
+    np.save(
+        index_dir / f"{FIELD}{MAXIMA_SUFFIX}", bm25_kernels.term_maxima(postings.indptr, impacts)
+    )

@@ -1,4 +1,4 @@
-"""Per-field inverted postings in numpy that score any node set with tantivy's exact BM25."""
+"""Per-field inverted postings in numpy: term -> ascending doc ids and term frequencies."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
-K1 = np.float32(1.2)
-B = np.float32(0.75)
 VOCAB_FILE = "vocab.npy"
 
 
 def fieldnorm_table() -> np.ndarray:
     """Return the 256 document lengths a one-byte fieldnorm id stands for (tantivy/Lucene).
+
+    Indexes before format 3 kept only these quantised lengths.
 
     Ids below 24 are exact lengths; above, three mantissa bits and an exponent give a
     log scale, so long fields share a quantised length.
@@ -41,8 +41,28 @@ class FieldPostings:
     indptr: np.ndarray  # int64[V + 1]: postings of term t are [indptr[t], indptr[t + 1])
     docs: np.ndarray  # int32[P], ascending within each term
     tf: np.ndarray  # uint16 or uint32[P]
-    norm_ids: np.ndarray  # uint8[N]: fieldnorm id of every doc
+    lengths: np.ndarray  # uint32[N]: every doc's token count (quantised before format 3)
     total_tokens: int
+
+    def doc_freq(self, term: int) -> int:
+        """Number of docs whose field holds the term."""
+        return int(self.indptr[term + 1] - self.indptr[term])
+
+    @classmethod
+    def load(cls, index_dir: Path, field: str, total_tokens: int) -> FieldPostings:
+        """Memory-map one field written by :class:`PostingsBuilder` (or an older index)."""
+        exact = index_dir / f"{field}.lengths.npy"
+        if exact.is_file():
+            lengths = _load(exact)
+        else:  # before format 3: one-byte quantised lengths
+            lengths = fieldnorm_table()[_load(index_dir / f"{field}.norms.npy")]
+        return cls(
+            indptr=_load(index_dir / f"{field}.indptr.npy"),
+            docs=_load(index_dir / f"{field}.docs.npy"),
+            tf=_load(index_dir / f"{field}.tf.npy"),
+            lengths=lengths,
+            total_tokens=total_tokens,
+        )
 
 
 class PostingsBuilder:
@@ -103,7 +123,7 @@ class PostingsBuilder:
         np.save(out_dir / f"{field}.indptr.npy", indptr)
         np.save(out_dir / f"{field}.docs.npy", docs[by_term])
         np.save(out_dir / f"{field}.tf.npy", tf[by_term].astype(tf_dtype))
-        np.save(out_dir / f"{field}.norms.npy", fieldnorm_ids(lengths))
+        np.save(out_dir / f"{field}.lengths.npy", lengths.astype(np.uint32))
         return int(lengths.sum())
 
 
@@ -112,93 +132,17 @@ def _load(path: Path) -> np.ndarray:
     return np.asarray(np.load(path, mmap_mode="r"))
 
 
-class PostingsScorer:
-    """BM25 of query terms for arbitrary doc sets, with the statistics tantivy uses.
+def load_vocab(index_dir: Path) -> np.ndarray:
+    """The sorted UTF-8 vocabulary (``np.bytes_``) written by :class:`PostingsBuilder`."""
+    return _load(index_dir / VOCAB_FILE)
 
-    tantivy scores a term in a field as ``w * tf / (tf + k1 * (1 - b + b * dl / avgdl))``
-    with ``w = boost * (1 + k1) * ln(1 + (N - df + 0.5) / (df + 0.5))``, ``dl`` the quantised
-    field length and ``avgdl`` the field's total tokens over all docs, all in float32. This
-    class repeats that arithmetic in float32 numpy.
-    """
 
-    def __init__(self, vocab: np.ndarray, fields: dict[str, FieldPostings], num_docs: int) -> None:
-        self.vocab = vocab
-        self.fields = fields
-        self.num_docs = num_docs
-        table = fieldnorm_table().astype(np.float32)
-        self._norm_cache = {}
-        for field, postings in fields.items():
-            average = np.float32(postings.total_tokens) / np.float32(max(num_docs, 1))
-            if average == 0:
-                average = np.float32(1.0)  # no tokens at all: no term can match anyway
-            self._norm_cache[field] = K1 * ((np.float32(1) - B) + B * table / average)
-
-    @classmethod
-    def load(cls, index_dir: Path, totals: dict[str, int], num_docs: int) -> PostingsScorer:
-        """Memory-map the postings written by :class:`PostingsBuilder` (fields of ``totals``)."""
-        fields = {
-            field: FieldPostings(
-                indptr=_load(index_dir / f"{field}.indptr.npy"),
-                docs=_load(index_dir / f"{field}.docs.npy"),
-                tf=_load(index_dir / f"{field}.tf.npy"),
-                norm_ids=_load(index_dir / f"{field}.norms.npy"),
-                total_tokens=totals[field],
-            )
-            for field in totals
-        }
-        return cls(_load(index_dir / VOCAB_FILE), fields, num_docs)
-
-    def term_id(self, token: str) -> int | None:
-        """Return the vocabulary id of a token, or None when no document holds it."""
-        key = token.encode("utf-8")
-        if not self.vocab.size or len(key) > self.vocab.itemsize:
-            return None
-        position = int(np.searchsorted(self.vocab, key))
-        if position < self.vocab.size and self.vocab[position] == key:
-            return position
+def term_id(vocab: np.ndarray, token: str) -> int | None:
+    """Return the vocabulary id of a token, or None when no document holds it."""
+    key = token.encode("utf-8")
+    if not vocab.size or len(key) > vocab.itemsize:
         return None
-
-    def doc_freq(self, field: str, term: int) -> int:
-        """Number of docs whose ``field`` holds the term."""
-        indptr = self.fields[field].indptr
-        return int(indptr[term + 1] - indptr[term])
-
-    def weight(self, field: str, term: int, boost: float) -> np.float32:
-        """The term's ``boost * (1 + k1) * idf`` in float32, as tantivy computes it."""
-        df = self.doc_freq(field, term)
-        ratio = (np.float32(self.num_docs - df) + np.float32(0.5)) / (
-            np.float32(df) + np.float32(0.5)
-        )
-        idf = np.log(np.float32(1) + ratio)
-        return np.float32(np.float32(idf * (np.float32(1) + K1)) * np.float32(boost))
-
-    def score(self, terms: Sequence[int], docs: np.ndarray, boosts: dict[str, float]) -> np.ndarray:
-        """Sum of boosted per-field BM25 over ``terms`` for sorted, distinct int32 ``docs``."""
-        scores = np.zeros(docs.size, dtype=np.float32)
-        for term in terms:
-            for field, boost in boosts.items():
-                if self.doc_freq(field, term):
-                    self._add_term(scores, docs, field, term, boost)
-        return scores
-
-    def _add_term(
-        self, scores: np.ndarray, docs: np.ndarray, field: str, term: int, boost: float
-    ) -> None:
-        postings = self.fields[field]
-        start, stop = int(postings.indptr[term]), int(postings.indptr[term + 1])
-        posting_docs = postings.docs[start:stop]
-        if posting_docs.size <= docs.size:
-            where = np.searchsorted(docs, posting_docs)
-            hit = where < docs.size
-            hit[hit] = docs[where[hit]] == posting_docs[hit]
-            doc_index, posting_index = where[hit], np.flatnonzero(hit)
-        else:
-            where = np.searchsorted(posting_docs, docs)
-            hit = where < posting_docs.size
-            hit[hit] = posting_docs[where[hit]] == docs[hit]
-            doc_index, posting_index = np.flatnonzero(hit), where[hit]
-        if not doc_index.size:
-            return
-        tf = postings.tf[start + posting_index].astype(np.float32)
-        norm = self._norm_cache[field][postings.norm_ids[docs[doc_index]]]
-        scores[doc_index] += self.weight(field, term, boost) * tf / (tf + norm)
+    position = int(np.searchsorted(vocab, key))
+    if position < vocab.size and vocab[position] == key:
+        return position
+    return None

@@ -48,6 +48,7 @@ def snapshot_info(snapshot: Snapshot) -> dict[str, Any]:
         "content_hash": manifest.content_hash,
         "skipped_rows": manifest.skipped_rows,
         "analyzer": snapshot.index.analyzer,
+        "bm25": snapshot.index.params.describe(),
         "duplicate_edges": manifest.duplicate_edges,
         "self_loops": manifest.self_loops,
         "disk_bytes": sum(manifest.file_sizes.values()),

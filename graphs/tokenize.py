@@ -56,11 +56,6 @@ class Tokenizer:
         self.stems = name == "english-stem"
         self._analyzer = self.tantivy_analyzer()
 
-    @property
-    def tantivy_name(self) -> str:
-        """The name this analyzer is registered under in a tantivy index."""
-        return "default" if self.name == LEGACY_ANALYZER else f"ark_{self.name}"
-
     def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
         """A fresh tantivy analyzer of this kind (to register with an index)."""
         builder = (

@@ -43,6 +43,7 @@ def test_default_analyzer_is_english_and_info_shows_it(
     assert read_manifest(tmp_path / "snap").analyzer == "english"
     info = runner.invoke(app, ["graph", "info", str(tmp_path / "snap"), "--json"])
     assert json.loads(info.stdout)["analyzer"] == "english"
+    assert json.loads(info.stdout)["bm25"] == "Okapi idf, k1 0.9, b 0.4, exact lengths"
 
 
 def test_stemming_analyzer_is_used_for_search(files: tuple[Path, Path], tmp_path: Path) -> None:

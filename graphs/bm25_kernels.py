@@ -1,0 +1,295 @@
+"""Compiled BM25 loops over doc-ordered postings: exact top k of all docs, and node-set scores.
+
+Every posting carries its *impact* ``tf / (tf + k1 * (1 - b + b * dl / avgdl))`` (computed
+once, :func:`posting_impacts`). A query is a list of *entries*, one per (term, field) it
+matches: the entry's postings are ``docs[start:end]`` (ascending doc ids) with impacts
+``impacts[start:end]``, and a document gains ``weight * impact`` from each (the weight is
+``boost * (k1 + 1) * idf``). numba compiles these functions on first use and caches the machine
+code beside this file.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_SEEK_COST = 16
+"""Postings added term at a time that cost about as much as one binary search."""
+_LIST_HEADROOM = 4
+"""Listing starts only if the entries that could end it fit this many times in the list."""
+
+
+@numba.njit(cache=True, nogil=True)
+def posting_impacts(
+    docs: np.ndarray, tfs: np.ndarray, length_factors: np.ndarray
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Every posting's ``tf / (tf + length_factors[doc])`` (float32)."""
+    out = np.empty(docs.size, np.float32)
+    for p in range(docs.size):
+        tf = np.float32(tfs[p])
+        out[p] = tf / (tf + length_factors[docs[p]])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def term_maxima(indptr: np.ndarray, impacts: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Per term, the largest impact over its postings (0 when it has none)."""
+    out = np.zeros(indptr.size - 1, np.float32)
+    for term in range(indptr.size - 1):
+        for p in range(indptr[term], indptr[term + 1]):
+            out[term] = max(out[term], impacts[p])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _seek(docs: np.ndarray, low: int, high: int, target: int) -> int:  # pragma: no cover
+    """First position in ``docs[low:high]`` holding a doc >= target (``high`` if none)."""
+    while low < high:
+        middle = (low + high) >> 1
+        if docs[middle] < target:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@numba.njit(cache=True, nogil=True)
+def _weakest(top_scores: np.ndarray, top_docs: np.ndarray) -> int:  # pragma: no cover
+    """Slot of the lowest score; of equal scores the highest id (it loses ties)."""
+    weakest = 0
+    for j in range(1, top_scores.size):
+        if top_scores[j] < top_scores[weakest] or (
+            top_scores[j] == top_scores[weakest] and top_docs[j] > top_docs[weakest]
+        ):
+            weakest = j
+    return weakest
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_of(
+    candidates: np.ndarray,
+    values: np.ndarray,
+    k: int,
+    allowed: np.ndarray,
+    types: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The ``k`` best positive ``values`` of ``candidates`` (allowed types; lower id on ties)."""
+    top_scores = np.zeros(k, np.float32)
+    top_docs = np.zeros(k, np.int64)
+    filled, weakest = 0, 0
+    for j in range(candidates.size):
+        doc, score = candidates[j], values[j]
+        if score <= 0 or (allowed.size and not allowed[types[doc]]):
+            continue
+        if filled == k and (
+            score < top_scores[weakest]
+            or (score == top_scores[weakest] and doc > top_docs[weakest])
+        ):
+            continue
+        slot = filled if filled < k else weakest
+        top_scores[slot], top_docs[slot] = score, doc
+        filled = max(filled, slot + 1)
+        if filled == k:
+            weakest = _weakest(top_scores, top_docs)
+    return top_docs[:filled], top_scores[:filled]
+
+
+@numba.njit(cache=True, nogil=True)
+def _suffix_bounds(uppers: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``suffix[j]``: the most entries ``j..`` add together (float64, a hair above the sum)."""
+    suffix = np.zeros(uppers.size + 1, np.float64)
+    for j in range(uppers.size - 1, -1, -1):
+        suffix[j] = suffix[j + 1] + np.float64(uppers[j]) * (1.0 + 1e-6)
+    return suffix
+
+
+@numba.njit(cache=True, nogil=True)
+def _complete(
+    listed: np.ndarray,
+    first: int,
+    threshold: np.float64,
+    suffix: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Full scores of the listed docs that can still reach ``threshold``.
+
+    Entries ``first..`` are looked up by binary search; every listed doc's ``scores`` is zeroed.
+    """
+    kept = np.empty(listed.size, np.int64)
+    kept_scores = np.empty(listed.size, np.float32)
+    n = 0
+    for doc in listed:
+        if np.float64(scores[doc]) + suffix[first] >= threshold:
+            kept[n], kept_scores[n] = doc, scores[doc]
+            n += 1
+        scores[doc] = 0
+    for i in range(first, starts.size):
+        for c in range(n):
+            p = _seek(docs, starts[i], ends[i], kept[c])
+            if p < ends[i] and docs[p] == kept[c]:
+                kept_scores[c] += weights[i] * impacts[p]
+    return kept[:n], kept_scores[:n]
+
+
+@numba.njit(cache=True, nogil=True)
+def top_k(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    uppers: np.ndarray,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    k: int,
+    allowed: np.ndarray,
+    types: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Exact top ``k`` (> 0) documents by BM25.
+
+    ``scores`` (one float32 per doc) is all zeros on entry and is left all zeros. Entries come
+    sorted by ``uppers`` (each entry's largest possible gain) descending, so the rare,
+    informative terms come first. They are added term at a time, listing the documents they
+    reach; once the k-th best partial score exceeds what all remaining entries together could
+    give, no unlisted document can enter, and the listed ones that still can are completed by
+    binary search in the remaining (long) postings. When the listed documents would pass an
+    eighth of all documents, every entry is added and the whole score array is scanned.
+    Documents scoring 0 never come back; ``allowed`` (indexed by type code; empty: all types)
+    filters by ``types[doc]``; among equal scores the lower id wins.
+
+    Returns:
+        Doc ids (int64) and scores (float32), unsorted.
+    """
+    suffix = _suffix_bounds(uppers)
+    dense_limit = max(scores.size >> 3, 4 * k)
+    listed = np.empty(min(int((ends - starts).sum()), dense_limit), np.int64)
+    count = 0
+    best = np.float32(0)  # the best partial score so far
+    # listing pays only if completion can start before the list outgrows its limit: not
+    # before the entries added can outscore all the remaining ones together
+    added, postings = 0.0, 0
+    for j in range(starts.size):
+        added += np.float64(uppers[j])
+        postings += ends[j] - starts[j]
+        if added > suffix[j + 1]:
+            break
+    dense = postings * _LIST_HEADROOM > dense_limit
+    for j in range(starts.size):
+        dense = dense or count + (ends[j] - starts[j]) > dense_limit
+        weight = weights[j]
+        if dense:
+            for p in range(starts[j], ends[j]):
+                scores[docs[p]] += weight * impacts[p]
+            continue
+        for p in range(starts[j], ends[j]):
+            doc = docs[p]
+            if scores[doc] == 0:
+                listed[count] = doc
+                count += 1
+            scores[doc] += weight * impacts[p]
+            best = max(best, scores[doc])
+        if j + 1 == starts.size or count < k or suffix[j + 1] >= best:
+            continue
+        candidates = listed[:count]
+        _, top = _best_of(candidates, scores[candidates], k, allowed, types)
+        if top.size < k or np.float64(top.min()) <= suffix[j + 1]:
+            continue
+        threshold = np.float64(top.min())
+        # nothing unlisted can reach the k-th partial score; completing the listed that still
+        # can costs a binary search per (doc, remaining entry): worth it when cheaper than
+        # adding the remaining postings
+        survivors = 0
+        for doc in candidates:
+            survivors += np.float64(scores[doc]) + suffix[j + 1] >= threshold
+        remaining = int((ends[j + 1 :] - starts[j + 1 :]).sum())
+        if survivors * (starts.size - j - 1) * _SEEK_COST <= remaining:
+            kept, kept_scores = _complete(
+                candidates, j + 1, threshold, suffix, starts, ends, weights, docs, impacts, scores
+            )
+            return _best_of(kept, kept_scores, k, allowed, types)
+    if dense:
+        return take_top(scores, k, allowed, types)
+    candidates = listed[:count]
+    values = scores[candidates]
+    scores[candidates] = 0
+    return _best_of(candidates, values, k, allowed, types)
+
+
+@numba.njit(cache=True, nogil=True)
+def take_top(
+    scores: np.ndarray, k: int, allowed: np.ndarray, types: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The ``k`` best positive scores (lower id first on ties), zeroing ``scores`` as it reads.
+
+    ``allowed`` (indexed by type code; empty: all types) filters by ``types[doc]``.
+
+    Returns:
+        Doc ids (int64) and scores (float32), unsorted.
+    """
+    top_scores = np.zeros(k, np.float32)
+    top_docs = np.zeros(k, np.int64)
+    filled, weakest = 0, 0
+    threshold = np.float32(0)  # a document must score above this to enter
+    if k == 0:
+        scores[:] = 0
+    for doc in range(scores.size if k else 0):
+        score = scores[doc]
+        if score == 0:
+            continue
+        scores[doc] = 0
+        if score <= threshold or (allowed.size and not allowed[types[doc]]):
+            continue
+        slot = filled if filled < k else weakest
+        top_scores[slot], top_docs[slot] = score, doc
+        filled = max(filled, slot + 1)
+        if filled == k:
+            weakest = _weakest(top_scores, top_docs)
+            threshold = top_scores[weakest]
+    return top_docs[:filled], top_scores[:filled]
+
+
+@numba.njit(cache=True, nogil=True)
+def _gallop(docs: np.ndarray, low: int, high: int, target: int) -> int:  # pragma: no cover
+    """Like :func:`_seek`, probing 1, 2, 4, ... ahead first: cheap when the target is near."""
+    step = 1
+    while low + step < high and docs[low + step - 1] < target:
+        low += step
+        step <<= 1
+    return _seek(docs, low, min(low + step, high), target)
+
+
+@numba.njit(cache=True, nogil=True)
+def score_sorted(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    nodes: np.ndarray,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """BM25 of every node of ``nodes`` (ascending, distinct doc ids), float32."""
+    scores = np.zeros(nodes.size, np.float32)
+    n = nodes.size
+    for i in range(starts.size):
+        start, end, weight = starts[i], ends[i], weights[i]
+        if end - start <= n:  # walk the postings, gallop in the nodes
+            j = 0
+            for p in range(start, end):
+                j = _gallop(nodes, j, n, docs[p])
+                if j == n:
+                    break
+                if nodes[j] == docs[p]:
+                    scores[j] += weight * impacts[p]
+        else:  # walk the nodes, gallop in the postings
+            p = start
+            for j in range(n):
+                p = _gallop(docs, p, end, nodes[j])
+                if p == end:
+                    break
+                if docs[p] == nodes[j]:
+                    scores[j] += weight * impacts[p]
+    return scores
