@@ -158,6 +158,13 @@ def rerank(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
     ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample", min=1, help="A random N questions of each split (seeded by --seed)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
     cache: Annotated[
         Path,
         typer.Option("--cache", help="Score cache (SQLite); reruns read scores from it."),
@@ -186,11 +193,13 @@ def rerank(
     from evals.rerank_doc import DocConfig
     from evals.rerank_models import RerankError, make_scorer
     from evals.rerank_run import RerankRequest, run_rerank
+    from evals.sampling import QuestionSample
 
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,
         tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
-        cache=cache.expanduser(), snapshot=snapshot, protocol=protocol,
+        sample=QuestionSample(size=sample, seed=seed), cache=cache.expanduser(),
+        snapshot=snapshot, protocol=protocol,
         doc=DocConfig(
             max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
         ),

@@ -21,10 +21,11 @@ from typing import Any
 from agent.trajectory import QuestionResult
 from evals.fusion import DEFAULT_K, FusionSpec, StaticRRF, apply_spec, spec_from_record, spec_record
 from evals.fusion_grid import GridResult, Question, grid_search, prepare_question
-from evals.metrics import CandidateFilter, CandidateTest, score_question
+from evals.metrics import CandidateFilter, CandidateTest
 from evals.qa import QAItem, load_qa
 from evals.rankings import RankingError, RankingSet, read_all
-from evals.runstore import RunRecord, RunStore
+from evals.records import scored_record
+from evals.runstore import RunStore
 
 logger = logging.getLogger(__name__)
 
@@ -232,16 +233,7 @@ def write_fused(
                 config={"scores": scores},
                 fused=ids,
             )
-            store.append_result(
-                RunRecord(
-                    question_id=item.id,
-                    query=item.query,
-                    family=item.family,
-                    gold=list(item.answer_ids),
-                    result=result,
-                    metrics=score_question(ids, list(item.answer_ids), is_candidate),
-                )
-            )
+            store.append_result(scored_record(item, result, is_candidate))
     return len(items)
 
 

@@ -131,9 +131,11 @@ def yes_no_margin(model: Any, batch: Any, yes: list[int], no: list[int]) -> Any:
 
     mask = batch["attention_mask"]
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    # logits_to_keep=1: only the answer position goes through the vocabulary projection.
     logits = model(
-        input_ids=batch["input_ids"], attention_mask=mask, position_ids=positions
-    ).logits[:, -1, :]
+        input_ids=batch["input_ids"], attention_mask=mask, position_ids=positions,
+        logits_to_keep=1,
+    ).logits[:, -1, :]  # fmt: skip
     return torch.logsumexp(logits[:, yes], -1) - torch.logsumexp(logits[:, no], -1)
 
 
@@ -177,7 +179,8 @@ class LocalScorer:
             self.tokenizer, model = load_causal_lm(ModelSource.parse(self.base))
             from peft import PeftModel
 
-            model = PeftModel.from_pretrained(model, self.spec)
+            # Merged once at load: scoring then costs what the base costs.
+            model = PeftModel.from_pretrained(model, self.spec).merge_and_unload()
         else:
             self.tokenizer, model = load_causal_lm(ModelSource.parse(self.spec))
         self.tokenizer.truncation_side = "left"  # keep the answer position, as in training

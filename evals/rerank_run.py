@@ -27,10 +27,12 @@ from evals.fusion_grid import GridResult, grid_search, prepare_question
 from evals.metrics import CandidateFilter, CandidateTest, score_question
 from evals.qa import QAItem, load_qa
 from evals.rankings import RankingError, RankingSet, read_rankings
+from evals.records import scored_record
 from evals.rerank_cache import CacheStats, ScoreCache, cache_key
 from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
 from evals.rerank_models import Scorer
-from evals.runstore import RunRecord, RunStore
+from evals.runstore import RunStore
+from evals.sampling import QuestionSample
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +52,8 @@ class RerankRequest:
         split: Split written to `out`.
         tune_split: Split the final RRF is tuned on (None: no fusion, the reranker's order).
         depth: Candidates reranked per question (GRASP: 100).
-        limit: Only the first N questions of each split.
+        limit: Only the first N questions of each split (of the sample, if any).
+        sample: A seeded random subset of each split (the same questions for every reranker).
         cache: The score cache file.
         snapshot: Snapshot (default: the source's).
         protocol: Protocol whose Hit@1 the grid maximises.
@@ -64,6 +67,7 @@ class RerankRequest:
     tune_split: str | None = "val"
     depth: int = 100
     limit: int | None = None
+    sample: QuestionSample = field(default_factory=QuestionSample)
     cache: Path
     snapshot: Path | None = None
     protocol: str = "stark"
@@ -164,7 +168,7 @@ def score_pools(
 
 
 def _items(request: RerankRequest, split: str) -> list[QAItem]:
-    return load_qa(request.qa, split)[: request.limit]
+    return request.sample.apply(load_qa(request.qa, split))[: request.limit]
 
 
 def _tune(
@@ -231,6 +235,20 @@ def run_rerank(
     return outcome
 
 
+def with_tail(
+    ids: list[str], scores: list[float], stage2: Sequence[str]
+) -> tuple[list[str], list[float]]:
+    """The fused list followed by the rest of the stage-2 list in its order (score 0).
+
+    Only the top `depth` candidates are reranked; the candidates below them keep their
+    stage-2 order, so reranking reorders the head without cutting the recall of the tail
+    (a fusion that gives the stage-2 list weight 0 would otherwise drop it).
+    """
+    seen = set(ids)
+    tail = [node for node in stage2 if node not in seen]
+    return [*ids, *tail], [*scores, *([0.0] * len(tail))]
+
+
 def _write_run(
     request: RerankRequest,
     source: RankingSet,
@@ -254,6 +272,7 @@ def _write_run(
         "qa": str(Path(request.qa).resolve()),
         "split": request.split,
         "limit": request.limit,
+        "sample": request.sample.to_record(),
     }
     with RunStore.open(request.out, config, resume=False) as store:
         for pool in pools:
@@ -261,24 +280,14 @@ def _write_run(
                 list(source.rankings[pool.item.id].ids) if pool.item.id in source.rankings else []
             )
             reranked = pool.reranked()
-            ids, scores = apply_spec(spec, [reranked, stage2], None, depth=request.depth)
+            ids, scores = with_tail(*apply_spec(spec, [reranked, stage2], None), stage2)
             by_id = dict(zip(pool.ids, pool.scores, strict=True))
             result = QuestionResult(
                 question_id=pool.item.id, question=pool.item.query, model=method, fused=ids,
                 config={"scores": scores, "reranker": reranked,
                         "reranker_scores": [by_id[node] for node in reranked]},
             )  # fmt: skip
-            gold = list(pool.item.answer_ids)
-            store.append_result(
-                RunRecord(
-                    question_id=pool.item.id,
-                    query=pool.item.query,
-                    family=pool.item.family,
-                    gold=gold,
-                    result=result,
-                    metrics=score_question(ids, gold, is_candidate),
-                )
-            )
+            store.append_result(scored_record(pool.item, result, is_candidate))
 
 
 def _write_spec_file(request: RerankRequest, scorer: Scorer, outcome: RerankOutcome) -> None:

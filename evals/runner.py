@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent.models.base import EndpointUnreachableError
 from agent.trajectory import QuestionResult
 from evals.circuit import UNREACHABLE, CircuitBreaker
-from evals.metrics import CandidateTest, score_question
+from evals.metrics import CandidateTest
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
+from evals.records import scored_record
 from evals.request import RunRequest
 from evals.runstore import FailureRecord, RunRecord, RunStore
 from tools.schemas import MAX_QUERY_CHARS
@@ -84,18 +85,7 @@ async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Ou
         kinds = {t.steps[-1].error_kind for t in result.trajectories if t.steps}
         error_type = UNREACHABLE if kinds == {EndpointUnreachableError.kind} else "ModelError"
         return _failure(item, error_type, messages or "every agent failed")
-    record = RunRecord(
-        question_id=item.id,
-        query=item.query,
-        family=item.family,
-        gold=list(item.answer_ids),
-        result=result,
-        metrics=score_question(result.fused, list(item.answer_ids), is_candidate),
-        agent_metrics=[
-            score_question(t.answers, list(item.answer_ids), is_candidate)
-            for t in result.trajectories
-        ],
-    )
+    record = scored_record(item, result, is_candidate)
     return Outcome(item.id, record=record)
 
 

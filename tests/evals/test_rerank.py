@@ -182,3 +182,35 @@ def test_limit_and_no_tuning(tiny: dict[str, Path], tmp_path: Path) -> None:
     assert scorer.calls == 3 * 5
     for record in read_results(tmp_path / "o"):
         assert record.result.fused[:5] == record.result.config["reranker"]
+
+
+def test_sample_takes_the_same_seeded_questions_of_each_split(
+    tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    from evals.qa import load_qa
+    from evals.sampling import QuestionSample
+
+    sample = QuestionSample(size=2, seed=3)
+    scorer = OracleScorer()
+    outcome = run_rerank(
+        request(tiny, tmp_path / "o", tmp_path / "c.sqlite", sample=sample), scorer
+    )
+    expected = [item.id for item in sample.apply(load_qa(tiny["qa"], "test"))]
+    assert [r.question_id for r in read_results(tmp_path / "o")] == expected
+    assert outcome.written == 2 and scorer.calls == 2 * 2 * 5  # 2 val + 2 test, depth 5
+    assert read_config(tmp_path / "o")["sample"] == {"size": 2, "fraction": None, "seed": 3}
+
+
+def test_the_stage2_tail_below_the_reranked_depth_is_kept(
+    tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    run_rerank(request(tiny, tmp_path / "o", tmp_path / "c.sqlite"), OracleScorer())  # depth 5
+    stage2 = {
+        row["id"]: row["ranking"]
+        for row in map(json.loads, tiny["stage2"].read_text().splitlines())
+    }
+    for record in read_results(tmp_path / "o"):
+        fused = record.result.fused
+        assert len(stage2[record.question_id]) == 7
+        assert sorted(fused[:5]) == sorted(stage2[record.question_id][:5])
+        assert fused[5:] == stage2[record.question_id][5:]  # the tail, in stage-2 order
