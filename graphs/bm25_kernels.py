@@ -17,6 +17,9 @@ _SEEK_COST = 16
 """Postings added term at a time that cost about as much as one binary search."""
 _LIST_HEADROOM = 4
 """Listing starts only if the entries that could end it fit this many times in the list."""
+_DENSE_SHARE = 2
+"""A query with more postings than documents / this is scored densely from the start: it
+reaches most documents anyway (long questions of common words)."""
 
 
 @numba.njit(cache=True, nogil=True)
@@ -156,8 +159,9 @@ def top_k(
     informative terms come first. They are added term at a time, listing the documents they
     reach; once the k-th best partial score exceeds what all remaining entries together could
     give, no unlisted document can enter, and the listed ones that still can are completed by
-    binary search in the remaining (long) postings. When the listed documents would pass an
-    eighth of all documents, every entry is added and the whole score array is scanned.
+    binary search in the remaining (long) postings. A query that reaches most documents anyway,
+    or whose listed documents would pass an eighth of all documents, is added densely and the
+    whole score array is scanned.
     Documents scoring 0 never come back; ``allowed`` (indexed by type code; empty: all types)
     filters by ``types[doc]``; among equal scores the lower id wins.
 
@@ -165,8 +169,9 @@ def top_k(
         Doc ids (int64) and scores (float32), unsorted.
     """
     suffix = _suffix_bounds(uppers)
+    total = int((ends - starts).sum())
     dense_limit = max(scores.size >> 3, 4 * k)
-    listed = np.empty(min(int((ends - starts).sum()), dense_limit), np.int64)
+    listed = np.empty(min(total, dense_limit), np.int64)
     count = 0
     best = np.float32(0)  # the best partial score so far
     # listing pays only if completion can start before the list outgrows its limit: not
@@ -177,7 +182,7 @@ def top_k(
         postings += ends[j] - starts[j]
         if added > suffix[j + 1]:
             break
-    dense = postings * _LIST_HEADROOM > dense_limit
+    dense = postings * _LIST_HEADROOM > dense_limit or total * _DENSE_SHARE > scores.size
     for j in range(starts.size):
         dense = dense or count + (ends[j] - starts[j]) > dense_limit
         weight = weights[j]
