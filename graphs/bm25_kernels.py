@@ -183,13 +183,16 @@ def top_k(
         if added > suffix[j + 1]:
             break
     dense = postings * _LIST_HEADROOM > dense_limit or total * _DENSE_SHARE > scores.size
+    if dense:
+        return _dense_top(np.zeros(scores.size, np.float32), 0, starts, ends, weights, docs,
+                          impacts, k, allowed, types)  # fmt: skip
     for j in range(starts.size):
-        dense = dense or count + (ends[j] - starts[j]) > dense_limit
+        if count + (ends[j] - starts[j]) > dense_limit:
+            # too many listed: go on densely in a fresh array (faster than the shared buffer)
+            fresh = scores.copy()
+            scores[listed[:count]] = 0
+            return _dense_top(fresh, j, starts, ends, weights, docs, impacts, k, allowed, types)
         weight = weights[j]
-        if dense:
-            for p in range(starts[j], ends[j]):
-                scores[docs[p]] += weight * impacts[p]
-            continue
         for p in range(starts[j], ends[j]):
             doc = docs[p]
             if scores[doc] == 0:
@@ -216,8 +219,6 @@ def top_k(
                 candidates, j + 1, threshold, suffix, starts, ends, weights, docs, impacts, scores
             )
             return _best_of(kept, kept_scores, k, allowed, types)
-    if dense:
-        return take_top(scores, k, allowed, types)
     candidates = listed[:count]
     values = scores[candidates]
     scores[candidates] = 0
@@ -225,10 +226,31 @@ def top_k(
 
 
 @numba.njit(cache=True, nogil=True)
+def _dense_top(
+    scores: np.ndarray,
+    first: int,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    k: int,
+    allowed: np.ndarray,
+    types: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Add entries ``first..`` into ``scores`` (an array of this query's own) and scan it."""
+    for j in range(first, starts.size):
+        weight = weights[j]
+        for p in range(starts[j], ends[j]):
+            scores[docs[p]] += weight * impacts[p]
+    return take_top(scores, k, allowed, types)
+
+
+@numba.njit(cache=True, nogil=True)
 def take_top(
     scores: np.ndarray, k: int, allowed: np.ndarray, types: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """The ``k`` best positive scores (lower id first on ties), zeroing ``scores`` as it reads.
+    """The ``k`` best positive scores (lower id first on ties).
 
     ``allowed`` (indexed by type code; empty: all types) filters by ``types[doc]``.
 
@@ -239,13 +261,8 @@ def take_top(
     top_docs = np.zeros(k, np.int64)
     filled, weakest = 0, 0
     threshold = np.float32(0)  # a document must score above this to enter
-    if k == 0:
-        scores[:] = 0
     for doc in range(scores.size if k else 0):
         score = scores[doc]
-        if score == 0:
-            continue
-        scores[doc] = 0
         if score <= threshold or (allowed.size and not allowed[types[doc]]):
             continue
         slot = filled if filled < k else weakest
