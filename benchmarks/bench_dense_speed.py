@@ -9,19 +9,24 @@
   targets so there are hubs) over random unit vectors (build time does not depend on them);
 * dense_search: exact cosine top-10 over a memory-mapped float16 matrix of random unit
   vectors (the speed of a scan does not depend on the values), p50 over 30 queries, with and
-  without a node-type filter, and the process RSS after opening and after the first query.
+  without a node-type filter, and the process RSS after opening and after the first query;
+  the scan alone (and the GB/s it reads), the exact two-level selection against a one-level
+  selection and torch.topk over the same scores, and the same matrix in ordinary memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import psutil
+import torch
 
-from graphs.cosine import CosineIndex
+from graphs.cosine import CosineIndex, block_top_k, top_of
 from graphs.embed_build import node_text
 from graphs.encoder import TextEncoder
 from graphs.gme import VARIANT_FUNCTIONS, GMEParams, normalised
@@ -77,7 +82,7 @@ def bench_variants(nodes: int) -> list[str]:
     return lines
 
 
-def bench_search(nodes: int, cache: Path) -> list[str]:
+def random_matrix(nodes: int, cache: Path) -> Path:
     path = cache / f"random_{nodes}.npy"
     if not path.exists():
         rng = np.random.default_rng(2)
@@ -87,29 +92,60 @@ def bench_search(nodes: int, cache: Path) -> list[str]:
             matrix[start : start + len(block)] = normalised(block).astype(np.float16)
         matrix.flush()
         del matrix
-    before = rss_mb()
+    return path
+
+
+def p50_ms(run: Callable[[], object], queries: int) -> float:
+    times = []
+    for _ in range(queries):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return 1000 * float(np.median(times))
+
+
+def bench_search(nodes: int, cache: Path, queries: int) -> list[str]:
+    """p50 of top-10 (scan + exact two-level selection), of the scan alone, of the selection
+    alone against a one-level exact selection over every score (argpartition, as before) and
+    torch.topk, with and without a type filter; the matrix mapped (as dense_search opens it)
+    and, for comparison, read into ordinary memory."""
+    path = random_matrix(nodes, cache)
     types = (np.arange(nodes) % 4).astype(np.int16)
+    before = rss_mb()
     index = CosineIndex(np.load(path, mmap_mode="c"), types)
     opened = rss_mb()
     rng = np.random.default_rng(3)
-    queries = normalised(rng.standard_normal((31, DIM), dtype=np.float32))
-    index.top_k(queries[0], 10)
+    query = normalised(rng.standard_normal((1, DIM), dtype=np.float32))[0]
+    index.top_k(query, 10)
     first = rss_mb()
-    plain, filtered = [], []
-    for query in queries[1:]:
-        t = time.perf_counter()
-        index.top_k(query, 10)
-        plain.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        index.top_k(query, 10, node_types=[1])
-        filtered.append(time.perf_counter() - t)
-    return [
-        f"dense_search at {nodes:,} x {DIM} float16: p50 {1000 * np.median(plain):.1f} ms "
-        f"(p90 {1000 * np.quantile(plain, 0.9):.1f}), with a type filter p50 "
-        f"{1000 * np.median(filtered):.1f} ms; RSS +{opened - before:.0f} MB after open, "
-        f"+{first - before:.0f} MB after the first query (the mapped matrix is "
-        f"{nodes * DIM * 2 / 1e6:.0f} MB)"
+    scores = index.scores(query)
+    gigabytes = nodes * DIM * 2 / 1e9
+    scan = p50_ms(lambda: index.scores(query), queries)
+    lines = [
+        f"dense_search index at {nodes:,} x {DIM} float16 (random unit vectors), p50 of "
+        f"{queries} queries: top-10 {p50_ms(lambda: index.top_k(query, 10), queries):.1f} ms, "
+        f"with a type filter {p50_ms(lambda: index.top_k(query, 10, node_types=[1]), queries):.1f}"
+        f" ms; the scan alone {scan:.1f} ms = {gigabytes / (scan / 1000):.1f} GB/s; "
+        f"RSS +{opened - before:.0f} MB after open, +{first - before:.0f} MB after the first "
+        f"query (the matrix is {gigabytes * 1000:.0f} MB)",
+        f"  selecting the top 10 of {nodes:,} scores: two-level "
+        f"{p50_ms(lambda: block_top_k(scores, 10), queries):.2f} ms, one-level argpartition "
+        f"{p50_ms(lambda: top_of(scores, np.arange(nodes), 10), queries):.2f} ms, torch.topk "
+        f"{p50_ms(lambda: torch.topk(torch.from_numpy(scores), 10), queries):.2f} ms",
     ]
+    words = torch.from_numpy(index.matrix).view(torch.float32)  # same bytes, a plain read
+    read = p50_ms(lambda: words.sum(), queries)
+    lines.append(
+        f"  reading the mapped matrix once (a float32 sum of its bytes): {read:.1f} ms = "
+        f"{gigabytes / (read / 1000):.1f} GB/s, the memory bandwidth the scan is bound by"
+    )
+    resident = CosineIndex(np.load(path), types)
+    lines.append(
+        f"  the same matrix read into ordinary memory: top-10 "
+        f"{p50_ms(lambda: resident.top_k(query, 10), queries):.1f} ms, the scan alone "
+        f"{p50_ms(lambda: resident.scores(query), queries):.1f} ms"
+    )
+    return lines
 
 
 def main() -> None:
@@ -119,19 +155,23 @@ def main() -> None:
     parser.add_argument("--encode", type=int, default=256)
     parser.add_argument("--variant-nodes", type=int, default=100_000)
     parser.add_argument("--search-nodes", default="100000,1000000")
+    parser.add_argument("--search-queries", type=int, default=30)
     parser.add_argument("--cache", type=Path, default=Path("/work/cache/dense/speed"))
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    lines: list[str] = []
+    lines: list[str] = [f"load average at start {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"]
+    print(lines[0], flush=True)
     if args.encoder and args.texts_from:
         lines += bench_encoding(TextEncoder.load(args.encoder), args.texts_from, args.encode)
         print(lines[-1], flush=True)
     for nodes in [int(part) for part in args.search_nodes.split(",") if part]:
-        lines += bench_search(nodes, args.cache)
-        print(lines[-1], flush=True)
+        found = bench_search(nodes, args.cache, args.search_queries)
+        lines += found
+        print("\n".join(found), flush=True)
     if args.variant_nodes:
         lines += bench_variants(args.variant_nodes)
         print("\n".join(lines[-6:]), flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}; CPU {time.process_time():.0f} s")
 
 
 if __name__ == "__main__":

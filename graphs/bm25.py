@@ -21,7 +21,7 @@ from graphs.bm25_build import (
 from graphs.bm25_params import BM25Params
 from graphs.bm25_scorer import BM25Scorer
 from graphs.errors import GraphError, SnapshotError
-from graphs.postings import FieldPostings, load_vocab, term_id
+from graphs.postings import FieldPostings, load_vocab, term_ids
 from graphs.tokenize import Tokenizer
 
 __all__ = ["MAX_QUERY_TERMS", "BM25Index", "build_index"]
@@ -109,18 +109,13 @@ class BM25Index:
         A cheap rarity measure (the idf order of the terms), e.g. to pick the most informative
         match for a snippet. (Indexes of format 1: the larger of its two fields' counts.)
         """
-        freqs = []
-        for token in terms:
-            term = term_id(self._vocab, token)
-            freqs.append(0 if term is None else self._scorer.doc_freq(term))
-        return freqs
+        ids = term_ids(self._vocab, list(terms))
+        return [0 if term < 0 else self._scorer.doc_freq(int(term)) for term in ids.tolist()]
 
     def _query_terms(self, query: str) -> list[tuple[str, int]]:
-        terms = []
-        for token in self.tokenizer.query_tokens(query):
-            term = term_id(self._vocab, token)
-            if term is not None:
-                terms.append((token, term))
+        tokens = self.tokenizer.query_tokens(query)
+        ids = term_ids(self._vocab, tokens).tolist()
+        terms = [(token, term) for token, term in zip(tokens, ids, strict=True) if term >= 0]
         if len(terms) > MAX_QUERY_TERMS:
             logger.warning(
                 "query has %d distinct indexed terms; only the first %d are used",

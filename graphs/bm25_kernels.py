@@ -17,6 +17,9 @@ _SEEK_COST = 16
 """Postings added term at a time that cost about as much as one binary search."""
 _LIST_HEADROOM = 4
 """Listing starts only if the entries that could end it fit this many times in the list."""
+_DENSE_SHARE = 2
+"""A query with more postings than documents / this is scored densely from the start: it
+reaches most documents anyway (long questions of common words)."""
 
 
 @numba.njit(cache=True, nogil=True)
@@ -156,8 +159,9 @@ def top_k(
     informative terms come first. They are added term at a time, listing the documents they
     reach; once the k-th best partial score exceeds what all remaining entries together could
     give, no unlisted document can enter, and the listed ones that still can are completed by
-    binary search in the remaining (long) postings. When the listed documents would pass an
-    eighth of all documents, every entry is added and the whole score array is scanned.
+    binary search in the remaining (long) postings. A query that reaches most documents anyway,
+    or whose listed documents would pass an eighth of all documents, is added densely and the
+    whole score array is scanned.
     Documents scoring 0 never come back; ``allowed`` (indexed by type code; empty: all types)
     filters by ``types[doc]``; among equal scores the lower id wins.
 
@@ -165,8 +169,9 @@ def top_k(
         Doc ids (int64) and scores (float32), unsorted.
     """
     suffix = _suffix_bounds(uppers)
+    total = int((ends - starts).sum())
     dense_limit = max(scores.size >> 3, 4 * k)
-    listed = np.empty(min(int((ends - starts).sum()), dense_limit), np.int64)
+    listed = np.empty(min(total, dense_limit), np.int64)
     count = 0
     best = np.float32(0)  # the best partial score so far
     # listing pays only if completion can start before the list outgrows its limit: not
@@ -177,14 +182,17 @@ def top_k(
         postings += ends[j] - starts[j]
         if added > suffix[j + 1]:
             break
-    dense = postings * _LIST_HEADROOM > dense_limit
+    dense = postings * _LIST_HEADROOM > dense_limit or total * _DENSE_SHARE > scores.size
+    if dense:
+        return _dense_top(np.zeros(scores.size, np.float32), 0, starts, ends, weights, docs,
+                          impacts, k, allowed, types)  # fmt: skip
     for j in range(starts.size):
-        dense = dense or count + (ends[j] - starts[j]) > dense_limit
+        if count + (ends[j] - starts[j]) > dense_limit:
+            # too many listed: go on densely in a fresh array (faster than the shared buffer)
+            fresh = scores.copy()
+            scores[listed[:count]] = 0
+            return _dense_top(fresh, j, starts, ends, weights, docs, impacts, k, allowed, types)
         weight = weights[j]
-        if dense:
-            for p in range(starts[j], ends[j]):
-                scores[docs[p]] += weight * impacts[p]
-            continue
         for p in range(starts[j], ends[j]):
             doc = docs[p]
             if scores[doc] == 0:
@@ -211,8 +219,6 @@ def top_k(
                 candidates, j + 1, threshold, suffix, starts, ends, weights, docs, impacts, scores
             )
             return _best_of(kept, kept_scores, k, allowed, types)
-    if dense:
-        return take_top(scores, k, allowed, types)
     candidates = listed[:count]
     values = scores[candidates]
     scores[candidates] = 0
@@ -220,10 +226,31 @@ def top_k(
 
 
 @numba.njit(cache=True, nogil=True)
+def _dense_top(
+    scores: np.ndarray,
+    first: int,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    k: int,
+    allowed: np.ndarray,
+    types: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Add entries ``first..`` into ``scores`` (an array of this query's own) and scan it."""
+    for j in range(first, starts.size):
+        weight = weights[j]
+        for p in range(starts[j], ends[j]):
+            scores[docs[p]] += weight * impacts[p]
+    return take_top(scores, k, allowed, types)
+
+
+@numba.njit(cache=True, nogil=True)
 def take_top(
     scores: np.ndarray, k: int, allowed: np.ndarray, types: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """The ``k`` best positive scores (lower id first on ties), zeroing ``scores`` as it reads.
+    """The ``k`` best positive scores (lower id first on ties).
 
     ``allowed`` (indexed by type code; empty: all types) filters by ``types[doc]``.
 
@@ -234,13 +261,8 @@ def take_top(
     top_docs = np.zeros(k, np.int64)
     filled, weakest = 0, 0
     threshold = np.float32(0)  # a document must score above this to enter
-    if k == 0:
-        scores[:] = 0
     for doc in range(scores.size if k else 0):
         score = scores[doc]
-        if score == 0:
-            continue
-        scores[doc] = 0
         if score <= threshold or (allowed.size and not allowed[types[doc]]):
             continue
         slot = filled if filled < k else weakest

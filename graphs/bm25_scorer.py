@@ -114,24 +114,23 @@ class BM25Scorer:
 
     def entries(self, terms: Sequence[int]) -> QueryEntries:
         """The (term, field) entries with postings, for distinct vocabulary ids ``terms``."""
-        starts, ends, weights, uppers = [], [], [], []
-        for term in terms:
-            for name, (postings, _) in self._fields.items():
-                start, end = int(postings.indptr[term]), int(postings.indptr[term + 1])
-                if start == end:
-                    continue
-                offset = self._offsets[name]
-                weight = self._weights[name][term]
-                starts.append(offset + start)
-                ends.append(offset + end)
-                weights.append(weight)
-                uppers.append(weight * self._maxima[name][term])
-        return QueryEntries(
-            np.array(starts, np.int64),
-            np.array(ends, np.int64),
-            np.array(weights, np.float32),
-            np.array(uppers, np.float32),
-        )
+        ids = np.asarray(terms, dtype=np.int64)
+        parts = []
+        for name, (postings, _) in self._fields.items():
+            starts, ends = postings.indptr[ids], postings.indptr[ids + 1]
+            held = ends > starts
+            weights = self._weights[name][ids[held]]
+            parts.append(
+                (
+                    starts[held] + self._offsets[name],
+                    ends[held] + self._offsets[name],
+                    weights,
+                    weights * self._maxima[name][ids[held]],
+                )
+            )
+        if len(parts) == 1:
+            return QueryEntries(*parts[0])
+        return QueryEntries(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 
     def top_k(
         self, terms: Sequence[int], k: int, allowed: np.ndarray, types: np.ndarray

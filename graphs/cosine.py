@@ -161,7 +161,7 @@ def block_top_k(
         (positions int64, scores float32).
     """
     count = len(scores)
-    if count <= 4 * block * max(k, 1):
+    if count <= 4 * block * max(k, 1):  # a few blocks' worth: one level costs no more
         positions = np.arange(count)
         return top_of(scores, positions, k, scores > -np.inf if drop_minus_inf else None)
     full = count // block

@@ -137,12 +137,14 @@ def load_vocab(index_dir: Path) -> np.ndarray:
     return _load(index_dir / VOCAB_FILE)
 
 
-def term_id(vocab: np.ndarray, token: str) -> int | None:
-    """Return the vocabulary id of a token, or None when no document holds it."""
-    key = token.encode("utf-8")
-    if not vocab.size or len(key) > vocab.itemsize:
-        return None
-    position = int(np.searchsorted(vocab, key))
-    if position < vocab.size and vocab[position] == key:
-        return position
-    return None
+def term_ids(vocab: np.ndarray, tokens: Sequence[str]) -> np.ndarray:
+    """Vocabulary id of each token (int64), -1 where no document holds it."""
+    if not tokens or not vocab.size:
+        return np.full(len(tokens), -1, np.int64)
+    encoded = [token.encode("utf-8") for token in tokens]
+    # a key longer than every vocabulary entry would be cut to fit the dtype: never a match
+    fits = np.fromiter((len(key) <= vocab.itemsize for key in encoded), bool, len(encoded))
+    keys = np.array(encoded, dtype=vocab.dtype)
+    positions = np.minimum(np.searchsorted(vocab, keys), vocab.size - 1)
+    found = fits & (vocab[positions] == keys)
+    return np.where(found, positions, -1).astype(np.int64)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from graphs.cosine import CosineIndex
 from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
@@ -15,6 +17,8 @@ from tools.schemas import DenseSearchArgs
 from tools.search import search_hits
 from tools.vocab import Vocabulary
 
+QUERY_CACHE = 256
+
 if TYPE_CHECKING:
     from graphs.encoder import TextEncoder
     from graphs.snapshot import Snapshot
@@ -24,11 +28,24 @@ if TYPE_CHECKING:
 class DenseSearch:
     """What dense_search needs at query time: the query encoder and the node matrix.
 
-    Build it once per run with :meth:`open` and pass it to the Toolset.
+    Build it once per run with :meth:`open` and pass it to the Toolset. Query vectors are
+    kept (the last `QUERY_CACHE` queries): the n agents of a question, and a model retrying,
+    often send the same query, and encoding is most of a call's cost on a CPU.
     """
 
     encoder: TextEncoder
     index: CosineIndex
+    _vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """float32[dim]: the encoder's vector for `query` (encoded once while kept)."""
+        vector = self._vectors.get(query)
+        if vector is None:
+            vector = self.encoder.encode_query(query)
+            if len(self._vectors) >= QUERY_CACHE:
+                self._vectors.pop(next(iter(self._vectors)), None)
+            self._vectors[query] = vector
+        return vector
 
     @classmethod
     def open(cls, snapshot: Snapshot, encoder: TextEncoder) -> DenseSearch:
@@ -70,7 +87,7 @@ def run_dense_search(
     if not args.query.strip():
         text = "empty query: describe what you look for in words, e.g. a phrase of the question."
         return Observation(text="\n".join([text, *notes]))
-    vector = dense.encoder.encode_query(args.query)
+    vector = dense.query_vector(args.query)
     ids, scores = dense.index.top_k(vector, k, node_types=type_codes)
     hits = search_hits(snapshot, ids, scores, args.query, config)
     text = search_text(

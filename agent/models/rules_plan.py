@@ -17,6 +17,7 @@ from agent.models.question_terms import (
     find_name_span,
     words,
 )
+from agent.models.rank_fusion import fuse_rankings
 from agent.models.rules_expand import Expansion
 from agent.models.rules_turns import MAX_ANSWERS, NO_BUDGET, PlannedCall, PlannedTurn, Steps
 from agent.models.schema_paths import SchemaPaths
@@ -172,10 +173,10 @@ class RulePlanner:
         """The global-search ids of `types` (all types when empty), in order.
 
         `rankings` holds the keyword search's hits, then dense_search's when it is offered;
-        two rankings are fused by reciprocal rank. When other types were in the way, search
-        again (both ways) with a type filter instead.
+        two rankings are fused by z-score CombSUM (rank_fusion.py). When other types were in
+        the way, search again (both ways) with a type filter instead.
         """
-        hits = reciprocal_rank_fusion(rankings)
+        hits = fuse_rankings(rankings)
         of_type = [hit.node_id for hit in hits if not types or hit.type in types]
         filterable = "node_types" in search_schema["parameters"]["properties"]
         if len(of_type) < len(hits) and filterable and budget >= 1:
@@ -183,23 +184,5 @@ class RulePlanner:
             arguments = {"query": question, "k": MAX_ANSWERS, "node_types": types}
             calls = tuple(PlannedCall(name, arguments) for name in names)
             typed = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", calls)
-            return [hit.node_id for hit in reciprocal_rank_fusion(typed)]
+            return [hit.node_id for hit in fuse_rankings(typed)]
         return of_type
-
-
-RRF_K = 60
-"""The usual reciprocal-rank constant: score = sum over rankings of 1 / (RRF_K + rank)."""
-
-
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[ListedNode]]) -> list[ListedNode]:
-    """One ranking from several (a single one is returned as is), ties by first appearance."""
-    if len(rankings) == 1:
-        return list(rankings[0])
-    scores: dict[str, float] = {}
-    nodes: dict[str, ListedNode] = {}
-    for ranking in rankings:
-        for rank, node in enumerate(ranking, start=1):
-            scores[node.node_id] = scores.get(node.node_id, 0.0) + 1.0 / (RRF_K + rank)
-            nodes.setdefault(node.node_id, node)
-    order = sorted(scores, key=lambda node_id: -scores[node_id])  # stable: first seen first
-    return [nodes[node_id] for node_id in order]

@@ -114,3 +114,24 @@ def test_cosine_index_numpy_path_matches_torch_path(
     np.testing.assert_allclose(plain_numpy.scores(query), dense.index.scores(query), atol=2e-3)
     ids, _ = plain_numpy.top_k(query, 5, exclude=[0, 1])
     assert 0 not in ids and 1 not in ids and len(ids) == 5
+
+
+def test_a_repeated_query_is_encoded_once(
+    dense_setup: tuple[Snapshot, DenseSearch], encoder_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot, dense = dense_setup
+    toolset = Toolset(snapshot, _config(encoder_dir), dense=dense)
+    encoded: list[str] = []
+    real = dense.encoder.encode_query
+
+    def counting(query: str) -> np.ndarray:
+        encoded.append(query)
+        return real(query)
+
+    monkeypatch.setattr(dense.encoder, "encode_query", counting)
+    first = toolset.call("dense_search", {"query": "red kettle", "k": 3})
+    again = toolset.call("dense_search", {"query": "red kettle", "k": 5, "node_types": ["product"]})
+    other = toolset.call("dense_search", {"query": "blue lamp", "k": 3})
+    assert encoded == ["red kettle", "blue lamp"]
+    assert first.node_ids and again.node_ids and other.node_ids
+    assert first.node_ids[0] == toolset.call("dense_search", {"query": "red kettle"}).node_ids[0]
