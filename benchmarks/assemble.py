@@ -23,6 +23,7 @@ ORDER = [
     "models",
     "fusion",
     "fusion_ablation",
+    "fusion_icd",
     "dense",
 ]
 

@@ -28,6 +28,7 @@ from bench_fusion import ark, heatmap, subset_summary, table
 
 from evals.metrics import PROTOCOL_TITLES, PROTOCOLS
 from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
 
 SECTIONS = ("get_inclusion_term", "get_includes", "get_notes")
 
@@ -111,7 +112,9 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     if not (graph / "manifest.json").is_file():
         nodes, edges = icd_tables()
-        build_snapshot(nodes, edges, graph, name="icd10cm", allow_empty_text=True)
+        build_snapshot(
+            nodes, edges, graph, name="icd10cm", options=BuildOptions(allow_empty_text=True)
+        )
         write_questions(nodes, edges, graph / "qa", args.questions, seed=0)
     runs = args.work / "runs"
     for split in ("val", "test"):
