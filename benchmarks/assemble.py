@@ -22,6 +22,7 @@ ORDER = [
     "mcp",
     "models",
     "fusion",
+    "fusion_ablation",
     "dense",
 ]
 
