@@ -69,6 +69,19 @@ def _weakest(top_scores: np.ndarray, top_docs: np.ndarray) -> int:  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
+def _keep(
+    top_scores: np.ndarray, top_docs: np.ndarray, filled: int, weakest: int, doc: int, score: float
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Put ``doc`` in the list (when full, in the weakest slot); the new (filled, weakest)."""
+    slot = filled if filled < top_scores.size else weakest
+    top_scores[slot], top_docs[slot] = score, doc
+    filled = max(filled, slot + 1)
+    if filled == top_scores.size:
+        weakest = _weakest(top_scores, top_docs)
+    return filled, weakest
+
+
+@numba.njit(cache=True, nogil=True)
 def _best_of(
     candidates: np.ndarray,
     values: np.ndarray,
@@ -89,11 +102,7 @@ def _best_of(
             or (score == top_scores[weakest] and doc > top_docs[weakest])
         ):
             continue
-        slot = filled if filled < k else weakest
-        top_scores[slot], top_docs[slot] = score, doc
-        filled = max(filled, slot + 1)
-        if filled == k:
-            weakest = _weakest(top_scores, top_docs)
+        filled, weakest = _keep(top_scores, top_docs, filled, weakest, doc, score)
     return top_docs[:filled], top_scores[:filled]
 
 
@@ -265,11 +274,8 @@ def take_top(
         score = scores[doc]
         if score <= threshold or (allowed.size and not allowed[types[doc]]):
             continue
-        slot = filled if filled < k else weakest
-        top_scores[slot], top_docs[slot] = score, doc
-        filled = max(filled, slot + 1)
+        filled, weakest = _keep(top_scores, top_docs, filled, weakest, doc, score)
         if filled == k:
-            weakest = _weakest(top_scores, top_docs)
             threshold = top_scores[weakest]
     return top_docs[:filled], top_scores[:filled]
 
