@@ -35,9 +35,10 @@ MAX_QUERY_TERMS = 256
 class BM25Index:
     """A read-only BM25 index over each node's document (its name and text).
 
-    ``search`` ranks all nodes (exact top k, MaxScore over doc-ordered postings);
-    ``score_nodes`` scores a given node set with the same postings and statistics, so both give
-    a node the same score. Queries are analysed with the analyzer the index was built with
+    ``search`` ranks all nodes (exact top k: rare terms first, then the few nodes that can
+    still win completed, or one dense pass; graphs/bm25_kernels.py); ``score_nodes`` scores a
+    given node set with the same postings and statistics, so both give a node the same score.
+    Queries are analysed with the analyzer the index was built with
     (:attr:`analyzer`) and scored with its BM25 parameters (:attr:`params`).
 
     Attributes:
