@@ -29,6 +29,9 @@ class InterruptibleModel:
 
     name = "scripted-repl"
 
+    def __init__(self) -> None:
+        self.interrupted = False
+
     async def generate(
         self,
         messages: list[Message],
@@ -39,7 +42,9 @@ class InterruptibleModel:
     ) -> ModelReply:
         question = messages[1]["content"]
         if "hang" in question:
-            os.kill(os.getpid(), signal.SIGINT)
+            if not self.interrupted:  # one Ctrl-C, even with several agents on the question
+                self.interrupted = True
+                os.kill(os.getpid(), signal.SIGINT)
             await asyncio.sleep(5)
         turn = sum(1 for m in messages if m["role"] == "assistant")
         if turn == 0:
