@@ -6,6 +6,7 @@ import asyncio
 import io
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,16 @@ def drive(snapshot: Snapshot, lines: list[str]) -> str:
     return output.getvalue()
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT as Python sets it up in a terminal, even when the runner inherited it ignored
+    (a shell starts background jobs with SIGINT ignored, and Python keeps that)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
     saved = tmp_path / "run"
     shown = drive(
