@@ -11,10 +11,10 @@ import numpy as np
 from graphs.cosine import CosineIndex
 from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
 from tools.config import ToolConfig
-from tools.format import capped_note, filters_text, search_text
+from tools.format import page_size
 from tools.observation import Observation
 from tools.schemas import DenseSearchArgs
-from tools.search import search_hits
+from tools.search import ranking_observation
 from tools.vocab import Vocabulary
 
 QUERY_CACHE = 256
@@ -81,23 +81,10 @@ def run_dense_search(
         UnknownTypeError: `node_types` names an unknown type.
     """
     type_codes = vocabulary.type_codes(args.node_types) if args.node_types else None
-    requested = args.k or config.search_k
-    k = min(requested, config.max_k)
-    notes = [*([capped_note(requested, k)] if requested > k else []), *notes]
+    k, notes = page_size(args.k or config.search_k, config.max_k, notes)
     if not args.query.strip():
         text = "empty query: describe what you look for in words, e.g. a phrase of the question."
         return Observation(text="\n".join([text, *notes]))
     vector = dense.query_vector(args.query)
     ids, scores = dense.index.top_k(vector, k, node_types=type_codes)
-    hits = search_hits(snapshot, ids, scores, args.query, config)
-    text = search_text(
-        args.query,
-        hits,
-        k=k,
-        max_k=config.max_k,
-        filters=filters_text(args.node_types or ()),
-        notes=notes,
-    )
-    return Observation(
-        text=text, node_ids=[hit.node.node_id for hit in hits], scores=scores.tolist()
-    )
+    return ranking_observation(snapshot, ids, scores, args.query, args.node_types, k, config, notes)

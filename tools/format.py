@@ -124,6 +124,12 @@ def capped_note(requested: int, cap: int) -> str:
     return f"note: k={requested:,} is above the maximum; showing at most {cap}."
 
 
+def page_size(requested: int, cap: int, notes: Sequence[str]) -> tuple[int, list[str]]:
+    """The k a call gets (``requested`` capped at ``cap``) and its notes, the cap's first."""
+    k = min(requested, cap)
+    return k, [*([capped_note(requested, k)] if requested > k else []), *notes]
+
+
 def ignored_note(parameter: str, reason: str) -> str:
     """The note shown when a parameter is switched off in this run and was ignored."""
     return f"note: {reason} in this run; {parameter} ignored."

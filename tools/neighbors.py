@@ -20,10 +20,10 @@ from tools.format import (
     EdgeLink,
     NeighborRow,
     NodeView,
-    capped_note,
     filters_text,
     neighbors_text,
     no_neighbors_text,
+    page_size,
 )
 from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
 from tools.observation import Observation
@@ -53,9 +53,7 @@ def run_neighbors(
     type_codes = vocabulary.type_codes(args.node_types) if args.node_types else None
     relation_codes = vocabulary.relation_codes(args.edge_types) if args.edge_types else None
     filters = filters_text(args.node_types or (), args.edge_types or ())
-    requested = args.k or config.neighbors_k
-    k = min(requested, config.max_k)
-    notes = [*([capped_note(requested, k)] if requested > k else []), *notes]
+    k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
     hood = snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes)
     anchor_view = _view(snapshot, anchor, with_text=False)
     if not len(hood.nodes):

@@ -9,9 +9,9 @@ from tools.config import ToolConfig
 from tools.format import (
     NodeView,
     SearchHit,
-    capped_note,
     empty_query_text,
     filters_text,
+    page_size,
     search_text,
 )
 from tools.observation import Observation
@@ -41,21 +41,28 @@ def run_search(
         UnknownTypeError: `node_types` names an unknown type.
     """
     type_codes = vocabulary.type_codes(args.node_types) if args.node_types else None
-    requested = args.k or config.search_k
-    k = min(requested, config.max_k)
-    notes = [*([capped_note(requested, k)] if requested > k else []), *notes]
+    k, notes = page_size(args.k or config.search_k, config.max_k, notes)
     index = snapshot.index
     if not index.tokenize(args.query):
         return Observation(text="\n".join([empty_query_text(args.query), *notes]))
     ids, scores = index.search(args.query, k, node_types=type_codes)
-    hits = search_hits(snapshot, ids, scores, args.query, config)
+    return ranking_observation(snapshot, ids, scores, args.query, args.node_types, k, config, notes)
+
+
+def ranking_observation(
+    snapshot: Snapshot,
+    ids: np.ndarray,
+    scores: np.ndarray,
+    query: str,
+    node_types: Sequence[str] | None,
+    k: int,
+    config: ToolConfig,
+    notes: Sequence[str],
+) -> Observation:
+    """The observation of a ranked list of nodes (``search`` and ``dense_search`` alike)."""
+    hits = search_hits(snapshot, ids, scores, query, config)
     text = search_text(
-        args.query,
-        hits,
-        k=k,
-        max_k=config.max_k,
-        filters=filters_text(args.node_types or ()),
-        notes=notes,
+        query, hits, k=k, max_k=config.max_k, filters=filters_text(node_types or ()), notes=notes
     )
     return Observation(
         text=text, node_ids=[hit.node.node_id for hit in hits], scores=scores.tolist()
