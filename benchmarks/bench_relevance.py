@@ -84,20 +84,21 @@ def ark_ranker(index: BM25Index) -> Ranker:
     return lambda query: index.search(query, K)[0].tolist()
 
 
+def bm25s_top(retriever: bm25s.BM25, tokens: Sequence[str]) -> list[int]:
+    """bm25s' top K for distinct query tokens, positive scores only, lower id first on ties."""
+    known = [t for t in tokens if t in retriever.vocab_dict]
+    if not known:
+        return []
+    scores = retriever.get_scores(known)
+    top = np.argpartition(-scores, min(K, scores.size - 1))[:K]
+    top = top[np.lexsort((top, -scores[top]))]
+    return [int(i) for i in top if scores[i] > 0]
+
+
 def bm25s_ranker(tokens: list[list[str]], tokenizer: Tokenizer, **params: object) -> Ranker:
     retriever = bm25s.BM25(**params)  # type: ignore[arg-type]
     retriever.index(tokens, show_progress=False)
-
-    def rank(query: str) -> list[int]:
-        known = [t for t in tokenizer.query_tokens(query) if t in retriever.vocab_dict]
-        if not known:
-            return []
-        scores = retriever.get_scores(known)
-        top = np.argpartition(-scores, min(K, scores.size - 1))[:K]
-        top = top[np.lexsort((top, -scores[top]))]
-        return [int(i) for i in top if scores[i] > 0]
-
-    return rank
+    return lambda query: bm25s_top(retriever, tokenizer.query_tokens(query))
 
 
 def bm25s_own_ranker(documents: list[str]) -> Ranker:
@@ -105,18 +106,9 @@ def bm25s_own_ranker(documents: list[str]) -> Ranker:
     retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
     options = {"stopwords": "en", "show_progress": False, "return_ids": False}
     retriever.index(bm25s.tokenize(documents, **options), show_progress=False)
-
-    def rank(query: str) -> list[int]:
-        tokens = bm25s.tokenize([query], **options)[0]
-        known = [t for t in dict.fromkeys(tokens) if t in retriever.vocab_dict]
-        if not known:
-            return []
-        scores = retriever.get_scores(known)
-        top = np.argpartition(-scores, min(K, scores.size - 1))[:K]
-        top = top[np.lexsort((top, -scores[top]))]
-        return [int(i) for i in top if scores[i] > 0]
-
-    return rank
+    return lambda query: bm25s_top(
+        retriever, list(dict.fromkeys(bm25s.tokenize([query], **options)[0]))
+    )
 
 
 def rank_bm25_ranker(tokens: list[list[str]], tokenizer: Tokenizer, k1: float, b: float) -> Ranker:
