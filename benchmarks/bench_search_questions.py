@@ -19,7 +19,7 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from bench_search import latencies
 from icd10 import build_icd_snapshot, icd_questions
 
 from graphs.bm25 import BM25Index, build_index
@@ -69,20 +70,6 @@ def load_corpus(spec: str, cache: Path, count: int) -> tuple[Path, list[str], li
     # an agent's search call: a few keywords, here the first three words of the gold's name
     short = [" ".join(names[gold].split()[:3]) for gold in golds]
     return out, questions, short
-
-
-def latencies(function: Callable[[str], object], queries: Sequence[str]) -> tuple[float, ...]:
-    """Wall p50, wall p95 and process-CPU p50 in ms (CPU stays meaningful on a loaded box)."""
-    for query in queries[:20]:
-        function(query)
-    wall, cpu = [], []
-    for query in queries:
-        started, started_cpu = time.perf_counter(), time.process_time()
-        function(query)
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    p50, p95 = np.percentile(np.array(wall) * 1e3, [50, 95])
-    return float(p50), float(p95), float(np.median(cpu) * 1e3)
 
 
 def bm25s_reference(snapshot: Path, tokenizer: Tokenizer, backend: str) -> bm25s.BM25:
