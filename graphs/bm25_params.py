@@ -47,7 +47,7 @@ class BM25Params:
         if not (self.k1 > 0 and 0 <= self.b <= 1 and self.idf in ("robertson", "lucene")):
             raise SnapshotError(
                 f"invalid BM25 parameters {self}: need k1 > 0, 0 <= b <= 1 and idf "
-                "'robertson' or 'lucene'; rebuild the snapshot"
+                "'robertson' or 'lucene'"
             )
 
     @classmethod

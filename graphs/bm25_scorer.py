@@ -49,7 +49,7 @@ class BM25Scorer:
     """Scores queries of term ids against the postings of one or more boosted fields.
 
     Args:
-        index_dir: The index directory (maxima files are read from it when present).
+        index_dir: The index directory (impact and maxima files are read from it when present).
         fields: Each field's postings, with its boost (indexes of format 1 have two fields).
         num_docs: Number of documents.
         params: The BM25 formula (see :class:`BM25Params`).
@@ -64,7 +64,6 @@ class BM25Scorer:
     ) -> None:
         self.num_docs = num_docs
         self.params = params
-        self._dir = index_dir
         self._fields = dict(fields)
         self._names = list(self._fields)
         self._weights = {
@@ -80,11 +79,16 @@ class BM25Scorer:
             self._docs = np.concatenate([p.docs for p, _ in self._fields.values()])
         # score accumulators, all zeros between queries; one per concurrent query
         self._buffers: SimpleQueue[np.ndarray] = SimpleQueue()
+        # written at build since format 3: mapped now, so a damaged file fails at open
+        self._stored = {
+            suffix: {name: _mapped(index_dir / f"{name}{suffix}") for name in self._names}
+            for suffix in (IMPACTS_SUFFIX, MAXIMA_SUFFIX)
+        }
 
     def _field_impacts(self, name: str) -> np.ndarray:
-        path = self._dir / f"{name}{IMPACTS_SUFFIX}"
-        if path.is_file():
-            return np.asarray(np.load(path, mmap_mode="r"))
+        stored = self._stored[IMPACTS_SUFFIX][name]
+        if stored is not None:
+            return stored
         postings = self._fields[name][0]
         factors = self.params.length_factors(postings.lengths, postings.total_tokens, self.num_docs)
         return bm25_kernels.posting_impacts(postings.docs, postings.tf, factors)
@@ -99,9 +103,9 @@ class BM25Scorer:
     def _maxima(self) -> dict[str, np.ndarray]:
         maxima = {}
         for name, (postings, _) in self._fields.items():
-            path = self._dir / f"{name}{MAXIMA_SUFFIX}"
-            if path.is_file():
-                maxima[name] = np.asarray(np.load(path, mmap_mode="r"))
+            stored = self._stored[MAXIMA_SUFFIX][name]
+            if stored is not None:
+                maxima[name] = stored
             else:
                 offset = self._offsets[name]
                 impacts = self._impacts[offset : offset + postings.docs.size]
@@ -180,3 +184,8 @@ class BM25Scorer:
             self._impacts,
             nodes,
         )
+
+
+def _mapped(path: Path) -> np.ndarray | None:
+    """The memory-mapped array at ``path``, or None when the index has no such file."""
+    return np.asarray(np.load(path, mmap_mode="r")) if path.is_file() else None

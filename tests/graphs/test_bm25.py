@@ -415,3 +415,26 @@ def test_every_search_strategy_returns_the_exact_top_k(
     again_ids, again_scores = index.search(query, k, node_types=node_types)
     assert again_ids.tolist() == ids.tolist()  # the reused score buffer was left clean
     np.testing.assert_array_equal(again_scores, scores)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"bm25": {"k1": -1, "b": 0.4, "idf": "robertson", "exact_lengths": True}},
+        {"bm25": {"k1": 0.9, "bogus": 1}},
+        {"bm25": "okapi"},
+        "impacts",
+    ],
+    ids=["negative-k1", "unknown-key", "not-a-map", "damaged-impacts"],
+)
+def test_a_damaged_index_fails_at_open_saying_rebuild(
+    tmp_path: Path, damage: dict[str, object] | str
+) -> None:
+    build_index(tmp_path / "index", ["a"], ["b c"], np.zeros(1, np.int16))
+    if damage == "impacts":
+        (tmp_path / "index" / "text.impacts.npy").write_bytes(b"not an array")
+    else:
+        meta_path = tmp_path / "index" / "meta.json"
+        meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), **damage}))
+    with pytest.raises(SnapshotError, match=r"rebuild the snapshot$"):
+        BM25Index.open(tmp_path / "index")
