@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.models.kv_reuse import MIN_REUSE_TOKENS, common_prefix
 from agent.models.kv_store import PrefixStore
 from agent.models.prompt_lookup import draft
 from agent.models.row_cache import RowCache, attention_mask, position_ids
@@ -114,6 +115,8 @@ class GreedyBatch:
         self._options = options
         self.store = store
         self.forward_passes = 0
+        self.reused_tokens = 0
+        self.computed_tokens = 0
 
     def run(self, requests: list[GreedyRequest], on_done: Callable[[int, list[int]], None]) -> None:
         """Decode every request; call `on_done(index, generated ids)` as each one finishes.
@@ -136,7 +139,11 @@ class GreedyBatch:
         cache = RowCache(len(requests), capacity, seeds)
         active: list[int] = []
         for row, request in enumerate(requests):
+            if store is not None:
+                self._share_earlier_row(cache, requests, row)
             start = cache.lengths[row]
+            self.reused_tokens += start
+            self.computed_tokens += len(request.ids) - start
             token = self._prefill(torch, cache, row, request.ids[start:], start)
             cache.lengths[row] = len(request.ids)
             if self._accept(request, [token]):
@@ -145,6 +152,22 @@ class GreedyBatch:
                 active.append(row)
         while active:
             active = self._step(torch, cache, requests, active, on_done)
+
+    @staticmethod
+    def _share_earlier_row(cache: RowCache, requests: list[GreedyRequest], row: int) -> None:
+        """Start `row` from an earlier row's prompt when it shares more than the store had.
+
+        The agents of a question share the system prompt, tools and question; the first of
+        them to be computed in a batch serves the others.
+        """
+        ids = requests[row].ids
+        best, length = None, cache.lengths[row]
+        for earlier in range(row):
+            common = min(common_prefix(requests[earlier].ids, ids), len(ids) - 1)
+            if common > length and common >= MIN_REUSE_TOKENS:
+                best, length = earlier, common
+        if best is not None:
+            cache.share(best, row, length)
 
     def _prefill(self, torch: Any, cache: RowCache, row: int, tokens: list[int], start: int) -> int:
         """Compute a row's uncached prompt tokens; return its first generated token."""

@@ -24,8 +24,6 @@ class PrefixStore:
             raise ValueError(f"max_entries must be >= 1, got {max_entries}")
         self.max_entries = max_entries
         self._entries: list[PrefixKV] = []
-        self.reused_tokens = 0
-        self.computed_tokens = 0
 
     def longest(self, ids: list[int]) -> PrefixKV | None:
         """The computed prefix of `ids` (at most all but its last token) to start from, or None.
@@ -40,12 +38,9 @@ class PrefixStore:
                 best, length = entry, common
         length = min(length, len(ids) - 1)
         if best is None or length < MIN_REUSE_TOKENS:
-            self.computed_tokens += len(ids)
             return None
         self._entries.remove(best)
         self._entries.append(best)
-        self.reused_tokens += length
-        self.computed_tokens += len(ids) - length
         return PrefixKV(ids[:length], best.keys, best.values)
 
     def put(self, prefix: PrefixKV) -> None:

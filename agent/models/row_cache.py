@@ -91,6 +91,13 @@ class RowCache:
         end = max(self._starts) + width
         return keys[self._rows, :, :end], values[self._rows, :, :end]
 
+    def share(self, source: int, target: int, length: int) -> None:
+        """Copy row `source`'s first `length` computed tokens into row `target` (its new start)."""
+        for keys, values in zip(self._keys, self._values, strict=True):
+            keys[target, :, :length] = keys[source, :, :length]
+            values[target, :, :length] = values[source, :, :length]
+        self.lengths[target] = length
+
     def prefix(self, row: int, ids: list[int]) -> PrefixKV:
         """A compact copy of row `row`'s first `len(ids)` computed tokens, for reuse."""
         length = len(ids)

@@ -97,7 +97,7 @@ def test_batched_turns_equal_serial_generate(family: str, lookahead: int) -> Non
             ids + tokens + [rng.randrange(2, VOCAB) for _ in range(turn + 3)]
             for ids, tokens in zip(prompts, got, strict=True)
         ]
-    assert store.reused_tokens > store.computed_tokens  # later turns start from stored prefixes
+    assert batch.reused_tokens > batch.computed_tokens  # later turns start from stored prefixes
 
 
 def test_prompt_lookup_accepts_drafts_without_changing_outputs() -> None:
@@ -119,10 +119,21 @@ def test_identical_and_overlapping_prompts_share_stored_prefixes() -> None:
     batch = decoder(model, 2, store)
     shared = list(range(2, 30))
     first = run(batch, [[*shared, 40, 41]], max_new=6)
-    assert store.reused_tokens == 0
+    assert batch.reused_tokens == 0
     second = run(batch, [[*shared, 42], [*shared, 40, 41]], max_new=6)
     assert second == [serial(model, [*shared, 42], 6), first[0]]
-    assert store.reused_tokens >= 2 * len(shared)
+    assert batch.reused_tokens >= 2 * len(shared)
+
+
+def test_rows_of_one_batch_share_their_common_prompt() -> None:
+    """No stored prefix yet: the first row's prompt serves the rows that start alike."""
+    model = tiny_model("llama")
+    batch = decoder(model, 0, PrefixStore(4))
+    shared = list(range(2, 40))
+    prompts = [[*shared, 41], [*shared, 42, 43], [5, 6, 7]]
+    assert run(batch, prompts, max_new=5) == [serial(model, ids, 5) for ids in prompts]
+    assert batch.reused_tokens == len(shared)
+    assert batch.computed_tokens == sum(len(ids) for ids in prompts) - len(shared)
 
 
 def test_row_cache_refuses_to_overflow() -> None:

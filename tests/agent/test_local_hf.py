@@ -336,5 +336,5 @@ def test_concurrent_agents_batched_equal_serial_generate(scratch_model: LocalHFM
     expected = [asyncio.run(agent(serial, question)) for question in questions]
     assert asyncio.run(together()) == expected
     assert batched.batcher.batch_sizes == [3, 3, 3]
-    store = batched.batcher.decoder.store
-    assert store is not None and store.reused_tokens > store.computed_tokens
+    decoder = batched.batcher.decoder
+    assert decoder.reused_tokens > decoder.computed_tokens
