@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.models.kv_reuse import MIN_REUSE_TOKENS, common_prefix
 from agent.models.kv_store import PrefixStore
+from agent.models.packed_attention import ATTENTION_NAME, attention_implementation, register
 from agent.models.prompt_lookup import draft
 from agent.models.row_cache import RowCache, attention_mask, position_ids
 
@@ -72,7 +73,8 @@ def greedy_compatible(model: Any) -> str | None:
 
     GreedyBatch reproduces plain greedy `generate`; a generation_config that changes greedy
     picks (repetition penalty, banned words, ...) or attention that is not full causal
-    (sliding windows) would make its outputs differ, so such models keep `generate`.
+    (sliding windows) would make its outputs differ, and kernels without per-row masks
+    (flash attention) cannot run it, so such models keep `generate`.
     """
     from transformers import GenerationConfig
 
@@ -82,6 +84,9 @@ def greedy_compatible(model: Any) -> str | None:
         if config is not None and getattr(config, name, None) != getattr(defaults, name, None):
             return f"generation_config.{name} is set"
     model_config = getattr(model, "config", None)
+    implementation = getattr(model_config, "_attn_implementation", None)
+    if implementation not in (None, "sdpa", "eager", ATTENTION_NAME):
+        return f"its attention implementation {implementation!r} takes no per-row masks"
     layer_types = getattr(model_config, "layer_types", None) or []
     if any(kind != "full_attention" for kind in layer_types):
         return "it has attention layers other than full causal attention"
@@ -98,7 +103,8 @@ class GreedyBatch:
     Each prompt starts from the longest prefix computed before (`PrefixStore`), its remaining
     tokens are computed row by row, then every decoding step is one forward pass for all
     rows together: the model's weights are read once per step for all agents, which is the
-    cost of decoding on a CPU. With `lookahead`, each step also verifies tokens drafted by
+    cost of decoding on a CPU. Attention runs as `packed_attention` (no per-head copies of
+    the cache). With `lookahead`, each step also verifies tokens drafted by
     prompt lookup (`prompt_lookup.draft`); a row keeps a drafted token only when it equals the
     model's own greedy pick, so the output is unchanged and a step may yield several tokens.
     """
@@ -114,6 +120,7 @@ class GreedyBatch:
         self._model = model
         self._options = options
         self.store = store
+        register()
         self.forward_passes = 0
         self.reused_tokens = 0
         self.computed_tokens = 0
@@ -126,7 +133,7 @@ class GreedyBatch:
         """
         import torch
 
-        with torch.inference_mode():
+        with torch.inference_mode(), attention_implementation(self._model, ATTENTION_NAME):
             self._run(torch, requests, on_done)
 
     def _run(
