@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -175,6 +176,8 @@ def test_generation_settings_that_change_greedy_picks_keep_generate() -> None:
     sliding = tiny_model("qwen3")
     sliding.config.layer_types = ["sliding_attention", "full_attention"]
     assert "other than full causal" in (greedy_compatible(sliding) or "")
+    flash = SimpleNamespace(config=SimpleNamespace(_attn_implementation="flash_attention_2"))
+    assert "takes no per-row masks" in (greedy_compatible(flash) or "")
 
 
 class _ScriptedDecoder:
@@ -267,3 +270,26 @@ def test_out_of_memory_reaches_every_agent_as_a_model_error(tmp_path: Any) -> No
     errors = asyncio.run(two())
     assert all(isinstance(error, ModelError) for error in errors)
     assert all("out of memory" in str(error) for error in errors)
+
+
+@pytest.mark.parametrize("queries", [1, 5])
+def test_packed_attention_equals_repeated_heads(queries: int) -> None:
+    """Stacking a group's query heads gives what repeating the key/value heads gives."""
+    from transformers.integrations.sdpa_attention import repeat_kv
+
+    from agent.models.packed_attention import packed_attention
+
+    class Layer:
+        num_key_value_groups = 3
+
+    generator = torch.Generator().manual_seed(0)
+    query = torch.randn(2, 6, queries, 8, generator=generator, dtype=torch.float64)
+    key = torch.randn(2, 2, 11, 8, generator=generator, dtype=torch.float64)
+    value = torch.randn(2, 2, 11, 8, generator=generator, dtype=torch.float64)
+    mask = attention_mask(torch, [6 - queries, 11 - queries], queries, torch.float64, "cpu")
+    got, _ = packed_attention(Layer(), query, key, value, mask, scaling=0.3)
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        query, repeat_kv(key, 3), repeat_kv(value, 3), attn_mask=mask, scale=0.3
+    ).transpose(1, 2)
+    assert got.shape == (2, queries, 6, 8)
+    assert torch.allclose(got, expected, atol=1e-12)
