@@ -336,16 +336,16 @@ def score_sorted(
         else:  # walk the nodes, interpolate then gallop in the postings
             first, last = docs[start], docs[end - 1]
             density = (end - start) / (last - first + 1.0)
-            p = start
             for j in range(n):
                 target = nodes[j]
+                if target < first:
+                    continue
                 if target > last:
                     break
-                guess = start + int((target - first) * density)
-                if guess > p:
-                    p = _seek_from(docs, p, end, min(guess, end - 1), target)
-                else:
-                    p = _gallop(docs, p, end, target)
+                # each node's search is independent of the previous one's, so the CPU can
+                # overlap their cache misses
+                guess = min(start + int((target - first) * density), end - 1)
+                p = _seek_from(docs, start, end, guess, target)
                 if docs[p] == target:
                     scores[j] += weight * impacts[p]
     return scores

@@ -26,9 +26,10 @@ from tools.format import (
     page_size,
 )
 from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
+from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
-from tools.snippet import make_snippet, terms_by_weight
+from tools.snippet import query_snippets
 from tools.vocab import Vocabulary, resolve_node
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def run_neighbors(
     filters = filters_text(args.node_types or (), args.edge_types or ())
     k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
     hood = snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes)
-    anchor_view = _view(snapshot, anchor, with_text=False)
+    anchor_view = node_views(snapshot, np.array([anchor]))[0]
     if not len(hood.nodes):
         return _empty(snapshot, anchor, anchor_view, filters, notes)
     members = NeighborSet.of(hood)
@@ -69,19 +70,19 @@ def run_neighbors(
     if scores is not None:
         shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
-    shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
+    row_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
     shown_nodes = members.nodes[shown]
-    snippet_terms: list[list[str]] = [[] for _ in range(len(shown))]
-    if query and scores is not None and config.neighbor_snippet_chars > 0:
-        terms = snapshot.index.matched_terms(query)
-        names = [snapshot.name(node) for node in shown_nodes.tolist()]
-        snippet_terms = terms_by_weight(snapshot.index, terms, shown_nodes, names)
+    views = node_views(snapshot, shown_nodes)
+    snippets = [""] * len(shown)
+    if query and scores is not None:  # every shown row matched the query
+        names = [view.name for view in views]
+        snippets = query_snippets(
+            snapshot, query, shown_nodes, names, config.neighbor_snippet_chars
+        )
     links = _links(snapshot, hood, *members.entries_of(shown), keys, len(shown))
     rows = [
-        _row(snapshot, node, score, terms, node_links, config)
-        for node, score, terms, node_links in zip(
-            shown_nodes.tolist(), shown_scores, snippet_terms, links, strict=True
-        )
+        NeighborRow(node=view, links=node_links, score=score, snippet=snippet)
+        for view, node_links, score, snippet in zip(views, links, row_scores, snippets, strict=True)
     ]
     breakdown: list[tuple[str, int]] = []
     if len(shown) < len(members):
@@ -136,35 +137,6 @@ def _links(
         )
         for row in directions
     ]
-
-
-def _row(
-    snapshot: Snapshot,
-    node: int,
-    score: float | None,
-    terms: Sequence[str],
-    links: tuple[EdgeLink, ...],
-    config: ToolConfig,
-) -> NeighborRow:
-    """One listing row; `terms` are the query terms most informative first, for the snippet."""
-    matched = score is not None and score > 0 and config.neighbor_snippet_chars > 0
-    view = _view(snapshot, node, with_text=matched)
-    matched = matched and view.text != view.name
-    return NeighborRow(
-        node=view,
-        links=links,
-        score=score,
-        snippet=make_snippet(
-            view.text, terms, config.neighbor_snippet_chars, snapshot.index.tokenizer
-        )
-        if matched
-        else "",
-    )
-
-
-def _view(snapshot: Snapshot, node: int, *, with_text: bool) -> NodeView:
-    text = snapshot.text(node) if with_text else ""
-    return NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node), text)
 
 
 def _empty(
