@@ -56,8 +56,8 @@ def run_neighbors(
     filters = filters_text(args.node_types or (), args.edge_types or ())
     k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
     hood = snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes)
-    anchor_view = node_views(snapshot, np.array([anchor]))[0]
     if not len(hood.nodes):
+        anchor_view = node_views(snapshot, np.array([anchor]))[0]
         return _empty(snapshot, anchor, anchor_view, filters, notes)
     members = NeighborSet.of(hood)
     query = args.query if args.query and args.query.strip() else None
@@ -72,7 +72,7 @@ def run_neighbors(
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     row_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
     shown_nodes = members.nodes[shown]
-    views = node_views(snapshot, shown_nodes)
+    anchor_view, *views = node_views(snapshot, np.concatenate(([anchor], shown_nodes)))
     snippets = [""] * len(shown)
     if query and scores is not None:  # every shown row matched the query
         names = [view.name for view in views]

@@ -117,7 +117,7 @@ def make_snippet(
     snippet is the start of the text. Cut ends are marked with an ellipsis; whitespace runs
     become single spaces. Pass the index's `tokenizer` so that stemmed terms find their words.
     """
-    flat = " ".join(text.split())
+    flat = text if _is_flat(text) else " ".join(text.split())
     if width <= 0 or not flat:
         return ""
     start = 0
@@ -132,6 +132,14 @@ def make_snippet(
     prefix = ELLIPSIS if start > 0 else ""
     suffix = ELLIPSIS if stop < len(flat) else ""
     return f"{prefix}{flat[start:stop].strip()}{suffix}"
+
+
+def _is_flat(text: str) -> bool:
+    """True when `text` already has single spaces only (the usual case): no split needed.
+
+    `str.isprintable` is False for every whitespace character except the ASCII space.
+    """
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
 def _next_word(text: str, position: int) -> int:
