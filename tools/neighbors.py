@@ -25,7 +25,7 @@ from tools.format import (
     no_neighbors_text,
     page_size,
 )
-from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, best_scored, top_entries
 from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -65,10 +65,7 @@ def run_neighbors(
     matches = int(np.count_nonzero(scores)) if scores is not None else 0
     if not matches:
         scores = None  # nothing matched: the default order, shown unranked
-    keys = order.keys(hood)
-    shown = top_entries(members.first_keys(keys), scores, k)
-    if scores is not None:
-        shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
+    shown = _shown(hood, members, order, scores, k)
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     row_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
     shown_nodes = members.nodes[shown]
@@ -79,7 +76,8 @@ def run_neighbors(
         snippets = query_snippets(
             snapshot, query, shown_nodes, names, config.neighbor_snippet_chars
         )
-    links = _links(snapshot, hood, *members.entries_of(shown), keys, len(shown))
+    entries, owner = members.entries_of(shown)
+    links = _links(snapshot, hood, entries, owner, order.keys(hood, entries), len(shown))
     rows = [
         NeighborRow(node=view, links=node_links, score=score, snippet=snippet)
         for view, node_links, score, snippet in zip(views, links, row_scores, snippets, strict=True)
@@ -103,12 +101,32 @@ def run_neighbors(
     return Observation(text=text, node_ids=[row.node.node_id for row in rows], scores=ranked)
 
 
+def _shown(
+    hood: Neighborhood,
+    members: NeighborSet,
+    order: NeighborOrder,
+    scores: np.ndarray | None,
+    k: int,
+) -> np.ndarray:
+    """Positions in `members` of the k listed, in order: by score, then the default order.
+
+    With scores only the positively scored nodes are listed, and only the few best-scored
+    need their default-order keys (to break ties).
+    """
+    if scores is None:
+        return top_entries(members.first_keys(order.keys(hood)), None, k)
+    chosen = best_scored(scores, k)
+    entries, owner = members.entries_of(chosen)
+    first_keys = np.minimum.reduceat(order.keys(hood, entries), _group_starts(owner))
+    return chosen[top_entries(first_keys, scores[chosen], k)]
+
+
 def _links(
     snapshot: Snapshot,
     hood: Neighborhood,
     entries: np.ndarray,
     owner: np.ndarray,
-    keys: np.ndarray,
+    entry_keys: np.ndarray,
     count: int,
 ) -> list[tuple[EdgeLink, ...]]:
     """Every relation linking each of `count` shown neighbours to the anchor, in entry order.
@@ -118,10 +136,10 @@ def _links(
         hood: The neighbourhood.
         entries: Positions into `hood` of the shown neighbours' entries.
         owner: For each entry, which shown neighbour (0..count-1) it belongs to.
-        keys: The default-order key of every entry of `hood`.
+        entry_keys: The default-order key of each of `entries`.
         count: How many neighbours are shown.
     """
-    ordered = np.lexsort((keys[entries], owner))
+    ordered = np.lexsort((entry_keys, owner))
     directions: list[dict[int, set[int]]] = [{} for _ in range(count)]
     for row, relation, direction in zip(
         owner[ordered].tolist(),
@@ -161,6 +179,11 @@ def _empty(
         notes=notes,
     )
     return Observation(text=text)
+
+
+def _group_starts(owner: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of the ascending `owner` begins."""
+    return np.flatnonzero(np.diff(owner, prepend=-1))
 
 
 def _named_counts(counts: np.ndarray, names: Sequence[str]) -> list[tuple[str, int]]:
