@@ -53,7 +53,7 @@ class NodeStore:
             self._data[name] = (
                 np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
             )
-        self._views = {name: memoryview(data) for name, data in self._data.items()}
+        self._views = {name: data.data for name, data in self._data.items()}
 
     def get(self, column: str, row: int) -> str:
         """The value of `column` ("id", "name" or "text") at `row`."""
