@@ -3,7 +3,8 @@
 For every question of the tuning and output splits the top `depth` candidates of the source
 ranking are serialised (evals/rerank_doc.py) and scored (evals/rerank_models.py) through the
 on-disk cache. The reranker's order is then fused with the source ranking by static RRF whose
-(w, k) are grid-searched on the tuning split (w weighs the reranker), as GRASP's stage 3.
+(w, k) are grid-searched on the tuning split (w weighs the reranker), as GRASP's stage 3. When the
+tuned fusion does not beat the source's own Hit@1 there, the source order stands (w = 0).
 
 Output: a run directory of the output split (``config.json`` has a ``"rerank"`` section;
 each ``result.config`` holds the final scores and the reranker's own order and scores),
@@ -191,6 +192,28 @@ def _tune(
     return grid, validation
 
 
+def _final_spec(grid: GridResult | None, validation: dict[str, float]) -> StaticRRF:
+    """The tuned fusion, or the stage-2 list alone when reranking did not earn its place.
+
+    Without a tuning split the reranker's order is the answer. With one, the reranker must
+    beat the stage-2 list's own Hit@1 on it: a tie (often reached by a fusion that only
+    reshuffles below rank 1, picked by MRR) is not evidence enough to reorder the test
+    questions, so the weight of the reranker becomes 0 and the stage-2 order stands.
+    """
+    if grid is None:
+        return StaticRRF(weights=(1.0, 0.0), k=60.0)
+    tuned = grid.static[0]
+    if validation["fused hit@1"] > validation["source hit@1"]:
+        return tuned
+    logger.info(
+        "reranking did not beat the stage-2 list on the tuning split (Hit@1 %.3f vs %.3f): "
+        "keeping the stage-2 order",
+        validation["fused hit@1"],
+        validation["source hit@1"],
+    )
+    return StaticRRF(weights=(0.0, 1.0), k=tuned.k)
+
+
 def run_rerank(
     request: RerankRequest, scorer: Scorer, *, on_progress: Progress | None = None
 ) -> RerankOutcome:
@@ -224,7 +247,7 @@ def run_rerank(
     grid, validation = (None, {}) if not tune_pools else _tune(
         tune_pools, source, is_candidate, request.protocol
     )  # fmt: skip
-    spec = grid.static[0] if grid else StaticRRF(weights=(1.0, 0.0), k=60.0)
+    spec = _final_spec(grid, validation)
     outcome = RerankOutcome(spec, grid, len(out_pools), scored, seconds, stats, validation)
     _write_run(request, source, scorer, spec, out_pools, is_candidate)
     _write_spec_file(request, scorer, outcome)

@@ -142,6 +142,23 @@ class Snapshot:
         """Node type name of internal node `node`."""
         return self.node_type_names[int(self.node_type_codes[self._checked(node)])]
 
+    def external_ids(self, nodes: np.ndarray) -> list[str]:
+        """External ids of many internal nodes at once, aligned with `nodes`."""
+        return self._store.get_many("id", self._checked_many(nodes))
+
+    def names(self, nodes: np.ndarray) -> list[str]:
+        """Names of many internal nodes at once, aligned with `nodes`."""
+        return self._store.get_many("name", self._checked_many(nodes))
+
+    def texts(self, nodes: np.ndarray) -> list[str]:
+        """Searchable texts of many internal nodes at once, aligned with `nodes`."""
+        return self._store.get_many("text", self._checked_many(nodes))
+
+    def type_names(self, nodes: np.ndarray) -> list[str]:
+        """Node type names of many internal nodes at once, aligned with `nodes`."""
+        codes = self.node_type_codes[self._checked_many(nodes)].tolist()
+        return [self.node_type_names[code] for code in codes]
+
     def type_code(self, name: str) -> int:
         """Code of node type `name`.
 
@@ -189,11 +206,25 @@ class Snapshot:
 
     def _checked(self, node: int) -> int:
         if not 0 <= node < self.num_nodes:
-            raise GraphError(
-                f"internal node id {node} is out of range (0..{self.num_nodes - 1}); "
-                "map external ids with Snapshot.internal_id"
-            )
+            raise self._out_of_range(node)
         return int(node)
+
+    def _checked_many(self, nodes: np.ndarray) -> np.ndarray:
+        nodes = np.asarray(nodes)
+        if nodes.ndim != 1 or (nodes.size and not np.issubdtype(nodes.dtype, np.integer)):
+            raise GraphError(
+                f"internal node ids must be a 1-D integer array, got {nodes.dtype} "
+                f"with shape {nodes.shape}"
+            )
+        if nodes.size and (nodes.min() < 0 or nodes.max() >= self.num_nodes):
+            raise self._out_of_range(int(nodes[(nodes < 0) | (nodes >= self.num_nodes)][0]))
+        return nodes.astype(np.int64, copy=False)
+
+    def _out_of_range(self, node: int) -> GraphError:
+        return GraphError(
+            f"internal node id {node} is out of range (0..{self.num_nodes - 1}); "
+            "map external ids with Snapshot.internal_id"
+        )
 
     def __repr__(self) -> str:
         return f"Snapshot({self.manifest.name!r}, {self.num_nodes} nodes, {self.num_edges} edges)"

@@ -35,20 +35,40 @@ class NeighborOrder:
         relation_bits = max(len(relation_names) - 1, 1).bit_length()
         self._packed = relation_bits + 1 + self._degree_bits + self._node_bits < _KEY_BITS
 
-    def keys(self, hood: Neighborhood) -> np.ndarray:
-        """Sort keys of the entries of `hood` (unique except for repeated identical edges)."""
+    def keys(self, hood: Neighborhood, entries: np.ndarray | None = None) -> np.ndarray:
+        """Sort keys of the entries of `hood` (unique except for repeated identical edges).
+
+        Args:
+            hood: The neighbourhood.
+            entries: Positions of the entries wanted (default: all), e.g. those of the few
+                best-scored nodes, which is all a ranked listing needs.
+        """
+        if entries is None:
+            nodes, relations, directions = hood.nodes, hood.relations, hood.directions
+        else:
+            nodes, relations = hood.nodes[entries], hood.relations[entries]
+            directions = hood.directions[entries]
+        if not self._packed:  # ranks among all entries; compute them all, then pick
+            every = self._lexsort_keys(hood)
+            return every if entries is None else every[entries]
+        nodes = np.asarray(nodes, dtype=np.int64)
+        rank = self._relation_rank[relations]
+        incoming = (directions < 0).astype(np.int64)
+        missing_degree = self._max_degree - self._degrees[nodes]
+        key = (rank << 1) | incoming
+        key = (key << self._degree_bits) | missing_degree
+        return (key << self._node_bits) | nodes
+
+    def _lexsort_keys(self, hood: Neighborhood) -> np.ndarray:
+        """Keys as ranks, for graphs too large to pack the order into one int64."""
         nodes = np.asarray(hood.nodes, dtype=np.int64)
         rank = self._relation_rank[hood.relations]
         incoming = (hood.directions < 0).astype(np.int64)
         missing_degree = self._max_degree - self._degrees[nodes]
-        if not self._packed:
-            order = np.lexsort((nodes, missing_degree, incoming, rank))
-            keys = np.empty(len(order), dtype=np.int64)
-            keys[order] = np.arange(len(order), dtype=np.int64)
-            return keys
-        key = (rank << 1) | incoming
-        key = (key << self._degree_bits) | missing_degree
-        return (key << self._node_bits) | nodes
+        order = np.lexsort((nodes, missing_degree, incoming, rank))
+        keys = np.empty(len(order), dtype=np.int64)
+        keys[order] = np.arange(len(order), dtype=np.int64)
+        return keys
 
 
 @dataclass(frozen=True)
@@ -123,6 +143,20 @@ class NeighborSet:
         first[:1] = True
         np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
         return np.bincount(pairs[first] % span, minlength=size)
+
+
+def best_scored(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions (ascending) of the positive scores that tie or beat the k-th best score.
+
+    A superset of the top k by score: ties at the cut are all kept, for the caller to break
+    by key. Only these few members then need their keys.
+    """
+    if len(scores) > k:
+        cut = np.partition(-scores, k - 1)[k - 1]
+        chosen = np.flatnonzero(scores >= -cut)
+    else:
+        chosen = np.arange(len(scores))
+    return chosen[scores[chosen] > 0]
 
 
 def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarray:

@@ -25,10 +25,11 @@ from tools.format import (
     no_neighbors_text,
     page_size,
 )
-from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, best_scored, top_entries
+from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
-from tools.snippet import make_snippet, terms_by_weight
+from tools.snippet import query_snippets
 from tools.vocab import Vocabulary, resolve_node
 
 if TYPE_CHECKING:
@@ -55,8 +56,8 @@ def run_neighbors(
     filters = filters_text(args.node_types or (), args.edge_types or ())
     k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
     hood = snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes)
-    anchor_view = _view(snapshot, anchor, with_text=False)
     if not len(hood.nodes):
+        anchor_view = node_views(snapshot, np.array([anchor]))[0]
         return _empty(snapshot, anchor, anchor_view, filters, notes)
     members = NeighborSet.of(hood)
     query = args.query if args.query and args.query.strip() else None
@@ -64,24 +65,22 @@ def run_neighbors(
     matches = int(np.count_nonzero(scores)) if scores is not None else 0
     if not matches:
         scores = None  # nothing matched: the default order, shown unranked
-    keys = order.keys(hood)
-    shown = top_entries(members.first_keys(keys), scores, k)
-    if scores is not None:
-        shown = shown[scores[shown] > 0]  # unrelated neighbours only when nothing matches
+    shown = _shown(hood, members, order, scores, k)
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
-    shown_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
+    row_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
     shown_nodes = members.nodes[shown]
-    snippet_terms: list[list[str]] = [[] for _ in range(len(shown))]
-    if query and scores is not None and config.neighbor_snippet_chars > 0:
-        terms = snapshot.index.matched_terms(query)
-        names = [snapshot.name(node) for node in shown_nodes.tolist()]
-        snippet_terms = terms_by_weight(snapshot.index, terms, shown_nodes, names)
-    links = _links(snapshot, hood, *members.entries_of(shown), keys, len(shown))
-    rows = [
-        _row(snapshot, node, score, terms, node_links, config)
-        for node, score, terms, node_links in zip(
-            shown_nodes.tolist(), shown_scores, snippet_terms, links, strict=True
+    anchor_view, *views = node_views(snapshot, np.concatenate(([anchor], shown_nodes)))
+    snippets = [""] * len(shown)
+    if query and scores is not None:  # every shown row matched the query
+        names = [view.name for view in views]
+        snippets = query_snippets(
+            snapshot, query, shown_nodes, names, config.neighbor_snippet_chars
         )
+    entries, owner = members.entries_of(shown)
+    links = _links(snapshot, hood, entries, owner, order.keys(hood, entries), len(shown))
+    rows = [
+        NeighborRow(node=view, links=node_links, score=score, snippet=snippet)
+        for view, node_links, score, snippet in zip(views, links, row_scores, snippets, strict=True)
     ]
     breakdown: list[tuple[str, int]] = []
     if len(shown) < len(members):
@@ -102,12 +101,32 @@ def run_neighbors(
     return Observation(text=text, node_ids=[row.node.node_id for row in rows], scores=ranked)
 
 
+def _shown(
+    hood: Neighborhood,
+    members: NeighborSet,
+    order: NeighborOrder,
+    scores: np.ndarray | None,
+    k: int,
+) -> np.ndarray:
+    """Positions in `members` of the k listed, in order: by score, then the default order.
+
+    With scores only the positively scored nodes are listed, and only the few best-scored
+    need their default-order keys (to break ties).
+    """
+    if scores is None:
+        return top_entries(members.first_keys(order.keys(hood)), None, k)
+    chosen = best_scored(scores, k)
+    entries, owner = members.entries_of(chosen)
+    first_keys = np.minimum.reduceat(order.keys(hood, entries), _group_starts(owner))
+    return chosen[top_entries(first_keys, scores[chosen], k)]
+
+
 def _links(
     snapshot: Snapshot,
     hood: Neighborhood,
     entries: np.ndarray,
     owner: np.ndarray,
-    keys: np.ndarray,
+    entry_keys: np.ndarray,
     count: int,
 ) -> list[tuple[EdgeLink, ...]]:
     """Every relation linking each of `count` shown neighbours to the anchor, in entry order.
@@ -117,10 +136,10 @@ def _links(
         hood: The neighbourhood.
         entries: Positions into `hood` of the shown neighbours' entries.
         owner: For each entry, which shown neighbour (0..count-1) it belongs to.
-        keys: The default-order key of every entry of `hood`.
+        entry_keys: The default-order key of each of `entries`.
         count: How many neighbours are shown.
     """
-    ordered = np.lexsort((keys[entries], owner))
+    ordered = np.lexsort((entry_keys, owner))
     directions: list[dict[int, set[int]]] = [{} for _ in range(count)]
     for row, relation, direction in zip(
         owner[ordered].tolist(),
@@ -136,35 +155,6 @@ def _links(
         )
         for row in directions
     ]
-
-
-def _row(
-    snapshot: Snapshot,
-    node: int,
-    score: float | None,
-    terms: Sequence[str],
-    links: tuple[EdgeLink, ...],
-    config: ToolConfig,
-) -> NeighborRow:
-    """One listing row; `terms` are the query terms most informative first, for the snippet."""
-    matched = score is not None and score > 0 and config.neighbor_snippet_chars > 0
-    view = _view(snapshot, node, with_text=matched)
-    matched = matched and view.text != view.name
-    return NeighborRow(
-        node=view,
-        links=links,
-        score=score,
-        snippet=make_snippet(
-            view.text, terms, config.neighbor_snippet_chars, snapshot.index.tokenizer
-        )
-        if matched
-        else "",
-    )
-
-
-def _view(snapshot: Snapshot, node: int, *, with_text: bool) -> NodeView:
-    text = snapshot.text(node) if with_text else ""
-    return NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node), text)
 
 
 def _empty(
@@ -189,6 +179,11 @@ def _empty(
         notes=notes,
     )
     return Observation(text=text)
+
+
+def _group_starts(owner: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of the ascending `owner` begins."""
+    return np.flatnonzero(np.diff(owner, prepend=-1))
 
 
 def _named_counts(counts: np.ndarray, names: Sequence[str]) -> list[tuple[str, int]]:

@@ -31,6 +31,19 @@ def run_node(snapshot: Snapshot, args: NodeArgs) -> Observation:
     return Observation(text=node_text(view, edge_groups(snapshot, node)), node_ids=[view.node_id])
 
 
+def node_views(snapshot: Snapshot, nodes: np.ndarray) -> list[NodeView]:
+    """What a listing shows of each of `nodes` (id, name, type; no text), read in one batch."""
+    return [
+        NodeView(node_id, name, type_name)
+        for node_id, name, type_name in zip(
+            snapshot.external_ids(nodes),
+            snapshot.names(nodes),
+            snapshot.type_names(nodes),
+            strict=True,
+        )
+    ]
+
+
 def edge_groups(snapshot: Snapshot, node: int) -> list[EdgeGroup]:
     """The neighbourhood of internal node `node` counted by (relation, direction, node type).
 

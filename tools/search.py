@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 from tools.config import ToolConfig
 from tools.format import (
-    NodeView,
     SearchHit,
     empty_query_text,
     filters_text,
     page_size,
     search_text,
 )
+from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import SearchArgs
-from tools.snippet import make_snippet, terms_by_weight
+from tools.snippet import query_snippets
 from tools.vocab import Vocabulary
 
 if TYPE_CHECKING:
@@ -77,23 +77,11 @@ def search_hits(
     Snippets centre on the query's most informative terms (the snapshot's analyzer), so
     `search` and `dense_search` show the same kind of evidence.
     """
-    index = snapshot.index
-    terms = index.matched_terms(query) if len(ids) else []
-    views = [
-        NodeView(snapshot.external_id(node), snapshot.name(node), snapshot.type_name(node))
-        for node in ids.tolist()
+    views = node_views(snapshot, ids)
+    snippets = query_snippets(
+        snapshot, query, ids, [view.name for view in views], config.snippet_chars
+    )
+    return [
+        SearchHit(view, score, snippet)
+        for view, score, snippet in zip(views, scores.tolist(), snippets, strict=True)
     ]
-    ordered_terms: list[list[str]] = []
-    if terms and config.snippet_chars > 0:
-        ordered_terms = terms_by_weight(index, terms, ids, [view.name for view in views])
-    hits = []
-    for rank, (node, score, view) in enumerate(
-        zip(ids.tolist(), scores.tolist(), views, strict=True)
-    ):
-        text = snapshot.text(node)
-        # a node without text stores its name as text: a snippet would only repeat the name
-        snippet = ""
-        if ordered_terms and text != view.name:
-            snippet = make_snippet(text, ordered_terms[rank], config.snippet_chars, index.tokenizer)
-        hits.append(SearchHit(view, score, snippet))
-    return hits

@@ -11,7 +11,35 @@ from tools.format import ELLIPSIS
 
 if TYPE_CHECKING:
     from graphs.bm25 import BM25Index
+    from graphs.snapshot import Snapshot
     from graphs.tokenize import Tokenizer
+
+
+def query_snippets(
+    snapshot: Snapshot, query: str, nodes: np.ndarray, names: Sequence[str], width: int
+) -> list[str]:
+    """Per node, a window of its text around the query's most informative matched term.
+
+    One tokenisation of the query and one batched read of the texts for all nodes. A node
+    without text of its own (the store keeps its name as text) gets "": a snippet would only
+    repeat the name. All "" when `width` is 0 or no query term is indexed.
+
+    Args:
+        snapshot: The graph (texts and the BM25 index with its analyzer).
+        query: The query the nodes were ranked by.
+        nodes: Internal ids of the listed nodes.
+        names: Their names, aligned with `nodes`.
+        width: Snippet length in characters.
+    """
+    index = snapshot.index
+    terms = index.matched_terms(query) if width > 0 and len(nodes) else []
+    if not terms:
+        return [""] * len(nodes)
+    ordered = terms_by_weight(index, terms, nodes, names)
+    return [
+        make_snippet(text, node_terms, width, index.tokenizer) if text != name else ""
+        for text, name, node_terms in zip(snapshot.texts(nodes), names, ordered, strict=True)
+    ]
 
 
 def terms_by_weight(
@@ -38,9 +66,12 @@ def terms_by_weight(
     rarity = dict(zip(terms, index.doc_freqs(terms), strict=True))
     by_rarity = sorted(terms, key=rarity.__getitem__)
     ordered = []
-    for name in names:
-        in_name = set(index.tokenize(name))
-        ordered.append(sorted(by_rarity, key=lambda term: term in in_name))
+    for name_tokens in index.tokenizer.tokenize_many(names):
+        in_name = [term for term in by_rarity if term in name_tokens]
+        if in_name:
+            ordered.append([term for term in by_rarity if term not in in_name] + in_name)
+        else:
+            ordered.append(list(by_rarity))
     return ordered
 
 
@@ -86,7 +117,7 @@ def make_snippet(
     snippet is the start of the text. Cut ends are marked with an ellipsis; whitespace runs
     become single spaces. Pass the index's `tokenizer` so that stemmed terms find their words.
     """
-    flat = " ".join(text.split())
+    flat = text if _is_flat(text) else " ".join(text.split())
     if width <= 0 or not flat:
         return ""
     start = 0
@@ -101,6 +132,14 @@ def make_snippet(
     prefix = ELLIPSIS if start > 0 else ""
     suffix = ELLIPSIS if stop < len(flat) else ""
     return f"{prefix}{flat[start:stop].strip()}{suffix}"
+
+
+def _is_flat(text: str) -> bool:
+    """True when `text` already has single spaces only (the usual case): no split needed.
+
+    `str.isprintable` is False for every whitespace character except the ASCII space.
+    """
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
 def _next_word(text: str, position: int) -> int:

@@ -214,3 +214,29 @@ def test_the_stage2_tail_below_the_reranked_depth_is_kept(
         assert len(stage2[record.question_id]) == 7
         assert sorted(fused[:5]) == sorted(stage2[record.question_id][:5])
         assert fused[5:] == stage2[record.question_id][5:]  # the tail, in stage-2 order
+
+
+class ReversedOracle(OracleScorer):
+    """The oracle's opposite: every gold answer scores lowest, so reranking only hurts."""
+
+    identity = "reversed"
+
+    def score(self, chats: Sequence[list[dict[str, str]]]) -> list[float]:
+        return [1.0 - score for score in super().score(chats)]
+
+
+def test_a_reranker_that_does_not_beat_stage2_on_validation_leaves_its_order(
+    tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    """Ties and losses on the tuning split keep the stage-2 order on the output split."""
+    stage2 = {
+        row["id"]: row["ranking"]
+        for row in map(json.loads, tiny["stage2"].read_text().splitlines())
+    }
+    outcome = run_rerank(request(tiny, tmp_path / "o", tmp_path / "c.sqlite"), ReversedOracle())
+    assert outcome.validation["reranker hit@1"] <= outcome.validation["source hit@1"]
+    assert outcome.spec.weights == (0.0, 1.0)
+    for record in read_results(tmp_path / "o"):
+        assert record.result.fused == stage2[record.question_id]
+    saved = json.loads((tmp_path / "o" / "rerank.json").read_text())
+    assert saved["spec"]["weights"] == [0.0, 1.0]

@@ -76,6 +76,27 @@ def test_node_accessors(snapshot: Snapshot) -> None:
     assert found.tolist() == [snapshot.internal_id("p2"), -1, alice, -1]
 
 
+def test_batched_accessors_equal_single_ones_in_order_with_repeats(snapshot: Snapshot) -> None:
+    nodes = np.array([4, 0, 2, 0, 3])
+    assert snapshot.external_ids(nodes) == [snapshot.external_id(n) for n in nodes.tolist()]
+    assert snapshot.names(nodes) == [
+        "KDD",
+        "Graph retrieval",
+        "Bob",
+        "Graph retrieval",
+        "Deep nets",
+    ]
+    assert snapshot.texts(nodes) == [snapshot.text(n) for n in nodes.tolist()]
+    assert snapshot.type_names(nodes) == [snapshot.type_name(n) for n in nodes.tolist()]
+    assert snapshot.names(np.zeros(0, np.int64)) == []
+    with pytest.raises(GraphError, match="internal node id 5 is out of range"):
+        snapshot.texts(np.array([1, 5]))
+    with pytest.raises(GraphError, match="internal node id -1 is out of range"):
+        snapshot.names(np.array([-1]))
+    with pytest.raises(GraphError, match="1-D integer array"):
+        snapshot.external_ids(np.array([0.5]))
+
+
 def test_unknown_names_raise_and_list_valid_ones(snapshot: Snapshot) -> None:
     with pytest.raises(UnknownNodeError) as unknown:
         snapshot.internal_id("zzz")

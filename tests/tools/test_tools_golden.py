@@ -322,6 +322,8 @@ def test_error_texts(toolset: Toolset, name: str, arguments: str, expected: str)
         ("Zeta_x  zeta\n\tzetas ZETA end of it all", ["zeta"], 9, "Zeta_x…"),
         ("prefix words here then Ünïcode ÜNÏCODE", ["ünïcode"], 20, "…then Ünïcode ÜNÏCODE"),
         ("graphs and graph theory", ["graph"], 8, "…graph…"),
+        ("  lead\u00a0in  and  out \n", ["out"], 40, "lead in and out"),
+        ("tab\tand\u2003em space word", ["word"], 15, "…em space word"),
         ("", ["x"], 10, ""),
         ("some text", ["text"], 0, ""),
     ],
