@@ -277,7 +277,7 @@ def test_kv_reuse_keeps_greedy_outputs_identical(scratch_model: LocalHFModel) ->
     caches give token-identical greedy turns."""
     plain = LocalHFModel(
         scratch_model._model, scratch_model._tokenizer, name="plain", max_tokens=MAX_TOKENS,
-        reuse_kv=False,
+        reuse_kv=False, batch=False,
     )  # fmt: skip
     cached = LocalHFModel(
         scratch_model._model, scratch_model._tokenizer, name="cached", max_tokens=MAX_TOKENS,
