@@ -114,7 +114,7 @@ def _shown(
     need their default-order keys (to break ties).
     """
     if scores is None:
-        return top_entries(members.first_keys(order.keys(hood)), None, k)
+        return top_entries(order.first_keys(hood, members), None, k)
     chosen = best_scored(scores, k)
     entries, owner = members.entries_of(chosen)
     first_keys = np.minimum.reduceat(order.keys(hood, entries), _group_starts(owner))

@@ -1,0 +1,130 @@
+"""Compiled passes over a neighbour set (numba): first default-order keys, nodes per relation.
+
+Each is one loop over the entries grouped by node, with no temporaries.
+
+At a 100,000-edge hub the numpy versions took 2-5 ms each (gathers of several full-size
+arrays); these are one pass over the grouped entries.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def first_keys(
+    entry_order: np.ndarray,
+    starts: np.ndarray,
+    entry_nodes: np.ndarray,
+    relations: np.ndarray,
+    directions: np.ndarray,
+    relation_rank: np.ndarray,
+    degrees: np.ndarray,
+    max_degree: int,
+    degree_bits: int,
+    node_bits: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """The smallest packed key of each node's entries (see ``NeighborOrder``).
+
+    A node's entries share its degree and id, so only (relation rank, incoming) varies:
+    its minimum is taken, then packed with the node's degree gap and id.
+
+    Args:
+        entry_order: Entry positions grouped by node (``NeighborSet.entry_order``).
+        starts: Where each node's group begins in ``entry_order``.
+        entry_nodes: Each entry's neighbour node id.
+        relations: Each entry's relation code.
+        directions: Each entry's direction (+1 outgoing, -1 incoming).
+        relation_rank: Each relation code's rank by name.
+        degrees: Every node's degree.
+        max_degree: The largest degree (the key stores its gap to it: most connected first).
+        degree_bits: Bits of the degree field.
+        node_bits: Bits of the node id field.
+    """
+    count = starts.size
+    keys = np.empty(count, np.int64)
+    for member in range(count):
+        stop = starts[member + 1] if member + 1 < count else entry_order.size
+        best = np.int64(-1)
+        for position in range(starts[member], stop):
+            entry = entry_order[position]
+            head = (np.int64(relation_rank[relations[entry]]) << 1) | np.int64(
+                directions[entry] < 0
+            )
+            if best < 0 or head < best:
+                best = head
+        node = np.int64(entry_nodes[entry_order[starts[member]]])
+        gap = np.int64(max_degree - degrees[node])
+        keys[member] = (((best << degree_bits) | gap) << node_bits) | node
+    return keys
+
+
+@numba.njit(cache=True, nogil=True)
+def nodes_per_code(
+    entry_order: np.ndarray, starts: np.ndarray, codes: np.ndarray, size: int
+) -> np.ndarray:  # pragma: no cover - compiled
+    """How many nodes have at least one entry of each code (``size`` codes)."""
+    counts = np.zeros(size, np.int64)
+    last_member = np.full(size, -1, np.int64)
+    count = starts.size
+    for member in range(count):
+        stop = starts[member + 1] if member + 1 < count else entry_order.size
+        for position in range(starts[member], stop):
+            code = codes[entry_order[position]]
+            if last_member[code] != member:
+                last_member[code] = member
+                counts[code] += 1
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def smallest_keys(
+    keys: np.ndarray, positions: np.ndarray, count: int
+) -> np.ndarray:  # pragma: no cover
+    """The ``count`` positions (of ``positions``) with the smallest keys, sorted by key.
+
+    Equal keys keep the order of ``positions``. One pass with a bounded max-heap, so a hub's
+    100,000 members cost one comparison each rather than a partition of them all.
+    """
+    size = min(count, positions.size)
+    heap_keys = np.empty(size, np.int64)
+    heap_rank = np.empty(size, np.int64)  # index into positions: the tie-break
+    filled = 0
+    for rank in range(positions.size):
+        key = np.int64(keys[positions[rank]])
+        if filled < size:  # push, sift up
+            slot = filled
+            filled += 1
+            while slot > 0:
+                parent = (slot - 1) >> 1
+                if heap_keys[parent] > key or (
+                    heap_keys[parent] == key and heap_rank[parent] > rank
+                ):
+                    break
+                heap_keys[slot], heap_rank[slot] = heap_keys[parent], heap_rank[parent]
+                slot = parent
+            heap_keys[slot], heap_rank[slot] = key, rank
+        elif size and (key < heap_keys[0] or (key == heap_keys[0] and rank < heap_rank[0])):
+            slot = 0  # replace the largest, sift down
+            while True:
+                child = 2 * slot + 1
+                if child >= size:
+                    break
+                other = child + 1
+                if other < size and (
+                    heap_keys[other] > heap_keys[child]
+                    or (
+                        heap_keys[other] == heap_keys[child] and heap_rank[other] > heap_rank[child]
+                    )
+                ):
+                    child = other
+                if heap_keys[child] < key or (heap_keys[child] == key and heap_rank[child] < rank):
+                    break
+                heap_keys[slot], heap_rank[slot] = heap_keys[child], heap_rank[child]
+                slot = child
+            heap_keys[slot], heap_rank[slot] = key, rank
+    order = np.argsort(heap_rank[:filled], kind="mergesort")  # then stable by key
+    ranks = heap_rank[:filled][order]
+    ranks = ranks[np.argsort(heap_keys[:filled][order], kind="mergesort")]
+    return positions[ranks]
