@@ -13,6 +13,32 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
+def _member_key(
+    member: int,
+    entry_order: np.ndarray,
+    starts: np.ndarray,
+    entry_nodes: np.ndarray,
+    relations: np.ndarray,
+    directions: np.ndarray,
+    relation_rank: np.ndarray,
+    degrees: np.ndarray,
+    max_degree: int,
+    degree_bits: int,
+    node_bits: int,
+) -> np.int64:  # pragma: no cover - compiled
+    stop = starts[member + 1] if member + 1 < starts.size else entry_order.size
+    best = np.int64(-1)
+    for position in range(starts[member], stop):
+        entry = entry_order[position]
+        head = (np.int64(relation_rank[relations[entry]]) << 1) | np.int64(directions[entry] < 0)
+        if best < 0 or head < best:
+            best = head
+    node = np.int64(entry_nodes[entry_order[starts[member]]])
+    gap = np.int64(max_degree - degrees[node])
+    return (((best << degree_bits) | gap) << node_bits) | node
+
+
+@numba.njit(cache=True, nogil=True)
 def first_keys(
     entry_order: np.ndarray,
     starts: np.ndarray,
@@ -42,21 +68,12 @@ def first_keys(
         degree_bits: Bits of the degree field.
         node_bits: Bits of the node id field.
     """
-    count = starts.size
-    keys = np.empty(count, np.int64)
-    for member in range(count):
-        stop = starts[member + 1] if member + 1 < count else entry_order.size
-        best = np.int64(-1)
-        for position in range(starts[member], stop):
-            entry = entry_order[position]
-            head = (np.int64(relation_rank[relations[entry]]) << 1) | np.int64(
-                directions[entry] < 0
-            )
-            if best < 0 or head < best:
-                best = head
-        node = np.int64(entry_nodes[entry_order[starts[member]]])
-        gap = np.int64(max_degree - degrees[node])
-        keys[member] = (((best << degree_bits) | gap) << node_bits) | node
+    keys = np.empty(starts.size, np.int64)
+    for member in range(starts.size):
+        keys[member] = _member_key(
+            member, entry_order, starts, entry_nodes, relations, directions,
+            relation_rank, degrees, max_degree, degree_bits, node_bits,
+        )  # fmt: skip
     return keys
 
 
@@ -128,3 +145,64 @@ def smallest_keys(
     ranks = heap_rank[:filled][order]
     ranks = ranks[np.argsort(heap_keys[:filled][order], kind="mergesort")]
     return positions[ranks]
+
+
+@numba.njit(cache=True, nogil=True)
+def top_scored(
+    scores: np.ndarray,
+    count: int,
+    entry_order: np.ndarray,
+    starts: np.ndarray,
+    entry_nodes: np.ndarray,
+    relations: np.ndarray,
+    directions: np.ndarray,
+    relation_rank: np.ndarray,
+    degrees: np.ndarray,
+    max_degree: int,
+    degree_bits: int,
+    node_bits: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """The ``count`` best positively scored members, by score then first key (see above).
+
+    The cut (the count-th best score) comes from a bounded min-heap; only members at or above
+    it get their key, so ties at the cut are broken exactly as a full sort would.
+    """
+    heap = np.empty(max(count, 1), np.float32)
+    filled = 0
+    for member in range(scores.size):
+        score = scores[member]
+        if score <= 0:
+            continue
+        if filled < count:
+            slot = filled
+            filled += 1
+            while slot > 0 and heap[(slot - 1) >> 1] > score:
+                heap[slot] = heap[(slot - 1) >> 1]
+                slot = (slot - 1) >> 1
+            heap[slot] = score
+        elif score > heap[0]:
+            slot = 0
+            while True:
+                child = 2 * slot + 1
+                if child >= count:
+                    break
+                if child + 1 < count and heap[child + 1] < heap[child]:
+                    child += 1
+                if heap[child] >= score:
+                    break
+                heap[slot] = heap[child]
+                slot = child
+            heap[slot] = score
+    if filled == 0:
+        return np.zeros(0, np.int64)
+    cut = heap[0] if filled == count else np.float32(0)
+    chosen = np.flatnonzero((scores >= cut) & (scores > 0))
+    keys = np.empty(chosen.size, np.int64)
+    for index in range(chosen.size):
+        keys[index] = _member_key(
+            chosen[index], entry_order, starts, entry_nodes, relations, directions,
+            relation_rank, degrees, max_degree, degree_bits, node_bits,
+        )  # fmt: skip
+    by_key = np.argsort(keys, kind="mergesort")
+    by_score = np.argsort(-scores[chosen][by_key], kind="mergesort")
+    return chosen[by_key[by_score]][:count]

@@ -81,6 +81,29 @@ class NeighborOrder:
             self._node_bits,
         )
 
+    def top_scored(
+        self, hood: Neighborhood, members: NeighborSet, scores: np.ndarray, k: int
+    ) -> np.ndarray:
+        """Positions of the k best positively scored members: by score, then default order."""
+        if not self._packed:
+            chosen = np.flatnonzero(scores > 0)
+            keys = self.first_keys(hood, members)[chosen]
+            return chosen[top_entries(keys, scores[chosen], k)]
+        return neighbor_kernels.top_scored(
+            np.asarray(scores, dtype=np.float32),
+            k,
+            members.entry_order,
+            members.starts,
+            np.asarray(hood.nodes),
+            np.asarray(hood.relations),
+            np.asarray(hood.directions),
+            self._relation_rank,
+            self._degrees,
+            self._max_degree,
+            self._degree_bits,
+            self._node_bits,
+        )
+
     def _lexsort_keys(self, hood: Neighborhood) -> np.ndarray:
         """Keys as ranks, for graphs too large to pack the order into one int64."""
         nodes = np.asarray(hood.nodes, dtype=np.int64)
@@ -147,20 +170,6 @@ class NeighborSet:
         return neighbor_kernels.nodes_per_code(
             self.entry_order, self.starts, np.asarray(entry_codes), max(size, 1)
         )[:size]
-
-
-def best_scored(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions (ascending) of the positive scores that tie or beat the k-th best score.
-
-    A superset of the top k by score: ties at the cut are all kept, for the caller to break
-    by key. Only these few members then need their keys.
-    """
-    if len(scores) > k:
-        cut = np.partition(-scores, k - 1)[k - 1]
-        chosen = np.flatnonzero(scores >= -cut)
-    else:
-        chosen = np.arange(len(scores))
-    return chosen[scores[chosen] > 0]
 
 
 def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarray:

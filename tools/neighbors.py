@@ -25,7 +25,7 @@ from tools.format import (
     no_neighbors_text,
     page_size,
 )
-from tools.neighbor_set import NeighborOrder, NeighborSet, best_scored, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
 from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -115,10 +115,7 @@ def _shown(
     """
     if scores is None:
         return top_entries(order.first_keys(hood, members), None, k)
-    chosen = best_scored(scores, k)
-    entries, owner = members.entries_of(chosen)
-    first_keys = np.minimum.reduceat(order.keys(hood, entries), _group_starts(owner))
-    return chosen[top_entries(first_keys, scores[chosen], k)]
+    return order.top_scored(hood, members, scores, k)
 
 
 def _links(
@@ -179,11 +176,6 @@ def _empty(
         notes=notes,
     )
     return Observation(text=text)
-
-
-def _group_starts(owner: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of the ascending `owner` begins."""
-    return np.flatnonzero(np.diff(owner, prepend=-1))
 
 
 def _named_counts(counts: np.ndarray, names: Sequence[str]) -> list[tuple[str, int]]:

@@ -303,6 +303,28 @@ def test_neighbor_set_groups_every_entry_under_its_node(generated_snapshot: Snap
     assert np.array_equal(np.argsort(unpacked, kind="stable"), np.argsort(firsts, kind="stable"))
 
 
+def test_top_scored_equals_a_full_sort_by_score_then_default_order(
+    generated_snapshot: Snapshot,
+) -> None:
+    """Ties at the cut, zeros, fewer positives than k: packed and unpacked keys alike."""
+    snapshot = generated_snapshot
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    members = NeighborSet.of(hood)
+    rng = np.random.default_rng(0)
+    for packed in (True, False):
+        order = NeighborOrder(snapshot.relation_names, snapshot.degrees)
+        order._packed = packed
+        firsts = order.first_keys(hood, members)
+        for trial in range(20):
+            scores = rng.integers(0, 4, len(members)).astype(np.float32)  # many ties, zeros
+            if trial % 5 == 0:
+                scores[rng.random(len(members)) < 0.9] = 0  # fewer positives than k
+            for k in (1, 3, 10, len(members) + 2):
+                positives = [i for i in range(len(members)) if scores[i] > 0]
+                expected = sorted(positives, key=lambda i: (-scores[i], firsts[i]))[:k]
+                assert order.top_scored(hood, members, scores, k).tolist() == expected
+
+
 def test_repeated_filter_names_do_not_repeat_neighbours(toolset: Toolset) -> None:
     once = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites"]})
     twice = toolset.call("neighbors", {"node_id": "P1", "edge_types": ["cites", "Cites", "cites"]})
