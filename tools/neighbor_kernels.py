@@ -206,3 +206,48 @@ def top_scored(
     by_key = np.argsort(keys, kind="mergesort")
     by_score = np.argsort(-scores[chosen][by_key], kind="mergesort")
     return chosen[by_key[by_score]][:count]
+
+
+@numba.njit(cache=True, nogil=True)
+def member_links(
+    shown: np.ndarray,
+    entry_order: np.ndarray,
+    starts: np.ndarray,
+    relations: np.ndarray,
+    directions: np.ndarray,
+    relation_rank: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Each shown member's relations to the anchor, by relation name, with their directions.
+
+    Returns:
+        (counts, codes, flags): how many relations each shown member has; then, member after
+        member, each relation code and its directions (bit 1: outgoing, bit 2: incoming).
+    """
+    total = 0
+    for member in shown:
+        stop = starts[member + 1] if member + 1 < starts.size else entry_order.size
+        total += stop - starts[member]
+    counts = np.zeros(shown.size, np.int64)
+    codes = np.empty(total, np.int64)
+    flags = np.zeros(total, np.int64)
+    filled = 0
+    for index in range(shown.size):
+        member = shown[index]
+        stop = starts[member + 1] if member + 1 < starts.size else entry_order.size
+        first = filled
+        for position in range(starts[member], stop):
+            entry = entry_order[position]
+            code = np.int64(relations[entry])
+            bit = 2 if directions[entry] < 0 else 1
+            slot = first
+            while slot < filled and codes[slot] != code:
+                slot += 1
+            if slot == filled:  # a new relation: insert it in rank order
+                while slot > first and relation_rank[codes[slot - 1]] > relation_rank[code]:
+                    codes[slot], flags[slot] = codes[slot - 1], flags[slot - 1]
+                    slot -= 1
+                codes[slot], flags[slot] = code, 0
+                filled += 1
+            flags[slot] |= bit
+        counts[index] = filled - first
+    return counts, codes[:filled], flags[:filled]

@@ -104,6 +104,23 @@ class NeighborOrder:
             self._node_bits,
         )
 
+    def member_links(
+        self, hood: Neighborhood, members: NeighborSet, shown: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(counts, relation codes, direction flags) of the shown members' relations.
+
+        See :func:`tools.neighbor_kernels.member_links`: relations by name, bit 1 outgoing,
+        bit 2 incoming.
+        """
+        return neighbor_kernels.member_links(
+            np.asarray(shown, dtype=np.int64),
+            members.entry_order,
+            members.starts,
+            np.asarray(hood.relations),
+            np.asarray(hood.directions),
+            self._relation_rank,
+        )
+
     def _lexsort_keys(self, hood: Neighborhood) -> np.ndarray:
         """Keys as ranks, for graphs too large to pack the order into one int64."""
         nodes = np.asarray(hood.nodes, dtype=np.int64)
@@ -149,21 +166,6 @@ class NeighborSet:
 
     def __len__(self) -> int:
         return len(self.nodes)
-
-    def entries_of(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The entries of the given members, gathered in one pass (no per-node numpy calls).
-
-        Returns:
-            (positions into the neighbourhood, index into `members` of each entry's owner),
-            grouped by owner in the order of `members`.
-        """
-        members = np.asarray(members, dtype=np.int64)
-        stops = np.append(self.starts[1:], len(self.entry_order))
-        lengths = stops[members] - self.starts[members]
-        owner = np.repeat(np.arange(len(members), dtype=np.int64), lengths)
-        offsets = np.cumsum(lengths) - lengths
-        within = np.arange(len(owner), dtype=np.int64) - np.repeat(offsets, lengths)
-        return self.entry_order[np.repeat(self.starts[members], lengths) + within], owner
 
     def nodes_per_code(self, entry_codes: np.ndarray, size: int) -> np.ndarray:
         """How many distinct nodes have at least one entry of each code (length `size`)."""
