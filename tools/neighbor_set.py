@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tools import neighbor_kernels
+
 if TYPE_CHECKING:
     from graphs.snapshot import Neighborhood
 
@@ -58,6 +60,66 @@ class NeighborOrder:
         key = (rank << 1) | incoming
         key = (key << self._degree_bits) | missing_degree
         return (key << self._node_bits) | nodes
+
+    def first_keys(self, hood: Neighborhood, members: NeighborSet) -> np.ndarray:
+        """Each member's smallest entry key: its place in the default order."""
+        if not len(members):
+            return np.zeros(0, dtype=np.int64)
+        if not self._packed:
+            every = self._lexsort_keys(hood)
+            return np.minimum.reduceat(every[members.entry_order], members.starts)
+        return neighbor_kernels.first_keys(
+            members.entry_order,
+            members.starts,
+            np.asarray(hood.nodes),
+            np.asarray(hood.relations),
+            np.asarray(hood.directions),
+            self._relation_rank,
+            self._degrees,
+            self._max_degree,
+            self._degree_bits,
+            self._node_bits,
+        )
+
+    def top_scored(
+        self, hood: Neighborhood, members: NeighborSet, scores: np.ndarray, k: int
+    ) -> np.ndarray:
+        """Positions of the k best positively scored members: by score, then default order."""
+        if not self._packed:
+            chosen = np.flatnonzero(scores > 0)
+            keys = self.first_keys(hood, members)[chosen]
+            return chosen[top_entries(keys, scores[chosen], k)]
+        return neighbor_kernels.top_scored(
+            np.asarray(scores, dtype=np.float32),
+            k,
+            members.entry_order,
+            members.starts,
+            np.asarray(hood.nodes),
+            np.asarray(hood.relations),
+            np.asarray(hood.directions),
+            self._relation_rank,
+            self._degrees,
+            self._max_degree,
+            self._degree_bits,
+            self._node_bits,
+        )
+
+    def member_links(
+        self, hood: Neighborhood, members: NeighborSet, shown: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(counts, relation codes, direction flags) of the shown members' relations.
+
+        See :func:`tools.neighbor_kernels.member_links`: relations by name, bit 1 outgoing,
+        bit 2 incoming.
+        """
+        return neighbor_kernels.member_links(
+            np.asarray(shown, dtype=np.int64),
+            members.entry_order,
+            members.starts,
+            np.asarray(hood.relations),
+            np.asarray(hood.directions),
+            self._relation_rank,
+        )
 
     def _lexsort_keys(self, hood: Neighborhood) -> np.ndarray:
         """Keys as ranks, for graphs too large to pack the order into one int64."""
@@ -105,58 +167,11 @@ class NeighborSet:
     def __len__(self) -> int:
         return len(self.nodes)
 
-    def first_keys(self, entry_keys: np.ndarray) -> np.ndarray:
-        """Each node's smallest entry key: its place in the default order."""
-        if not len(self.nodes):
-            return np.zeros(0, dtype=np.int64)
-        return np.minimum.reduceat(entry_keys[self.entry_order], self.starts)
-
-    def entries_of(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The entries of the given members, gathered in one pass (no per-node numpy calls).
-
-        Returns:
-            (positions into the neighbourhood, index into `members` of each entry's owner),
-            grouped by owner in the order of `members`.
-        """
-        members = np.asarray(members, dtype=np.int64)
-        stops = np.append(self.starts[1:], len(self.entry_order))
-        lengths = stops[members] - self.starts[members]
-        owner = np.repeat(np.arange(len(members), dtype=np.int64), lengths)
-        offsets = np.cumsum(lengths) - lengths
-        within = np.arange(len(owner), dtype=np.int64) - np.repeat(offsets, lengths)
-        return self.entry_order[np.repeat(self.starts[members], lengths) + within], owner
-
     def nodes_per_code(self, entry_codes: np.ndarray, size: int) -> np.ndarray:
-        """How many distinct nodes have at least one entry of each code (length `size`).
-
-        A CSR row is sorted by relation, so within a node's group equal codes are adjacent
-        and the (node, code) pairs come out sorted: runs are counted without a sort (a hash
-        `np.unique` took 170 ms at 100,000 entries). Unsorted input is sorted first.
-        """
-        span = max(size, 1)
-        sizes = np.diff(self.starts, append=len(self.entry_order))
-        member = np.repeat(np.arange(len(self.nodes), dtype=np.int64), sizes)
-        pairs = member * span + np.asarray(entry_codes, dtype=np.int64)[self.entry_order]
-        if len(pairs) > 1 and not bool((pairs[1:] >= pairs[:-1]).all()):
-            pairs = np.sort(pairs)
-        first = np.empty(len(pairs), dtype=bool)
-        first[:1] = True
-        np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
-        return np.bincount(pairs[first] % span, minlength=size)
-
-
-def best_scored(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions (ascending) of the positive scores that tie or beat the k-th best score.
-
-    A superset of the top k by score: ties at the cut are all kept, for the caller to break
-    by key. Only these few members then need their keys.
-    """
-    if len(scores) > k:
-        cut = np.partition(-scores, k - 1)[k - 1]
-        chosen = np.flatnonzero(scores >= -cut)
-    else:
-        chosen = np.arange(len(scores))
-    return chosen[scores[chosen] > 0]
+        """How many distinct nodes have at least one entry of each code (length `size`)."""
+        return neighbor_kernels.nodes_per_code(
+            self.entry_order, self.starts, np.asarray(entry_codes), max(size, 1)
+        )[:size]
 
 
 def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarray:
@@ -181,6 +196,8 @@ def top_entries(keys: np.ndarray, scores: np.ndarray | None, k: int) -> np.ndarr
 
 def _smallest_keys(keys: np.ndarray, positions: np.ndarray, count: int) -> np.ndarray:
     """The `count` positions (of `positions`) with the smallest keys, sorted by key."""
-    if len(positions) > count:
-        positions = positions[np.argpartition(keys[positions], count - 1)[:count]]
-    return positions[np.argsort(keys[positions], kind="stable")]
+    if count <= 0 or not len(positions):
+        return positions[:0]
+    return neighbor_kernels.smallest_keys(
+        np.asarray(keys, dtype=np.int64), np.asarray(positions, dtype=np.int64), count
+    )

@@ -25,7 +25,7 @@ from tools.format import (
     no_neighbors_text,
     page_size,
 )
-from tools.neighbor_set import NeighborOrder, NeighborSet, best_scored, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
 from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -76,8 +76,7 @@ def run_neighbors(
         snippets = query_snippets(
             snapshot, query, shown_nodes, names, config.neighbor_snippet_chars
         )
-    entries, owner = members.entries_of(shown)
-    links = _links(snapshot, hood, entries, owner, order.keys(hood, entries), len(shown))
+    links = _links(snapshot, hood, members, order, shown)
     rows = [
         NeighborRow(node=view, links=node_links, score=score, snippet=snippet)
         for view, node_links, score, snippet in zip(views, links, row_scores, snippets, strict=True)
@@ -114,47 +113,28 @@ def _shown(
     need their default-order keys (to break ties).
     """
     if scores is None:
-        return top_entries(members.first_keys(order.keys(hood)), None, k)
-    chosen = best_scored(scores, k)
-    entries, owner = members.entries_of(chosen)
-    first_keys = np.minimum.reduceat(order.keys(hood, entries), _group_starts(owner))
-    return chosen[top_entries(first_keys, scores[chosen], k)]
+        return top_entries(order.first_keys(hood, members), None, k)
+    return order.top_scored(hood, members, scores, k)
 
 
 def _links(
     snapshot: Snapshot,
     hood: Neighborhood,
-    entries: np.ndarray,
-    owner: np.ndarray,
-    entry_keys: np.ndarray,
-    count: int,
+    members: NeighborSet,
+    order: NeighborOrder,
+    shown: np.ndarray,
 ) -> list[tuple[EdgeLink, ...]]:
-    """Every relation linking each of `count` shown neighbours to the anchor, in entry order.
-
-    Args:
-        snapshot: The graph (for relation names).
-        hood: The neighbourhood.
-        entries: Positions into `hood` of the shown neighbours' entries.
-        owner: For each entry, which shown neighbour (0..count-1) it belongs to.
-        entry_keys: The default-order key of each of `entries`.
-        count: How many neighbours are shown.
-    """
-    ordered = np.lexsort((entry_keys, owner))
-    directions: list[dict[int, set[int]]] = [{} for _ in range(count)]
-    for row, relation, direction in zip(
-        owner[ordered].tolist(),
-        hood.relations[entries[ordered]].tolist(),
-        hood.directions[entries[ordered]].tolist(),
-        strict=True,
-    ):
-        directions[row].setdefault(relation, set()).add(direction)
-    return [
-        tuple(
-            EdgeLink(snapshot.relation_names[relation], outgoing=1 in both, incoming=-1 in both)
-            for relation, both in row.items()
-        )
-        for row in directions
+    """Every relation linking each shown neighbour to the anchor, by relation name."""
+    counts, codes, flags = order.member_links(hood, members, shown)
+    links = [
+        EdgeLink(snapshot.relation_names[code], outgoing=bool(flag & 1), incoming=bool(flag & 2))
+        for code, flag in zip(codes.tolist(), flags.tolist(), strict=True)
     ]
+    rows, start = [], 0
+    for count in counts.tolist():
+        rows.append(tuple(links[start : start + count]))
+        start += count
+    return rows
 
 
 def _empty(
@@ -179,11 +159,6 @@ def _empty(
         notes=notes,
     )
     return Observation(text=text)
-
-
-def _group_starts(owner: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of the ascending `owner` begins."""
-    return np.flatnonzero(np.diff(owner, prepend=-1))
 
 
 def _named_counts(counts: np.ndarray, names: Sequence[str]) -> list[tuple[str, int]]:

@@ -283,20 +283,43 @@ def test_neighbor_set_groups_every_entry_under_its_node(generated_snapshot: Snap
     members = NeighborSet.of(hood)
     assert len(members) < len(hood.nodes)  # the hub has neighbours linked both ways
     assert members.nodes.tolist() == sorted(set(hood.nodes.tolist()))
-    picked = np.array([len(members) - 1, 0, 3])
-    positions, owner = members.entries_of(picked)
-    for index, member in enumerate(picked.tolist()):
-        node = members.nodes[member]
-        mine = positions[owner == index]
+    stops = [*members.starts[1:].tolist(), len(members.entry_order)]
+    for member, node in enumerate(members.nodes.tolist()):
+        mine = members.entry_order[members.starts[member] : stops[member]]
         assert sorted(mine.tolist()) == np.flatnonzero(hood.nodes == node).tolist()
-    assert owner.tolist() == sorted(owner.tolist())  # grouped by owner, in the given order
     per_relation = members.nodes_per_code(hood.relations, len(snapshot.relation_names))
     for code in range(len(snapshot.relation_names)):
         assert per_relation[code] == len(set(hood.nodes[hood.relations == code].tolist()))
-    keys = NeighborOrder(snapshot.relation_names, snapshot.degrees).keys(hood)
-    firsts = members.first_keys(keys)
+    order = NeighborOrder(snapshot.relation_names, snapshot.degrees)
+    keys = order.keys(hood)
+    firsts = order.first_keys(hood, members)
     for member, node in enumerate(members.nodes.tolist()):
         assert firsts[member] == keys[hood.nodes == node].min()
+    order._packed = False  # a graph too large for one 63-bit key: ranks, same order
+    unpacked = order.first_keys(hood, members)
+    assert np.array_equal(np.argsort(unpacked, kind="stable"), np.argsort(firsts, kind="stable"))
+
+
+def test_top_scored_equals_a_full_sort_by_score_then_default_order(
+    generated_snapshot: Snapshot,
+) -> None:
+    """Ties at the cut, zeros, fewer positives than k: packed and unpacked keys alike."""
+    snapshot = generated_snapshot
+    hood = snapshot.neighbors(snapshot.internal_id("N0"))
+    members = NeighborSet.of(hood)
+    rng = np.random.default_rng(0)
+    for packed in (True, False):
+        order = NeighborOrder(snapshot.relation_names, snapshot.degrees)
+        order._packed = packed
+        firsts = order.first_keys(hood, members)
+        for trial in range(20):
+            scores = rng.integers(0, 4, len(members)).astype(np.float32)  # many ties, zeros
+            if trial % 5 == 0:
+                scores[rng.random(len(members)) < 0.9] = 0  # fewer positives than k
+            for k in (1, 3, 10, len(members) + 2):
+                positives = [i for i in range(len(members)) if scores[i] > 0]
+                expected = sorted(positives, key=lambda i: (-scores[i], firsts[i]))[:k]
+                assert order.top_scored(hood, members, scores, k).tolist() == expected
 
 
 def test_repeated_filter_names_do_not_repeat_neighbours(toolset: Toolset) -> None:
