@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=2, help="groups of concurrent agents")
     parser.add_argument("--agents", type=int, default=3, help="agents per group (n)")
     parser.add_argument("--max-tokens", type=int, default=30)
-    parser.add_argument("--lookahead", type=int, default=4)
+    parser.add_argument("--lookahead", type=int, default=8)
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's own)")
     parser.add_argument("--json", type=Path, help="also write the summary here")

@@ -44,11 +44,14 @@ class GreedyRequest:
     Attributes:
         ids: Prompt token ids.
         max_new_tokens: Most tokens to generate (the EOS included, as `generate` counts).
+        generated: The tokens generated so far.
+        drafts: Draft tokens to verify at the next step (adapted to how many were accepted).
     """
 
     ids: list[int]
     max_new_tokens: int
     generated: list[int] = field(default_factory=list)
+    drafts: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,13 +62,15 @@ class DecodeOptions:
         eos_ids: Tokens that end a turn (kept in the output, as `generate` does).
         pad_id: Token fed in the unused slots of a padded step.
         cache_field: The model's keyword for its KV cache (`cache` or `past_key_values`).
-        lookahead: Prompt-lookup draft tokens verified per step (0 turns drafting off).
+        lookahead: Most prompt-lookup draft tokens a row verifies per step (0 turns drafting
+            off). A row starts there, drafts one token fewer after each rejected draft and
+            two more after a fully accepted one, so drafts that miss cost little.
     """
 
     eos_ids: frozenset[int]
     pad_id: int
     cache_field: str
-    lookahead: int = 4
+    lookahead: int = 8
 
 
 def greedy_compatible(model: Any) -> str | None:
@@ -146,6 +151,7 @@ class GreedyBatch:
         cache = RowCache(len(requests), capacity, seeds)
         active: list[int] = []
         for row, request in enumerate(requests):
+            request.drafts = lookahead
             if store is not None:
                 self._share_earlier_row(cache, requests, row)
             start = cache.lengths[row]
@@ -199,8 +205,8 @@ class GreedyBatch:
         drafts: dict[int, list[int]] = {}
         for row in active:
             request = requests[row]
-            budget = min(self._options.lookahead, request.max_new_tokens - len(request.generated))
-            drafts[row] = draft(request.ids + request.generated, budget - 1)
+            budget = min(request.drafts, request.max_new_tokens - len(request.generated) - 1)
+            drafts[row] = draft(request.ids + request.generated, budget)
         width = 1 + max(len(tokens) for tokens in drafts.values())
         inputs = []
         for row in range(rows.start, rows.stop):
@@ -217,6 +223,13 @@ class GreedyBatch:
                 if token != greedy[index]:
                     break
                 accepted.append(greedy[index + 1])
+            if proposed:
+                missed = len(accepted) <= len(proposed)
+                request.drafts = (
+                    max(1, request.drafts - 1)
+                    if missed
+                    else min(self._options.lookahead, request.drafts + 2)
+                )
             before = len(request.generated)
             done = self._accept(request, accepted)
             cache.lengths[row] += len(request.generated) - before

@@ -53,7 +53,7 @@ class LocalHFModel:
         reuse_kv: bool = True,
         kv_entries: int = 8,
         batch: bool = True,
-        lookahead: int = 4,
+        lookahead: int = 8,
     ) -> None:
         """Wrap an already loaded model and tokenizer (use `load` to read them from disk).
 

@@ -293,3 +293,14 @@ def test_packed_attention_equals_repeated_heads(queries: int) -> None:
     ).transpose(1, 2)
     assert got.shape == (2, queries, 6, 8)
     assert torch.allclose(got, expected, atol=1e-12)
+
+
+def test_rows_draft_fewer_tokens_after_a_miss() -> None:
+    model = cycle_model()
+    batch = decoder(model, 4)
+    missing = GreedyRequest([7, 8, 9, 40, 41, 42, 3, 4, 5, 6, 7, 8], 6)  # "7 8 9" was then 40
+    copying = GreedyRequest([*range(3, 25), 7, 8], 6)  # "7 8 9" was then 10, ...
+    done: dict[int, list[int]] = {}
+    batch.run([missing, copying], done.__setitem__)
+    assert done == {0: serial(model, missing.ids, 6), 1: serial(model, copying.ids, 6)}
+    assert (missing.drafts, copying.drafts) == (3, 4)
