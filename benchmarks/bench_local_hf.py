@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "lookahead": args.lookahead,
         "torch_threads": torch.get_num_threads(),
         "load_average_end": os.getloadavg(),
+        "sample_turns": outputs[baseline][0][0][:2],
         "modes": {},
     }
     for mode in modes:
