@@ -124,3 +124,22 @@ def test_teacher_to_student_to_eval(tmp_path: Path) -> None:
             calls = sum(len(m.get("tool_calls") or []) for m in assistant_turns)
             answered = sum(1 for m in trajectory["messages"] if m["role"] == "tool")
             assert answered == calls
+
+    # Greedy turns of 3 agents x 2 questions at once go through the batched decoder.
+    greedy = tmp_path / "greedy"
+    invoke(
+        "eval", snap, "--qa", snap / "qa" / "test.jsonl", "--out", greedy, "-m", f"hf:{adapter}",
+        "--limit", "2", "--agents", "3", "--max-steps", "2", "--temperature", "0",
+    )  # fmt: skip
+    records = [json.loads(line) for line in (greedy / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        trajectories = record["result"]["trajectories"]
+        assert len(trajectories) == 3
+        assert all(t["stop_reason"] in ("finish", "max_steps") for t in trajectories)
+        # greedy agents with one conversation write the same turns
+        assert (
+            trajectories[0]["messages"]
+            == trajectories[1]["messages"]
+            == trajectories[2]["messages"]
+        )
