@@ -112,6 +112,11 @@ class GreedyBatch:
     the cache). With `lookahead`, each step also verifies tokens drafted by
     prompt lookup (`prompt_lookup.draft`); a row keeps a drafted token only when it equals the
     model's own greedy pick, so the output is unchanged and a step may yield several tokens.
+
+    "Unchanged" is exact in exact arithmetic; in floating point, batched and packed kernels
+    sum in another order than a lone `generate` (as KV reuse already does), so a pick could
+    differ only where two logits tie to rounding. Tests run in float64; the benchmark checks
+    SmolLM2 in float32 turn by turn.
     """
 
     def __init__(self, model: Any, options: DecodeOptions, store: PrefixStore | None) -> None:
