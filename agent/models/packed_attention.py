@@ -8,6 +8,8 @@ from typing import Any
 
 ATTENTION_NAME = "ark_packed_gqa"
 """The name under which `packed_attention` is registered with transformers."""
+MAX_PACKED_QUERIES = 16
+"""Longer query blocks (prompt chunks) repeat the key/value heads instead."""
 
 
 def packed_attention(
@@ -45,13 +47,17 @@ def packed_attention(
 
     batch, heads, queries, dim = query.shape
     groups = getattr(module, "num_key_value_groups", 1)
-    kv_heads = heads // groups
-    packed = query.reshape(batch, kv_heads, groups * queries, dim)
     mask = attention_mask
-    if mask is not None and groups > 1:
-        mask = mask.repeat(1, 1, groups, 1)
+    if groups > 1 and queries > MAX_PACKED_QUERIES:
+        # A prompt chunk: its mask would be copied per head, which costs more than the keys.
+        key = key.repeat_interleave(groups, dim=1)
+        value = value.repeat_interleave(groups, dim=1)
+    elif groups > 1:
+        query = query.reshape(batch, heads // groups, groups * queries, dim)
+        if mask is not None:
+            mask = mask.repeat(1, 1, groups, 1)
     output = torch.nn.functional.scaled_dot_product_attention(
-        packed, key, value, attn_mask=mask, dropout_p=dropout, scale=scaling
+        query, key, value, attn_mask=mask, dropout_p=dropout, scale=scaling
     )
     output = output.reshape(batch, heads, queries, value.shape[-1])
     return output.transpose(1, 2).contiguous(), None

@@ -272,7 +272,7 @@ def test_out_of_memory_reaches_every_agent_as_a_model_error(tmp_path: Any) -> No
     assert all("out of memory" in str(error) for error in errors)
 
 
-@pytest.mark.parametrize("queries", [1, 5])
+@pytest.mark.parametrize("queries", [1, 5, 20])
 def test_packed_attention_equals_repeated_heads(queries: int) -> None:
     """Stacking a group's query heads gives what repeating the key/value heads gives."""
     from transformers.integrations.sdpa_attention import repeat_kv
@@ -284,9 +284,9 @@ def test_packed_attention_equals_repeated_heads(queries: int) -> None:
 
     generator = torch.Generator().manual_seed(0)
     query = torch.randn(2, 6, queries, 8, generator=generator, dtype=torch.float64)
-    key = torch.randn(2, 2, 11, 8, generator=generator, dtype=torch.float64)
-    value = torch.randn(2, 2, 11, 8, generator=generator, dtype=torch.float64)
-    mask = attention_mask(torch, [6 - queries, 11 - queries], queries, torch.float64, "cpu")
+    key = torch.randn(2, 2, 31, 8, generator=generator, dtype=torch.float64)
+    value = torch.randn(2, 2, 31, 8, generator=generator, dtype=torch.float64)
+    mask = attention_mask(torch, [26 - queries, 31 - queries], queries, torch.float64, "cpu")
     got, _ = packed_attention(Layer(), query, key, value, mask, scaling=0.3)
     expected = torch.nn.functional.scaled_dot_product_attention(
         query, repeat_kv(key, 3), repeat_kv(value, 3), attn_mask=mask, scale=0.3
