@@ -48,7 +48,7 @@ class PrefixCache:
         """
         best, length = None, 0
         for entry in self._entries:
-            common = _common_prefix(entry.ids, ids)
+            common = common_prefix(entry.ids, ids)
             if common > length:
                 best, length = entry, common
         length = min(length, len(ids) - 1)
@@ -79,7 +79,7 @@ class PrefixCache:
         self._entries.clear()
 
 
-def _common_prefix(a: list[int], b: list[int]) -> int:
+def common_prefix(a: list[int], b: list[int]) -> int:
     """Length of the longest common prefix of two token id lists."""
     limit = min(len(a), len(b))
     for index in range(limit):

@@ -9,10 +9,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from agent.models.base import Message, ModelError, ModelReply
+from agent.models.batcher import GenerationBatcher
+from agent.models.chat_messages import renders_string_arguments, template_messages
+from agent.models.greedy_batch import DecodeOptions, GreedyBatch, greedy_compatible
 from agent.models.kv_reuse import PrefixCache
+from agent.models.kv_store import PrefixStore
 from agent.models.toolcall_parse import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -28,72 +30,17 @@ INSTALL_HINT = "the hf: backend needs the distill extra: pip install 'ark-kg[dis
 _PARSER_TAGS = frozenset({TOOL_CALL_OPEN, TOOL_CALL_CLOSE, THINK_OPEN, THINK_CLOSE})
 
 
-def template_messages(messages: list[Message], *, decode_arguments: bool) -> list[Message]:
-    """Copy `messages` into the shape the chat template expects.
-
-    `content: None` becomes "". With `decode_arguments`, tool-call `arguments` that parse as a
-    JSON object become dicts: templates such as Qwen2.5's stock one render arguments with
-    `| tojson`, which would quote and escape a string. ARK's Qwen template (and Qwen3's) write
-    a string verbatim, which reproduces exactly what the model generated, so there arguments
-    stay strings. Malformed arguments always stay strings.
-    """
-    prepared = []
-    for message in messages:
-        copy = dict(message)
-        if copy.get("content") is None:
-            copy["content"] = ""
-        if copy.get("tool_calls") and decode_arguments:
-            copy["tool_calls"] = [_decoded_call(call) for call in copy["tool_calls"]]
-        prepared.append(copy)
-    return prepared
-
-
-def renders_string_arguments(tokenizer: Any) -> bool:
-    """Probe the chat template: does it write string tool-call arguments verbatim?"""
-    probe = '{"ark_probe": 1}'
-    messages = [
-        {"role": "user", "content": "probe"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "id": "call_0",
-                    "type": "function",
-                    "function": {"name": "probe", "arguments": probe},
-                },
-            ],
-        },
-    ]
-    try:
-        text = tokenizer.apply_chat_template(messages, tokenize=False)
-    except (jinja2.TemplateError, ValueError, TypeError, KeyError):
-        logger.debug("chat template probe failed; tool-call arguments will be passed as dicts")
-        return False
-    return isinstance(text, str) and probe in text
-
-
-def _decoded_call(call: dict[str, Any]) -> dict[str, Any]:
-    function = dict(call.get("function") or {})
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        try:
-            decoded = json.loads(arguments)
-        except ValueError:
-            decoded = None
-        if isinstance(decoded, dict):
-            function["arguments"] = decoded
-    return {**call, "function": function}
-
-
 class LocalHFModel:
     """A causal LM run in-process with transformers; tool calls parsed from its text.
 
-    One model object is shared by all agents: generation runs in a worker thread under a lock,
-    so concurrent agents queue for it instead of corrupting each other's state or seeds.
-    Each generation starts from the KV cache of the longest prompt prefix computed before
-    (the trajectory's previous turn, or the system prompt and tool schemas every question
-    shares; see `PrefixCache`), so a turn computes only its new tokens.
+    One model object is shared by all agents. Greedy turns (temperature 0 or None) of
+    concurrent agents decode together (`GenerationBatcher` + `GreedyBatch`): one forward pass
+    per step serves every agent, each prompt starts from the longest prefix computed before
+    (the trajectory's previous turn, or the system prompt, tools and question the agents
+    share), and prompt-lookup drafts are verified on the way; the tokens are those plain
+    `generate` picks. Sampled turns, and models whose generation settings change greedy picks,
+    use `generate` in a worker thread under a lock, also starting from a reused KV cache
+    (`PrefixCache`).
     """
 
     def __init__(
@@ -105,6 +52,8 @@ class LocalHFModel:
         max_tokens: int = 1024,
         reuse_kv: bool = True,
         kv_entries: int = 8,
+        batch: bool = True,
+        lookahead: int = 4,
     ) -> None:
         """Wrap an already loaded model and tokenizer (use `load` to read them from disk).
 
@@ -114,7 +63,11 @@ class LocalHFModel:
             name: Reported model name (`hf:PATH`).
             max_tokens: max_new_tokens per turn.
             reuse_kv: Reuse KV caches of earlier turns (same greedy outputs, less compute).
-            kv_entries: Caches kept for reuse (one per live trajectory is enough).
+            kv_entries: Caches kept for reuse (one per live trajectory is enough); also the
+                most agents decoded in one batch.
+            batch: Decode concurrent agents' greedy turns together (False: one at a time
+                through `generate`, as before).
+            lookahead: Prompt-lookup tokens verified per batched step (0: no drafting).
         """
         if not getattr(tokenizer, "chat_template", None):
             raise ModelError(
@@ -135,10 +88,50 @@ class LocalHFModel:
         self._strip_texts = [
             token for token in tokenizer.all_special_tokens if token not in _PARSER_TAGS
         ]
+        self.batcher = (
+            self._batcher(kv_entries, lookahead=lookahead, reuse_kv=reuse_kv) if batch else None
+        )
+
+    def _batcher(self, rows: int, *, lookahead: int, reuse_kv: bool) -> GenerationBatcher | None:
+        reason = greedy_compatible(self._model)
+        if reason is not None:
+            logger.info("%s: greedy turns use generate one at a time: %s", self.name, reason)
+            return None
+        pad = self._tokenizer.pad_token_id
+        options = DecodeOptions(
+            eos_ids=frozenset(self._eos_ids),
+            pad_id=pad if pad is not None else min(self._eos_ids, default=0),
+            cache_field=self._cache_field,
+            lookahead=lookahead,
+        )
+        store = PrefixStore(rows) if reuse_kv else None
+        decoder = GreedyBatch(self._model, options, store)
+        return GenerationBatcher(decoder, self._lock, max_rows=rows, on_error=self._model_error)
+
+    def _model_error(self, exc: Exception) -> Exception:
+        """A CUDA out-of-memory becomes a ModelError (caches dropped); other errors stay."""
+        import torch
+
+        if not isinstance(exc, torch.cuda.OutOfMemoryError):
+            return exc
+        if self.prefix_cache is not None:
+            self.prefix_cache.clear()
+        store = self.batcher.decoder.store if self.batcher is not None else None
+        if store is not None:
+            store.clear()
+        return ModelError(
+            f"{self.name}: out of memory while generating; lower max_tokens, the "
+            "number of agents or max_steps"
+        )
 
     @classmethod
     def load(
-        cls, path: str | Path, *, max_tokens: int = 1024, device: str | None = None
+        cls,
+        path: str | Path,
+        *,
+        max_tokens: int = 1024,
+        device: str | None = None,
+        batch: bool = True,
     ) -> LocalHFModel:
         """Load `path`: a model directory, or a PEFT adapter directory (merged on load).
 
@@ -149,6 +142,7 @@ class LocalHFModel:
             path: Directory with config.json or adapter_config.json.
             max_tokens: max_new_tokens per turn.
             device: torch device; None picks cuda when available, else cpu.
+            batch: Decode concurrent agents' greedy turns together (see the class).
 
         Raises:
             ModelError: The distill extra is missing, or the files cannot be loaded.
@@ -182,7 +176,7 @@ class LocalHFModel:
             ) from exc
         model.to(device).eval()
         logger.info("loaded hf:%s on %s (base %s)", path, device, base)
-        return cls(model, tokenizer, name=f"hf:{path}", max_tokens=max_tokens)
+        return cls(model, tokenizer, name=f"hf:{path}", max_tokens=max_tokens, batch=batch)
 
     async def generate(
         self,
@@ -196,7 +190,12 @@ class LocalHFModel:
 
         Greedy when temperature is None or 0; sampling seeded through torch when `seed` is set.
         """
-        return await asyncio.to_thread(self._generate_sync, messages, tools, temperature, seed)
+        if temperature or self.batcher is None:
+            return await asyncio.to_thread(self._generate_sync, messages, tools, temperature, seed)
+        ids = await asyncio.to_thread(self.prompt_ids, messages, tools)
+        new_ids = await asyncio.wrap_future(self.batcher.submit(ids, self.max_tokens))
+        usage = {"prompt_tokens": len(ids), "completion_tokens": len(new_ids)}
+        return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)
 
     def _generate_sync(
         self,
@@ -216,12 +215,7 @@ class LocalHFModel:
             try:
                 sequence = self._run_generate(torch, ids, options)
             except torch.cuda.OutOfMemoryError as exc:
-                if self.prefix_cache is not None:
-                    self.prefix_cache.clear()
-                raise ModelError(
-                    f"{self.name}: out of memory while generating; lower max_tokens, the "
-                    "number of agents or max_steps"
-                ) from exc
+                raise self._model_error(exc) from exc
         new_ids = sequence[prompt_len:]
         usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
         return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 MODEL_ENV_VAR = "ARK_MODEL"
 """Environment variable read when -m/--model is not given."""
 
+HF_BATCH_ENV_VAR = "ARK_HF_BATCH"
+"""Set to 0 to decode `hf:` agents one at a time through `generate` (default 1: batched)."""
+_SWITCH_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
+
 SPEC_FORMS = (
     "`rules` (the offline rule policy), "
     "`hf:PATH` (a local transformers model, PEFT adapter or merged student), "
@@ -98,4 +102,15 @@ def _load_local(raw_path: str, config: AgentConfig) -> Model:
         )
     from agent.models.local_hf import LocalHFModel
 
-    return LocalHFModel.load(path, max_tokens=config.max_tokens)
+    return LocalHFModel.load(path, max_tokens=config.max_tokens, batch=_hf_batch(os.environ))
+
+
+def _hf_batch(environ: Mapping[str, str]) -> bool:
+    """Whether `hf:` batches concurrent agents' greedy turns ($ARK_HF_BATCH, default on)."""
+    raw = environ.get(HF_BATCH_ENV_VAR, "1").strip().lower()
+    if raw not in _SWITCH_VALUES:
+        raise ModelSpecError(
+            f"${HF_BATCH_ENV_VAR}={raw!r} is not a switch; set it to 1 (batch the agents' "
+            "greedy turns, the default) or 0 (one turn at a time through generate)"
+        )
+    return _SWITCH_VALUES[raw]
