@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ __all__ = ["MAX_QUERY_TERMS", "BM25Index", "build_index"]
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_TERMS = 256
+QUERY_CACHE_SIZE = 256  # parsed queries kept per index
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
 
 
@@ -69,6 +71,9 @@ class BM25Index:
         self._scorer = BM25Scorer(index_dir, fields, self.num_docs, self.params)
         self._types = np.asarray(np.load(index_dir / TYPES_FILE, mmap_mode="r"))
         self._type_codes = len(info["type_counts"])  # codes in use are below this
+        # A neighbors or search call parses its query twice (to score, then for snippets), and
+        # agents repeat queries: the parse is cached per index (thread-safe, immutable result).
+        self._parsed = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._parse_query)
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
@@ -113,7 +118,11 @@ class BM25Index:
         ids = term_ids(self._vocab, list(terms))
         return [0 if term < 0 else self._scorer.doc_freq(int(term)) for term in ids.tolist()]
 
-    def _query_terms(self, query: str) -> list[tuple[str, int]]:
+    def _query_terms(self, query: str) -> tuple[tuple[str, int], ...]:
+        """(token, vocabulary id) of each distinct indexed query token, in query order."""
+        return self._parsed(query)
+
+    def _parse_query(self, query: str) -> tuple[tuple[str, int], ...]:
         tokens = self.tokenizer.query_tokens(query)
         ids = term_ids(self._vocab, tokens).tolist()
         terms = [(token, term) for token, term in zip(tokens, ids, strict=True) if term >= 0]
@@ -124,7 +133,7 @@ class BM25Index:
                 MAX_QUERY_TERMS,
             )
             terms = terms[:MAX_QUERY_TERMS]
-        return terms
+        return tuple(terms)
 
     def search(
         self, query: str, k: int, *, node_types: Sequence[int] | None = None

@@ -2,30 +2,29 @@
 
 Each is one loop over the entries grouped by node, with no temporaries.
 
+The default order's inputs travel as one tuple, ``ORDER_INPUTS`` (built by
+``NeighborOrder.inputs``): entry positions grouped by node, where each node's group starts,
+each entry's neighbour node, relation code and direction (+1 out, -1 in), each relation
+code's rank by name, every node's degree, the largest degree, and the bit widths of the
+packed key's degree and node fields.
+
 At a 100,000-edge hub the numpy versions took 2-5 ms each (gathers of several full-size
 arrays); these are one pass over the grouped entries.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _member_key(
-    member: int,
-    entry_order: np.ndarray,
-    starts: np.ndarray,
-    entry_nodes: np.ndarray,
-    relations: np.ndarray,
-    directions: np.ndarray,
-    relation_rank: np.ndarray,
-    degrees: np.ndarray,
-    max_degree: int,
-    degree_bits: int,
-    node_bits: int,
-) -> np.int64:  # pragma: no cover - compiled
+def _member_key(member: int, order: tuple[Any, ...]) -> np.int64:  # pragma: no cover
+    """The packed default-order key of one member (``order``: see the module docstring)."""
+    (entry_order, starts, entry_nodes, relations, directions, relation_rank, degrees,
+     max_degree, degree_bits, node_bits) = order  # fmt: skip
     stop = starts[member + 1] if member + 1 < starts.size else entry_order.size
     best = np.int64(-1)
     for position in range(starts[member], stop):
@@ -39,41 +38,16 @@ def _member_key(
 
 
 @numba.njit(cache=True, nogil=True)
-def first_keys(
-    entry_order: np.ndarray,
-    starts: np.ndarray,
-    entry_nodes: np.ndarray,
-    relations: np.ndarray,
-    directions: np.ndarray,
-    relation_rank: np.ndarray,
-    degrees: np.ndarray,
-    max_degree: int,
-    degree_bits: int,
-    node_bits: int,
-) -> np.ndarray:  # pragma: no cover - compiled
-    """The smallest packed key of each node's entries (see ``NeighborOrder``).
+def first_keys(order: tuple[Any, ...]) -> np.ndarray:  # pragma: no cover
+    """The smallest packed key of each member's entries (``order``: see the module docstring).
 
     A node's entries share its degree and id, so only (relation rank, incoming) varies:
     its minimum is taken, then packed with the node's degree gap and id.
-
-    Args:
-        entry_order: Entry positions grouped by node (``NeighborSet.entry_order``).
-        starts: Where each node's group begins in ``entry_order``.
-        entry_nodes: Each entry's neighbour node id.
-        relations: Each entry's relation code.
-        directions: Each entry's direction (+1 outgoing, -1 incoming).
-        relation_rank: Each relation code's rank by name.
-        degrees: Every node's degree.
-        max_degree: The largest degree (the key stores its gap to it: most connected first).
-        degree_bits: Bits of the degree field.
-        node_bits: Bits of the node id field.
     """
+    starts = order[1]
     keys = np.empty(starts.size, np.int64)
     for member in range(starts.size):
-        keys[member] = _member_key(
-            member, entry_order, starts, entry_nodes, relations, directions,
-            relation_rank, degrees, max_degree, degree_bits, node_bits,
-        )  # fmt: skip
+        keys[member] = _member_key(member, order)
     return keys
 
 
@@ -149,18 +123,7 @@ def smallest_keys(
 
 @numba.njit(cache=True, nogil=True)
 def top_scored(
-    scores: np.ndarray,
-    count: int,
-    entry_order: np.ndarray,
-    starts: np.ndarray,
-    entry_nodes: np.ndarray,
-    relations: np.ndarray,
-    directions: np.ndarray,
-    relation_rank: np.ndarray,
-    degrees: np.ndarray,
-    max_degree: int,
-    degree_bits: int,
-    node_bits: int,
+    scores: np.ndarray, count: int, order: tuple[Any, ...]
 ) -> np.ndarray:  # pragma: no cover - compiled
     """The ``count`` best positively scored members, by score then first key (see above).
 
@@ -199,10 +162,7 @@ def top_scored(
     chosen = np.flatnonzero((scores >= cut) & (scores > 0))
     keys = np.empty(chosen.size, np.int64)
     for index in range(chosen.size):
-        keys[index] = _member_key(
-            chosen[index], entry_order, starts, entry_nodes, relations, directions,
-            relation_rank, degrees, max_degree, degree_bits, node_bits,
-        )  # fmt: skip
+        keys[index] = _member_key(chosen[index], order)
     by_key = np.argsort(keys, kind="mergesort")
     by_score = np.argsort(-scores[chosen][by_key], kind="mergesort")
     return chosen[by_key[by_score]][:count]

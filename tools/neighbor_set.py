@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -68,18 +68,7 @@ class NeighborOrder:
         if not self._packed:
             every = self._lexsort_keys(hood)
             return np.minimum.reduceat(every[members.entry_order], members.starts)
-        return neighbor_kernels.first_keys(
-            members.entry_order,
-            members.starts,
-            np.asarray(hood.nodes),
-            np.asarray(hood.relations),
-            np.asarray(hood.directions),
-            self._relation_rank,
-            self._degrees,
-            self._max_degree,
-            self._degree_bits,
-            self._node_bits,
-        )
+        return neighbor_kernels.first_keys(self.inputs(hood, members))
 
     def top_scored(
         self, hood: Neighborhood, members: NeighborSet, scores: np.ndarray, k: int
@@ -90,8 +79,12 @@ class NeighborOrder:
             keys = self.first_keys(hood, members)[chosen]
             return chosen[top_entries(keys, scores[chosen], k)]
         return neighbor_kernels.top_scored(
-            np.asarray(scores, dtype=np.float32),
-            k,
+            np.asarray(scores, dtype=np.float32), k, self.inputs(hood, members)
+        )
+
+    def inputs(self, hood: Neighborhood, members: NeighborSet) -> tuple[Any, ...]:
+        """The kernels' ``ORDER_INPUTS`` tuple for `members` of `hood` (packed keys only)."""
+        return (
             members.entry_order,
             members.starts,
             np.asarray(hood.nodes),
