@@ -40,7 +40,7 @@ class GenerationBatcher:
         lock: threading.Lock,
         *,
         max_rows: int = 8,
-        gather_s: float = 0.05,
+        gather_s: float = 0.2,
         on_error: Callable[[Exception], Exception] | None = None,
     ) -> None:
         """Batch requests for `decoder`, holding `lock` (the model's) while one runs.
