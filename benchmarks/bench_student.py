@@ -140,6 +140,9 @@ def train_config(args: argparse.Namespace, path: Path) -> Path:
         "logging_steps": 5,
         "eval_steps": 1000,
         "save_total_limit": 1,
+        # measured here on SmolLM2 at 2,048 tokens: sdpa 26 s CPU per forward+backward, eager
+        # 60 s (eager keeps every attention matrix for the backward: 14 GB at 3,072 tokens)
+        "attn_implementation": "sdpa",
         "lora": {"r": args.rank, "alpha": 2 * args.rank, "dropout": 0.0},
     }
     import yaml
