@@ -13,6 +13,9 @@ from agent.models.greedy_batch import GreedyBatch, GreedyRequest
 
 logger = logging.getLogger(__name__)
 
+RECENT_BATCHES = 4
+"""A new batch waits for as many agents as the largest of the last few batches had."""
+
 
 @dataclass
 class _Pending:
@@ -24,10 +27,11 @@ class GenerationBatcher:
     """Runs the greedy turns that concurrent agents ask for together, in one worker thread.
 
     The n agents of a question call the model at nearly the same time (each after its own
-    tool calls). The first request waits up to `gather_s` for as many requests as the last
-    batch had (the agents still running), then they decode as one batch (`GreedyBatch`);
-    requests arriving meanwhile form the next batch. Each request gets its tokens as soon as
-    its own row finishes. Any number of agents may submit: at most `max_rows` share a batch.
+    tool calls). The first request waits up to `gather_s` for as many requests as the largest
+    recent batch had (the agents still running; a new question's agents start together while
+    the last batch may have held only the old question's last agent), then they decode as one
+    batch (`GreedyBatch`); requests arriving meanwhile form the next batch. Each request gets
+    its tokens as soon as its own row finishes. Any number of agents may submit: at most `max_rows` share a batch.
     Identical requests (greedy agents whose conversations are still the same) share one row.
 
     A batch that fails fails every request in it with the error (after `on_error` turns it
@@ -63,7 +67,6 @@ class GenerationBatcher:
         self._queue: list[_Pending] = []
         self._wake = threading.Condition()
         self._worker: threading.Thread | None = None
-        self._expected = max_rows
 
     def submit(self, ids: list[int], max_new_tokens: int) -> Future[list[int]]:
         """Queue a greedy continuation of `ids`; the future resolves to the generated ids."""
@@ -100,14 +103,14 @@ class GenerationBatcher:
                 self._worker = None
                 return []
             deadline = time.monotonic() + self.gather_s
-            while len(self._queue) < min(self._expected, self.max_rows):
+            expected = max(self.batch_sizes[-RECENT_BATCHES:], default=self.max_rows)
+            while len(self._queue) < min(expected, self.max_rows):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
                 self._wake.wait(remaining)
             batch, self._queue = self._queue[: self.max_rows], self._queue[self.max_rows :]
         live = [pending for pending in batch if pending.future.set_running_or_notify_cancel()]
-        self._expected = max(len(live), 1)
         return live or self._next_batch()
 
     def _run(self, batch: list[_Pending]) -> None:
