@@ -31,8 +31,9 @@ class GenerationBatcher:
     recent batch had (the agents still running; a new question's agents start together while
     the last batch may have held only the old question's last agent), then they decode as one
     batch (`GreedyBatch`); requests arriving meanwhile form the next batch. Each request gets
-    its tokens as soon as its own row finishes. Any number of agents may submit: at most `max_rows` share a batch.
-    Identical requests (greedy agents whose conversations are still the same) share one row.
+    its tokens as soon as its own row finishes. Any number of agents may submit: at most
+    `max_rows` share a batch. Identical requests (greedy agents whose conversations are still
+    the same) share one row.
 
     A batch that fails fails every request in it with the error (after `on_error` turns it
     into the error callers should see); later batches still run, and nothing waits forever.
