@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _member_key(member: int, order: tuple[Any, ...]) -> np.int64:  # pragma: no cover
     """The packed default-order key of one member (``order``: see the module docstring)."""
     (entry_order, starts, entry_nodes, relations, directions, relation_rank, degrees,
