@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 MIN_REUSE_TOKENS = 8
 """Shorter shared prefixes are recomputed: copying a cache is not worth a few tokens."""
@@ -46,13 +47,8 @@ class PrefixCache:
         Returns:
             (cache or None, number of tokens it holds).
         """
-        best, length = None, 0
-        for entry in self._entries:
-            common = common_prefix(entry.ids, ids)
-            if common > length:
-                best, length = entry, common
-        length = min(length, len(ids) - 1)
-        if best is None or length < MIN_REUSE_TOKENS:
+        best, length = longest_prefix(self._entries, ids)
+        if best is None:
             self.computed_tokens += len(ids)
             return None, 0
         self._entries.remove(best)
@@ -77,6 +73,31 @@ class PrefixCache:
     def clear(self) -> None:
         """Drop every cache (frees their memory)."""
         self._entries.clear()
+
+
+class _HasIds(Protocol):
+    @property
+    def ids(self) -> list[int]: ...
+
+
+_Stored = TypeVar("_Stored", bound=_HasIds)
+
+
+def longest_prefix(entries: Sequence[_Stored], ids: list[int]) -> tuple[_Stored | None, int]:
+    """The stored entry sharing the longest prefix with `ids`, and that length.
+
+    The length is capped at all but the last token of `ids` (a turn must compute at least one
+    token to get logits); (None, 0) when no entry shares MIN_REUSE_TOKENS or more.
+    """
+    best, length = None, 0
+    for entry in entries:
+        common = common_prefix(entry.ids, ids)
+        if common > length:
+            best, length = entry, common
+    length = min(length, len(ids) - 1)
+    if best is None or length < MIN_REUSE_TOKENS:
+        return None, 0
+    return best, length
 
 
 def common_prefix(a: list[int], b: list[int]) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.models.kv_reuse import MIN_REUSE_TOKENS, common_prefix
+from agent.models.kv_reuse import MIN_REUSE_TOKENS, common_prefix, longest_prefix
 from agent.models.row_cache import PrefixKV
 
 
@@ -31,13 +31,8 @@ class PrefixStore:
         The returned PrefixKV's `ids` are exactly the shared prefix; its tensors may be longer
         (the caller copies only `len(ids)` positions).
         """
-        best, length = None, 0
-        for entry in self._entries:
-            common = common_prefix(entry.ids, ids)
-            if common > length:
-                best, length = entry, common
-        length = min(length, len(ids) - 1)
-        if best is None or length < MIN_REUSE_TOKENS:
+        best, length = longest_prefix(self._entries, ids)
+        if best is None:
             return None
         self._entries.remove(best)
         self._entries.append(best)
