@@ -32,7 +32,7 @@ from evals.records import scored_record
 from evals.rerank_cache import CacheStats, ScoreCache, cache_key
 from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
 from evals.rerank_models import Scorer
-from evals.runstore import RunStore
+from evals.runstore import RunStore, check_run_dir
 from evals.sampling import QuestionSample
 
 logger = logging.getLogger(__name__)
@@ -226,6 +226,10 @@ def run_rerank(
     """
     from graphs.snapshot import Snapshot
 
+    check_run_dir(
+        Path(request.out),
+        hint="choose a new --out directory (scores are cached: rerunning costs no scoring)",
+    )
     source = read_rankings(request.source)
     snapshot_path = request.snapshot or source.snapshot
     if snapshot_path is None:

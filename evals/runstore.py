@@ -205,6 +205,21 @@ def _truncate_torn_tail(path: Path, model: type[BaseModel]) -> None:
             os.fsync(handle.fileno())
 
 
+def check_run_dir(run_dir: Path, *, resume: bool = False, hint: str) -> None:
+    """Refuse a path that is a file, or (unless resuming) a non-empty directory.
+
+    Commands call it before any costly work, so a bad `--out` fails at once.
+
+    Raises:
+        RunStoreError: ending with `hint` for a non-empty directory.
+    """
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunStoreError(f"{run_dir} exists and is not a directory; choose another directory")
+    if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+        raise RunStoreError(f"{run_dir} is not empty; {hint}")
+
+
 class RunStore:
     """Append-only writer of one run directory; use ``RunStore.open`` and close it when done."""
 
@@ -227,16 +242,12 @@ class RunStore:
                 run of another configuration (the message lists the differing fields).
         """
         run_dir = Path(run_dir)
-        if run_dir.exists() and not run_dir.is_dir():
-            raise RunStoreError(
-                f"{run_dir} exists and is not a directory; choose another directory"
-            )
+        check_run_dir(
+            run_dir,
+            resume=resume,
+            hint="pass --resume to continue the run there, or choose a new --out directory",
+        )
         has_content = run_dir.is_dir() and any(run_dir.iterdir())
-        if has_content and not resume:
-            raise RunStoreError(
-                f"{run_dir} is not empty; pass --resume to continue the run there, "
-                "or choose a new --out directory"
-            )
         if has_content:
             differences = config_differences(read_config(run_dir), config)
             if differences:

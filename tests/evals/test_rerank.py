@@ -13,7 +13,7 @@ from evals.rerank_cache import RerankCacheError, ScoreCache, cache_key
 from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
 from evals.rerank_models import RerankError, yes_probability
 from evals.rerank_run import RerankRequest, run_rerank
-from evals.runstore import read_config, read_results
+from evals.runstore import RunStoreError, read_config, read_results
 from graphs.snapshot import Snapshot
 from tests.evals.eval_graph import build_tiny
 
@@ -240,3 +240,17 @@ def test_a_reranker_that_does_not_beat_stage2_on_validation_leaves_its_order(
         assert record.result.fused == stage2[record.question_id]
     saved = json.loads((tmp_path / "o" / "rerank.json").read_text())
     assert saved["spec"]["weights"] == [0.0, 1.0]
+
+
+def test_a_non_empty_out_is_refused_before_any_scoring(
+    tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    scorer = OracleScorer()
+    with pytest.raises(RunStoreError, match="is not empty; choose a new --out directory"):
+        run_rerank(request(tiny, out, tmp_path / "c.sqlite"), scorer)
+    assert scorer.calls == 0
+    assert (out / "keep.txt").read_text() == "mine"
+    assert not (tmp_path / "c.sqlite").exists()
