@@ -37,25 +37,17 @@ class NeighborOrder:
         relation_bits = max(len(relation_names) - 1, 1).bit_length()
         self._packed = relation_bits + 1 + self._degree_bits + self._node_bits < _KEY_BITS
 
-    def keys(self, hood: Neighborhood, entries: np.ndarray | None = None) -> np.ndarray:
-        """Sort keys of the entries of `hood` (unique except for repeated identical edges).
+    def keys(self, hood: Neighborhood) -> np.ndarray:
+        """Sort keys of every entry of `hood` (unique except for repeated identical edges).
 
-        Args:
-            hood: The neighbourhood.
-            entries: Positions of the entries wanted (default: all), e.g. those of the few
-                best-scored nodes, which is all a ranked listing needs.
+        The definition of the default order: listings compute only what they need of it,
+        in compiled passes (:meth:`first_keys`, :meth:`top_scored`).
         """
-        if entries is None:
-            nodes, relations, directions = hood.nodes, hood.relations, hood.directions
-        else:
-            nodes, relations = hood.nodes[entries], hood.relations[entries]
-            directions = hood.directions[entries]
-        if not self._packed:  # ranks among all entries; compute them all, then pick
-            every = self._lexsort_keys(hood)
-            return every if entries is None else every[entries]
-        nodes = np.asarray(nodes, dtype=np.int64)
-        rank = self._relation_rank[relations]
-        incoming = (directions < 0).astype(np.int64)
+        if not self._packed:
+            return self._lexsort_keys(hood)
+        nodes = np.asarray(hood.nodes, dtype=np.int64)
+        rank = self._relation_rank[hood.relations]
+        incoming = (hood.directions < 0).astype(np.int64)
         missing_degree = self._max_degree - self._degrees[nodes]
         key = (rank << 1) | incoming
         key = (key << self._degree_bits) | missing_degree
