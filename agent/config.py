@@ -24,6 +24,9 @@ class AgentConfig:
         max_retries: Retries on timeouts, 429 and 5xx before a model call fails.
         seed: Base seed; agent i uses seed + i where the backend supports seeding.
         tools: Tool defaults and ablation switches.
+        brief_prompt: Render the short system prompt (prompts/agent_system_brief.md.j2: the
+            graph's schema and the rules, no advice and no tool list) for small distilled
+            students; run a student with the prompt and `tools.brief_schemas` it was trained on.
     """
 
     model: str = "rules"
@@ -36,6 +39,7 @@ class AgentConfig:
     max_retries: int = 6
     seed: int = 0
     tools: ToolConfig = field(default_factory=ToolConfig)
+    brief_prompt: bool = False
 
     def __post_init__(self) -> None:
         if self.n_agents < 1:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent.ark import ArkAgent
 from agent.models.registry import load_model
-from agent.prompt import render_system_prompt
+from agent.prompt import BRIEF_SYSTEM_PROMPT_FILE, SYSTEM_PROMPT_FILE, render_system_prompt
 from tools.dense import DenseSearch
 from tools.toolset import Toolset
 
@@ -30,7 +30,12 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
         model = load_model(config, manifest=snapshot.manifest)
-    prompt = render_system_prompt(snapshot, toolset.schemas(), max_steps=config.max_steps)
+    prompt = render_system_prompt(
+        snapshot,
+        toolset.schemas(),
+        max_steps=config.max_steps,
+        template_name=BRIEF_SYSTEM_PROMPT_FILE if config.brief_prompt else SYSTEM_PROMPT_FILE,
+    )
     return ArkAgent(toolset, model, config, system_prompt=prompt)
 
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
 SYSTEM_PROMPT_FILE = "agent_system.md.j2"
+BRIEF_SYSTEM_PROMPT_FILE = "agent_system_brief.md.j2"
 
 
 def load_prompt_template(name: str) -> str:

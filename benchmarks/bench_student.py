@@ -9,7 +9,7 @@ Steps (outputs under --work; a finished step is reused when its output exists):
      LoRA on the attention and MLP projections, capped at --minutes;
   5. `ark distill merge`;
   6. the merged student (`hf:MERGED`, one agent, greedy) on the same test questions with the
-     same tool settings.
+     same tool settings and prompt (the brief one by default: see AgentConfig.brief_prompt).
 Prints teacher and student Hit@1 / Recall@20 / MRR under both protocols, the retention
 (student Hit@1 / teacher Hit@1) and where the student's trajectories go wrong.
 
@@ -45,6 +45,7 @@ def tool_config(args: argparse.Namespace) -> Any:
         neighbors_k=args.neighbors_k,
         snippet_chars=args.snippet_chars,
         neighbor_snippet_chars=0,
+        brief_schemas=args.brief_prompt,
     )
 
 
@@ -66,6 +67,7 @@ def run_agent(
         max_tokens=args.max_tokens,
         temperature=0.0,
         tools=tool_config(args),
+        brief_prompt=args.brief_prompt,
     )
     request = RunRequest(
         snapshot=snap,
@@ -163,15 +165,27 @@ def main() -> None:
     parser.add_argument(
         "--student-questions", type=int, help="student on the first N test questions (default all)"
     )
-    parser.add_argument("--minutes", type=float, default=40.0, help="training wall-time cap")
+    parser.add_argument("--minutes", type=float, default=55.0, help="training wall-time cap")
     parser.add_argument("--train-config", type=Path, help="YAML TrainConfig (overrides the flags)")
     parser.add_argument("--epochs", type=float, default=1.0)
-    parser.add_argument("--lr", type=float, default=2e-4)
+    parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--rank", type=int, default=16)
-    parser.add_argument("--accumulation", type=int, default=2)
+    parser.add_argument("--accumulation", type=int, default=1)
     parser.add_argument("--max-length", type=int, default=3072, help="tokens per conversation")
     parser.add_argument("--agent-steps", type=int, default=8, help="max_steps of both agents")
-    parser.add_argument("--max-tokens", type=int, default=160, help="student tokens per turn")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=192,
+        help="student tokens per turn (the teacher's longest select is ~160 with its wrapper)",
+    )
+    parser.add_argument(
+        "--brief-prompt",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="teacher and student see the brief system prompt and schemas (~760 prompt "
+        "tokens instead of ~1,820 per training row)",
+    )
     parser.add_argument("--search-k", type=int, default=5)
     parser.add_argument("--max-k", type=int, default=8, help="cap on any k a call asks for")
     parser.add_argument("--neighbors-k", type=int, default=8)

@@ -18,6 +18,7 @@ from cli.options import (
     AblateOpt,
     AgentsOpt,
     BaseUrlOpt,
+    BriefPromptOpt,
     DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
@@ -41,6 +42,7 @@ def ask(
     temperature: TemperatureOpt = None,
     ablate: AblateOpt = None,
     dense_search: DenseSearchOpt = None,
+    brief_prompt: BriefPromptOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live trace.")] = False,
     save: Annotated[
@@ -66,6 +68,7 @@ def ask(
             temperature=temperature,
             ablate=ablate,
             dense_search=dense_search,
+            brief_prompt=brief_prompt,
         )
         agent = make_agent(graph, config)
     except (GraphError, ModelError, ValueError) as exc:

@@ -70,6 +70,14 @@ DenseSearchOpt = Annotated[
         "sentence-transformers directory (the one `ark graph embed` used). Off by default.",
     ),
 ]
+BriefPromptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--brief-prompt",
+        help="The short system prompt and tool schemas that small distilled students are "
+        "trained on (`ark distill` students trained on such a teacher run need it).",
+    ),
+]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 
@@ -83,6 +91,7 @@ def agent_config(
     ablate: list[Ablation] | None = None,
     base: AgentConfig | None = None,
     dense_search: Path | None = None,
+    brief_prompt: bool = False,
 ) -> AgentConfig:
     """Map command-line flags onto an AgentConfig (the only thing the CLI configures).
 
@@ -99,6 +108,8 @@ def agent_config(
     )
     if dense_search is not None:
         tools = replace(tools, enable_dense_search=True, dense_encoder=str(dense_search))
+    if brief_prompt:
+        tools = replace(tools, brief_schemas=True)
     return replace(
         config,
         model=resolve_model_spec(model, default=config.model),
@@ -107,6 +118,7 @@ def agent_config(
         base_url=base_url or config.base_url,
         temperature=config.temperature if temperature is None else temperature,
         tools=tools,
+        brief_prompt=brief_prompt or config.brief_prompt,
     )
 
 

@@ -12,6 +12,7 @@ from agent.models.base import ModelError
 from cli.options import (
     AgentsOpt,
     BaseUrlOpt,
+    BriefPromptOpt,
     DenseSearchOpt,
     ModelOpt,
     SnapshotArg,
@@ -33,6 +34,7 @@ def repl(
     max_steps: StepsOpt = None,
     base_url: BaseUrlOpt = None,
     dense_search: DenseSearchOpt = None,
+    brief_prompt: BriefPromptOpt = False,
 ) -> None:
     """Ask questions interactively over SNAPSHOT (history is kept across sessions)."""
     console = Console()
@@ -44,6 +46,7 @@ def repl(
             max_steps=max_steps,
             base_url=base_url,
             dense_search=dense_search,
+            brief_prompt=brief_prompt,
         )
         session = ReplSession(snapshot=graph, config=config, agent_factory=make_agent)
         session.current_agent()

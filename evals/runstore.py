@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.config import AgentConfig
 from agent.trajectory import QuestionResult, TrajectoryVersionError
 
 logger = logging.getLogger(__name__)
@@ -166,18 +167,25 @@ def read_config(run_dir: Path) -> dict[str, Any]:
 
 
 def config_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """Dotted names of identity fields whose values differ, e.g. ``agent.max_steps: 20 -> 10``."""
+    """Dotted names of identity fields whose values differ, e.g. ``agent.max_steps: 20 -> 10``.
+
+    An agent setting that `old` does not record (its run predates the setting) counts as
+    AgentConfig's default, so a run written before a new switch resumes while the switch is off.
+    """
     differences: list[str] = []
 
-    def walk(prefix: str, a: Any, b: Any) -> None:
+    def walk(prefix: str, a: Any, b: Any, default: Any) -> None:
         if isinstance(a, Mapping) and isinstance(b, Mapping):
+            defaults = default if isinstance(default, Mapping) else {}
             for key in sorted(set(a) | set(b)):
-                walk(f"{prefix}.{key}", a.get(key), b.get(key))
+                was = a[key] if key in a else defaults.get(key)
+                walk(f"{prefix}.{key}", was, b.get(key), defaults.get(key))
         elif a != b:
             differences.append(f"{prefix}: {a!r} -> {b!r}")
 
+    defaults = {"agent": AgentConfig().to_record()}
     for key in IDENTITY_KEYS:
-        walk(key, old.get(key), new.get(key))
+        walk(key, old.get(key), new.get(key), defaults.get(key))
     return differences
 
 

@@ -28,6 +28,9 @@ class ToolConfig:
             query (0 shows none).
         schema_enum_limit: Node type and relation names are injected into the schemas as enums
             up to this many names; beyond it they are listed in the parameter description.
+        brief_schemas: Schemas with each tool's first paragraph only and no parameter
+            descriptions (types, enums and bounds stay): about a quarter of the tokens, for
+            small distilled students, which learn the tools from their teacher's calls.
     """
 
     search_k: int = 5
@@ -42,6 +45,7 @@ class ToolConfig:
     snippet_chars: int = 160
     neighbor_snippet_chars: int = 100
     schema_enum_limit: int = 64
+    brief_schemas: bool = False
 
     def __post_init__(self) -> None:
         if self.enable_dense_search and not self.dense_encoder:

@@ -228,10 +228,15 @@ def tool_schemas(
     for name in enabled_tools(config):
         model = TOOL_ARGS[name]
         parameters = _parameters(model, disabled_fields(name, config), config)
+        if config.brief_schemas:
+            for spec in parameters["properties"].values():
+                del spec["description"]
         for field, valid in names.items():
             if field in parameters["properties"] and valid:
                 _inject_names(parameters["properties"][field], valid, config.schema_enum_limit)
         description = _paragraphs(model.__doc__ or "")
+        if config.brief_schemas:
+            description = description.split("\n\n")[0]
         if name == "select" and candidate_types:
             description += " Answers are nodes of type: " + ", ".join(candidate_types) + "."
         function = {"name": name, "description": description, "parameters": parameters}
@@ -285,7 +290,10 @@ def _inject_names(schema: dict[str, Any], valid: list[str], limit: int) -> None:
         schema["items"] = {"type": "string", "enum": valid}
         return
     shown = ", ".join(valid[:limit])
-    schema["description"] += f" Valid names include: {shown} ({len(valid):,} in all)."
+    listed = f"Valid names include: {shown} ({len(valid):,} in all)."
+    schema["description"] = (
+        f"{schema['description']} {listed}" if "description" in schema else listed
+    )
 
 
 def _paragraphs(docstring: str) -> str:

@@ -62,3 +62,21 @@ def test_ablations_combine(tiny_snapshot: Snapshot, ablate: list[Ablation]) -> N
     advice = how_to_work(system_prompt(tiny_snapshot, ablate))
     assert "expand it with `neighbors`. Expand again" in advice
     assert "filter" not in advice and "`query`" not in advice
+
+
+def test_the_brief_prompt_keeps_the_graph_schema_and_the_rules(tiny_snapshot: Snapshot) -> None:
+    config = agent_config(model="rules", agents=1, max_steps=4, brief_prompt=True)
+    assert config.brief_prompt and config.tools.brief_schemas
+    model = ScriptedModel([tool_call_message("finish", {})])
+    result = asyncio.run(make_agent(tiny_snapshot, config, model=model).ask("papers by Ada?"))
+    brief = str(result.trajectories[0].messages[0]["content"])
+    full = system_prompt(tiny_snapshot, [])
+    manifest = tiny_snapshot.manifest
+    for node_type in manifest.node_types:
+        assert node_type in brief
+    for sig in manifest.signatures:
+        assert f"{sig.relation} ({sig.source_type} -> {sig.target_type})" in brief
+    assert "at most 4 turns" in brief and "[brackets]" in brief
+    assert "# How to work" not in brief
+    assert len(brief) < len(full) / 2
+    assert result.trajectories[0].config["brief_prompt"] is True  # recorded with the run

@@ -122,3 +122,20 @@ def test_failures_file_untouched_by_results(tmp_path: Path) -> None:
         store.append_failure(FailureRecord(question_id="q1", error_type="E", error="y"))
     lines = (tmp_path / FAILURES_FILE).read_text().splitlines()
     assert [json.loads(line)["error"] for line in lines] == ["x", "y"]
+
+
+def test_a_run_from_before_a_new_agent_setting_resumes_while_it_is_off(tmp_path: Path) -> None:
+    from agent.config import AgentConfig
+    from evals.runstore import config_differences
+
+    current = {**CONFIG, "agent": AgentConfig().to_record()}
+    older = json.loads(json.dumps(current))
+    del older["agent"]["brief_prompt"]
+    del older["agent"]["tools"]["brief_schemas"]
+    assert config_differences(older, current) == []
+    switched = {**current, "agent": {**current["agent"], "brief_prompt": True}}
+    assert config_differences(older, switched) == ["agent.brief_prompt: False -> True"]
+    with RunStore.open(tmp_path, older, resume=False) as store:
+        store.append_result(record("q1"))
+    with RunStore.open(tmp_path, current, resume=True) as store:
+        assert store.finished_ids() == {"q1"}

@@ -118,3 +118,35 @@ def test_config_rejects_inconsistent_defaults() -> None:
         ToolConfig(neighbors_k=80, max_k=50)
     with pytest.raises(ValueError, match="search_k must be >= 1"):
         ToolConfig(search_k=0)
+
+
+def test_brief_schemas_keep_what_a_call_needs_and_drop_the_advice(
+    tiny_snapshot: Snapshot,
+) -> None:
+    full = _by_name(Toolset(tiny_snapshot).schemas())
+    brief = _by_name(Toolset(tiny_snapshot, ToolConfig(brief_schemas=True)).schemas())
+    assert list(brief) == list(full)
+    answer_types = ", ".join(tiny_snapshot.manifest.candidate_types)
+    assert answer_types
+    for name, function in brief.items():
+        expected = full[name]["description"].split("\n\n")[0]
+        if name == "select":  # the answer types stay: they are a fact, not advice
+            expected += f" Answers are nodes of type: {answer_types}."
+        assert function["description"] == expected
+        properties = function["parameters"]["properties"]
+        assert set(properties) == set(full[name]["parameters"]["properties"])
+        assert function["parameters"]["required"] == full[name]["parameters"]["required"]
+        for field, spec in properties.items():
+            assert "description" not in spec, f"{name}.{field}"
+            expected = dict(full[name]["parameters"]["properties"][field])
+            expected.pop("description")
+            assert spec == expected  # types, enums and bounds unchanged
+    assert len(json.dumps(list(brief.values()))) < len(json.dumps(list(full.values()))) / 2
+
+
+def test_brief_schemas_still_list_names_beyond_the_enum_limit() -> None:
+    relations = [f"relation_{i:03d}" for i in range(100)]
+    config = ToolConfig(schema_enum_limit=10, brief_schemas=True)
+    spec = _by_name(tool_schemas(config, node_types=["a"], relations=relations))["neighbors"]
+    edge_types = spec["parameters"]["properties"]["edge_types"]
+    assert edge_types["description"].startswith("Valid names include: relation_000, relation_001")
