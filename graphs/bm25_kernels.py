@@ -315,37 +315,115 @@ def score_sorted(
 ) -> np.ndarray:  # pragma: no cover - compiled
     """BM25 of every node of ``nodes`` (ascending, distinct doc ids), float32.
 
+    Each entry is added by :func:`add_entry_scores`, in order.
+    """
+    scores = np.zeros(nodes.size, np.float32)
+    for i in range(starts.size):
+        add_entry_scores(starts[i], ends[i], weights[i], docs, impacts, nodes, scores)
+    return scores
+
+
+@numba.njit(cache=True, nogil=True)
+def add_entry_scores(
+    start: int,
+    end: int,
+    weight: float,
+    docs: np.ndarray,
+    impacts: np.ndarray,
+    nodes: np.ndarray,
+    scores: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Add one entry's ``weight * impact`` to ``scores`` of ``nodes`` (ascending, distinct).
+
     A posting list shorter than the node list is walked while galloping through the nodes.
     In a longer one each node's position is first guessed by interpolation (doc ids spread
     evenly enough over a long list that the guess lands a few entries away), then found by
     galloping out from the guess: a handful of nearby reads instead of a binary search over
-    the whole gap, which matters for the terms most nodes hold.
+    the whole gap.
     """
-    scores = np.zeros(nodes.size, np.float32)
     n = nodes.size
-    for i in range(starts.size):
-        start, end, weight = starts[i], ends[i], weights[i]
-        if end - start <= n:  # walk the postings, gallop in the nodes
-            j = 0
-            for p in range(start, end):
-                j = _gallop(nodes, j, n, docs[p])
-                if j == n:
-                    break
-                if nodes[j] == docs[p]:
-                    scores[j] += weight * impacts[p]
-        else:  # walk the nodes, interpolate then gallop in the postings
-            first, last = docs[start], docs[end - 1]
-            density = (end - start) / (last - first + 1.0)
-            for j in range(n):
-                target = nodes[j]
-                if target < first:
-                    continue
-                if target > last:
-                    break
-                # each node's search is independent of the previous one's, so the CPU can
-                # overlap their cache misses
-                guess = min(start + int((target - first) * density), end - 1)
-                p = _seek_from(docs, start, end, guess, target)
-                if docs[p] == target:
-                    scores[j] += weight * impacts[p]
-    return scores
+    weight = np.float32(weight)
+    if end - start <= n:  # walk the postings, gallop in the nodes
+        j = 0
+        for p in range(start, end):
+            j = _gallop(nodes, j, n, docs[p])
+            if j == n:
+                break
+            if nodes[j] == docs[p]:
+                scores[j] += weight * impacts[p]
+        return
+    first, last = docs[start], docs[end - 1]
+    density = (end - start) / (last - first + 1.0)
+    for j in range(n):  # walk the nodes, interpolate then gallop in the postings
+        target = nodes[j]
+        if target < first:
+            continue
+        if target > last:
+            break
+        # each node's search is independent of the previous one's, so the CPU can overlap
+        # their cache misses
+        guess = min(start + int((target - first) * density), end - 1)
+        p = _seek_from(docs, start, end, guess, target)
+        if docs[p] == target:
+            scores[j] += weight * impacts[p]
+
+
+@numba.njit(cache=True, nogil=True)
+def posting_bitmap(
+    docs: np.ndarray, start: int, end: int, num_docs: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The docs of ``docs[start:end]`` (ascending) as a bitmap with a rank per 64-bit word.
+
+    Returns ``(bits, ranks)``: bit ``d & 63`` of ``bits[d >> 6]`` is set when doc ``d`` holds
+    a posting, and ``ranks[w]`` counts the postings of docs below ``64 * w``, so the posting
+    of a set bit lies at ``start + ranks[w] + (set bits below it in its word)``.
+    """
+    words = (num_docs + 63) >> 6
+    bits = np.zeros(words, np.uint64)
+    ranks = np.empty(words, np.int64)
+    filled = 0
+    for p in range(start, end):
+        doc = docs[p]
+        word = doc >> 6
+        while filled <= word:
+            ranks[filled] = p - start
+            filled += 1
+        bits[word] |= np.uint64(1) << np.uint64(doc & 63)
+    while filled < words:
+        ranks[filled] = end - start
+        filled += 1
+    return bits, ranks
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _popcount(x: np.uint64) -> np.uint64:  # pragma: no cover - compiled
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(cache=True, nogil=True)
+def add_bitmap_scores(
+    bits: np.ndarray,
+    ranks: np.ndarray,
+    start: int,
+    weight: float,
+    impacts: np.ndarray,
+    nodes: np.ndarray,
+    scores: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """:func:`add_entry_scores` for an entry given as its :func:`posting_bitmap`.
+
+    One bit test per node, and one impact read for each node that holds the term: no search
+    through the postings, whose reads are what a long posting list costs.
+    """
+    weight = np.float32(weight)
+    for j in range(nodes.size):
+        doc = nodes[j]
+        word = bits[doc >> 6]
+        bit = np.uint64(doc & 63)
+        if (word >> bit) & np.uint64(1):
+            below = word & ((np.uint64(1) << bit) - np.uint64(1))
+            p = start + ranks[doc >> 6] + np.int64(_popcount(below))
+            scores[j] += weight * impacts[p]

@@ -12,6 +12,7 @@ import numpy as np
 
 from graphs import bm25_kernels
 from graphs.bm25_params import BM25Params
+from graphs.posting_bitmaps import PostingBitmaps
 from graphs.postings import FieldPostings
 
 IMPACTS_SUFFIX = ".impacts.npy"
@@ -174,16 +175,30 @@ class BM25Scorer:
         return ids[order], top[order]
 
     def score(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray:
-        """BM25 of the terms for each of ``nodes`` (ascending, distinct int64 ids)."""
+        """BM25 of the terms for each of ``nodes`` (ascending, distinct int64 ids).
+
+        Entries are added in query order; a posting list holding a large share of all nodes is
+        read through its bitmap (:class:`PostingBitmaps`), any other one searched directly.
+        """
         entries = self.entries(terms)
-        return bm25_kernels.score_sorted(
-            entries.starts,
-            entries.ends,
-            entries.weights,
-            self._docs,
-            self._impacts,
-            nodes,
-        )
+        scores = np.zeros(nodes.size, np.float32)
+        for start, end, weight in zip(
+            entries.starts.tolist(), entries.ends.tolist(), entries.weights, strict=True
+        ):
+            if self._bitmaps.wanted(start, end, nodes.size):
+                bits, ranks = self._bitmaps.get(start, end)
+                bm25_kernels.add_bitmap_scores(
+                    bits, ranks, start, weight, self._impacts, nodes, scores
+                )
+            else:
+                bm25_kernels.add_entry_scores(
+                    start, end, weight, self._docs, self._impacts, nodes, scores
+                )
+        return scores
+
+    @cached_property
+    def _bitmaps(self) -> PostingBitmaps:
+        return PostingBitmaps(self._docs, self.num_docs)
 
 
 def _mapped(path: Path) -> np.ndarray | None:

@@ -43,3 +43,34 @@ def test_score_sorted_equals_reference_on_skewed_and_dense_lists(seed: int) -> N
         )
         expected = _reference(shapes, impacts, weights.tolist(), nodes)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+        for start, end, weight, docs in zip(starts, ends, weights, shapes, strict=True):
+            bits, ranks = bm25_kernels.posting_bitmap(
+                all_docs.astype(np.int64), int(start), int(end), num_docs
+            )
+            held = np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little"))
+            np.testing.assert_array_equal(held, docs)  # the bitmap holds exactly the list
+            by_bitmap = np.zeros(nodes.size, np.float32)
+            bm25_kernels.add_bitmap_scores(
+                bits, ranks, int(start), weight, all_impacts, nodes, by_bitmap
+            )
+            by_search = np.zeros(nodes.size, np.float32)
+            bm25_kernels.add_entry_scores(
+                int(start), int(end), weight, all_docs.astype(np.int64), all_impacts, nodes,
+                by_search,
+            )  # fmt: skip
+            np.testing.assert_array_equal(by_bitmap, by_search)  # the same float32 values
+
+
+def test_a_bitmap_covers_the_last_word_and_docs_at_word_edges() -> None:
+    num_docs = 130  # three words, the last one partial
+    docs = np.array([0, 63, 64, 127, 128, 129], dtype=np.int64)
+    bits, ranks = bm25_kernels.posting_bitmap(docs, 0, docs.size, num_docs)
+    assert bits.size == ranks.size == 3
+    assert ranks.tolist() == [0, 2, 4]
+    impacts = np.arange(1, docs.size + 1, dtype=np.float32)
+    nodes = np.arange(num_docs, dtype=np.int64)
+    scores = np.zeros(num_docs, np.float32)
+    bm25_kernels.add_bitmap_scores(bits, ranks, 0, 2.0, impacts, nodes, scores)
+    assert {int(d): float(scores[d]) for d in np.flatnonzero(scores)} == {
+        0: 2.0, 63: 4.0, 64: 6.0, 127: 8.0, 128: 10.0, 129: 12.0,
+    }  # fmt: skip
