@@ -342,7 +342,7 @@ def add_entry_scores(
     the whole gap.
     """
     n = nodes.size
-    weight = np.float32(weight)
+    gain = np.float32(weight)
     if end - start <= n:  # walk the postings, gallop in the nodes
         j = 0
         for p in range(start, end):
@@ -350,7 +350,7 @@ def add_entry_scores(
             if j == n:
                 break
             if nodes[j] == docs[p]:
-                scores[j] += weight * impacts[p]
+                scores[j] += gain * impacts[p]
         return
     first, last = docs[start], docs[end - 1]
     density = (end - start) / (last - first + 1.0)
@@ -365,7 +365,7 @@ def add_entry_scores(
         guess = min(start + int((target - first) * density), end - 1)
         p = _seek_from(docs, start, end, guess, target)
         if docs[p] == target:
-            scores[j] += weight * impacts[p]
+            scores[j] += gain * impacts[p]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -418,7 +418,7 @@ def add_bitmap_scores(
     One bit test per node, and one impact read for each node that holds the term: no search
     through the postings, whose reads are what a long posting list costs.
     """
-    weight = np.float32(weight)
+    gain = np.float32(weight)
     for j in range(nodes.size):
         doc = nodes[j]
         word = bits[doc >> 6]
@@ -426,4 +426,4 @@ def add_bitmap_scores(
         if (word >> bit) & np.uint64(1):
             below = word & ((np.uint64(1) << bit) - np.uint64(1))
             p = start + ranks[doc >> 6] + np.int64(_popcount(below))
-            scores[j] += weight * impacts[p]
+            scores[j] += gain * impacts[p]
