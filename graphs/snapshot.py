@@ -159,6 +159,16 @@ class Snapshot:
         codes = self.node_type_codes[self._checked_many(nodes)].tolist()
         return [self.node_type_names[code] for code in codes]
 
+    def labels(self, nodes: np.ndarray) -> tuple[list[str], list[str], list[str]]:
+        """External ids, names and type names of many internal nodes (one range check)."""
+        nodes = self._checked_many(nodes)
+        codes = self.node_type_codes[nodes].tolist()
+        return (
+            self._store.get_many("id", nodes),
+            self._store.get_many("name", nodes),
+            [self.node_type_names[code] for code in codes],
+        )
+
     def type_code(self, name: str) -> int:
         """Code of node type `name`.
 

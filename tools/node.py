@@ -35,12 +35,7 @@ def node_views(snapshot: Snapshot, nodes: np.ndarray) -> list[NodeView]:
     """What a listing shows of each of `nodes` (id, name, type; no text), read in one batch."""
     return [
         NodeView(node_id, name, type_name)
-        for node_id, name, type_name in zip(
-            snapshot.external_ids(nodes),
-            snapshot.names(nodes),
-            snapshot.type_names(nodes),
-            strict=True,
-        )
+        for node_id, name, type_name in zip(*snapshot.labels(nodes), strict=True)
     ]
 
 

@@ -50,7 +50,8 @@ def terms_by_weight(
     Rarest first: terms are ordered by how many nodes hold them (`BM25Index.doc_freqs`, the
     idf order), so a rare word ("2017", "intelligence") outranks a common one ("on", "the").
     Terms in the node's name go last: the label already shows them, the snippet should show
-    why the text matched. Ties keep query order. One vocabulary lookup per term per call.
+    why the text matched (a name holds a term as a whole word or, with a stemming analyzer, as
+    a word stemmed to it). Ties keep query order. One vocabulary lookup per term per call.
 
     Args:
         index: The snapshot's BM25 index.
@@ -65,9 +66,18 @@ def terms_by_weight(
         return [list(terms) for _ in range(len(nodes))]
     rarity = dict(zip(terms, index.doc_freqs(terms), strict=True))
     by_rarity = sorted(terms, key=rarity.__getitem__)
+    tokenizer = index.tokenizer
+    if tokenizer.stems:  # a name holds a term when one of its words stems to it
+        in_names = [
+            [term for term in by_rarity if term in tokens]
+            for tokens in map(set, tokenizer.tokenize_many(names))
+        ]
+    else:  # tokens are lower-cased words: a whole-word search, no tokenizer call
+        in_names = [
+            [term for term in by_rarity if _word_at(name.lower(), term) >= 0] for name in names
+        ]
     ordered = []
-    for name_tokens in index.tokenizer.tokenize_many(names):
-        in_name = [term for term in by_rarity if term in name_tokens]
+    for in_name in in_names:
         if in_name:
             ordered.append([term for term in by_rarity if term not in in_name] + in_name)
         else:
@@ -97,14 +107,22 @@ def best_match(
     if len(lowered) != len(text):  # rare characters whose lower case is longer: no offsets
         return None
     for term in terms:
-        position = lowered.find(term) if term else -1
-        while position >= 0:
-            end = position + len(term)
-            before_ok = position == 0 or not lowered[position - 1].isalnum()
-            if before_ok and (end == len(lowered) or not lowered[end].isalnum()):
-                return position, end
-            position = lowered.find(term, position + 1)
+        position = _word_at(lowered, term)
+        if position >= 0:
+            return position, position + len(term)
     return None
+
+
+def _word_at(lowered: str, term: str) -> int:
+    """Where `term` first occurs as a whole word in the lower-cased `lowered` (-1: nowhere)."""
+    position = lowered.find(term) if term else -1
+    while position >= 0:
+        end = position + len(term)
+        before_ok = position == 0 or not lowered[position - 1].isalnum()
+        if before_ok and (end == len(lowered) or not lowered[end].isalnum()):
+            return position
+        position = lowered.find(term, position + 1)
+    return -1
 
 
 def make_snippet(
@@ -134,12 +152,22 @@ def make_snippet(
     return f"{prefix}{flat[start:stop].strip()}{suffix}"
 
 
+_ASCII_BREAKS = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+"""The ASCII characters other than the space that `str.split` treats as whitespace."""
+
+
 def _is_flat(text: str) -> bool:
     """True when `text` already has single spaces only (the usual case): no split needed.
 
-    `str.isprintable` is False for every whitespace character except the ASCII space.
+    ASCII text (known in O(1)) is checked for its few whitespace characters, each a fast
+    substring search; other text with `str.isprintable`, False for every whitespace character
+    except the ASCII space (and four times slower).
     """
-    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
+    if "  " in text or text[:1] == " " or text[-1:] == " ":
+        return False
+    if text.isascii():
+        return not any(character in text for character in _ASCII_BREAKS)
+    return text.isprintable()
 
 
 def _next_word(text: str, position: int) -> int:

@@ -88,7 +88,14 @@ def test_batched_accessors_equal_single_ones_in_order_with_repeats(snapshot: Sna
     ]
     assert snapshot.texts(nodes) == [snapshot.text(n) for n in nodes.tolist()]
     assert snapshot.type_names(nodes) == [snapshot.type_name(n) for n in nodes.tolist()]
+    assert snapshot.labels(nodes) == (
+        snapshot.external_ids(nodes),
+        snapshot.names(nodes),
+        snapshot.type_names(nodes),
+    )
     assert snapshot.names(np.zeros(0, np.int64)) == []
+    with pytest.raises(GraphError, match="internal node id 7 is out of range"):
+        snapshot.labels(np.array([0, 7]))
     with pytest.raises(GraphError, match="internal node id 5 is out of range"):
         snapshot.texts(np.array([1, 5]))
     with pytest.raises(GraphError, match="internal node id -1 is out of range"):

@@ -372,3 +372,32 @@ def test_long_queries_are_cut_in_headers(toolset: Toolset) -> None:
     assert header.startswith('3 results for "engine zzz zzz')
     assert header.endswith('zzz…":')
     assert len(header) <= len('3 results for "":') + 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain text with single spaces and a match here and more words after it",
+        "tab\tand newline\nbreaks around the match here",
+        "file\x1cseparators\x1dand\x1egroup\x1fmarks before the match here",
+        " a leading space before the match here",
+        "a trailing space after the match here ",
+        "double  spaces  before the match here",
+        "no-break\xa0space and an em\u2003space before the match here",
+        "unicode words – café naïve before the match here\u2028line separator",
+        "vertical\x0btab and form\x0cfeed and carriage\rreturn before the match here",
+    ],
+)
+def test_snippets_of_any_whitespace_equal_those_of_the_flattened_text(text: str) -> None:
+    """The single-space fast path never skips the flattening a text needs."""
+    flat = " ".join(text.split())
+    for width in (12, 30, 200):
+        assert make_snippet(text, ["match"], width) == make_snippet(flat, ["match"], width)
+
+
+def test_name_words_go_last_only_as_whole_words(tiny_snapshot: Snapshot) -> None:
+    internal = tiny_snapshot.internal_id("P1")
+    nodes = np.array([internal, internal])
+    names = ["Engines of Bernoulli", "Bernoulli's engine"]  # "engine" inside "Engines": no
+    ordered = terms_by_weight(tiny_snapshot.index, ["bernoulli", "engine"], nodes, names)
+    assert ordered == [["engine", "bernoulli"], ["bernoulli", "engine"]]
