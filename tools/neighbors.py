@@ -126,10 +126,16 @@ def _links(
 ) -> list[tuple[EdgeLink, ...]]:
     """Every relation linking each shown neighbour to the anchor, by relation name."""
     counts, codes, flags = order.member_links(hood, members, shown)
-    links = [
-        EdgeLink(snapshot.relation_names[code], outgoing=bool(flag & 1), incoming=bool(flag & 2))
-        for code, flag in zip(codes.tolist(), flags.tolist(), strict=True)
-    ]
+    made: dict[tuple[int, int], EdgeLink] = {}  # a few distinct links recur on every row
+    links = []
+    for key in zip(codes.tolist(), flags.tolist(), strict=True):
+        link = made.get(key)
+        if link is None:
+            code, flag = key
+            link = made[key] = EdgeLink(
+                snapshot.relation_names[code], outgoing=bool(flag & 1), incoming=bool(flag & 2)
+            )
+        links.append(link)
     rows, start = [], 0
     for count in counts.tolist():
         rows.append(tuple(links[start : start + count]))
