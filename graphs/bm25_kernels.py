@@ -305,25 +305,6 @@ def _seek_from(
 
 
 @numba.njit(cache=True, nogil=True)
-def score_sorted(
-    starts: np.ndarray,
-    ends: np.ndarray,
-    weights: np.ndarray,
-    docs: np.ndarray,
-    impacts: np.ndarray,
-    nodes: np.ndarray,
-) -> np.ndarray:  # pragma: no cover - compiled
-    """BM25 of every node of ``nodes`` (ascending, distinct doc ids), float32.
-
-    Each entry is added by :func:`add_entry_scores`, in order.
-    """
-    scores = np.zeros(nodes.size, np.float32)
-    for i in range(starts.size):
-        add_entry_scores(starts[i], ends[i], weights[i], docs, impacts, nodes, scores)
-    return scores
-
-
-@numba.njit(cache=True, nogil=True)
 def add_entry_scores(
     start: int,
     end: int,

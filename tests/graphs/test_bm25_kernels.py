@@ -19,7 +19,7 @@ def _reference(
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_score_sorted_equals_reference_on_skewed_and_dense_lists(seed: int) -> None:
+def test_node_set_scores_equal_reference_on_skewed_and_dense_lists(seed: int) -> None:
     """Lists longer and shorter than the node set, clustered ids (a poor interpolation guess),
     nearly every doc, ids at both ends, and node sets of every size all score exactly."""
     rng = np.random.default_rng(seed)
@@ -38,9 +38,11 @@ def test_score_sorted_equals_reference_on_skewed_and_dense_lists(seed: int) -> N
     all_docs, all_impacts = np.concatenate(shapes), np.concatenate(impacts)
     for size in (1, 7, 100, 1_000, num_docs):
         nodes = np.sort(rng.choice(num_docs, size, replace=False)).astype(np.int64)
-        got = bm25_kernels.score_sorted(
-            starts, ends, weights, all_docs.astype(np.int64), all_impacts, nodes
-        )
+        got = np.zeros(nodes.size, np.float32)
+        for start, end, weight in zip(starts, ends, weights, strict=True):
+            bm25_kernels.add_entry_scores(
+                int(start), int(end), weight, all_docs.astype(np.int64), all_impacts, nodes, got
+            )
         expected = _reference(shapes, impacts, weights.tolist(), nodes)
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
         for start, end, weight, docs in zip(starts, ends, weights, shapes, strict=True):
