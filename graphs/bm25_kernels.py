@@ -361,7 +361,7 @@ def posting_bitmap(
     """
     words = (num_docs + 63) >> 6
     bits = np.zeros(words, np.uint64)
-    ranks = np.empty(words, np.int64)
+    ranks = np.empty(words, np.int32)  # a term's postings number at most num_docs
     filled = 0
     for p in range(start, end):
         doc = docs[p]
@@ -406,5 +406,5 @@ def add_bitmap_scores(
         bit = np.uint64(doc & 63)
         if (word >> bit) & np.uint64(1):
             below = word & ((np.uint64(1) << bit) - np.uint64(1))
-            p = start + ranks[doc >> 6] + np.int64(_popcount(below))
+            p = start + np.int64(ranks[doc >> 6]) + np.int64(_popcount(below))
             scores[j] += gain * impacts[p]
