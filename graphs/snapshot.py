@@ -142,22 +142,9 @@ class Snapshot:
         """Node type name of internal node `node`."""
         return self.node_type_names[int(self.node_type_codes[self._checked(node)])]
 
-    def external_ids(self, nodes: np.ndarray) -> list[str]:
-        """External ids of many internal nodes at once, aligned with `nodes`."""
-        return self._store.get_many("id", self._checked_many(nodes))
-
-    def names(self, nodes: np.ndarray) -> list[str]:
-        """Names of many internal nodes at once, aligned with `nodes`."""
-        return self._store.get_many("name", self._checked_many(nodes))
-
     def texts(self, nodes: np.ndarray) -> list[str]:
         """Searchable texts of many internal nodes at once, aligned with `nodes`."""
         return self._store.get_many("text", self._checked_many(nodes))
-
-    def type_names(self, nodes: np.ndarray) -> list[str]:
-        """Node type names of many internal nodes at once, aligned with `nodes`."""
-        codes = self.node_type_codes[self._checked_many(nodes)].tolist()
-        return [self.node_type_names[code] for code in codes]
 
     def labels(self, nodes: np.ndarray) -> tuple[list[str], list[str], list[str]]:
         """External ids, names and type names of many internal nodes (one range check)."""

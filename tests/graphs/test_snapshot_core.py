@@ -78,8 +78,9 @@ def test_node_accessors(snapshot: Snapshot) -> None:
 
 def test_batched_accessors_equal_single_ones_in_order_with_repeats(snapshot: Snapshot) -> None:
     nodes = np.array([4, 0, 2, 0, 3])
-    assert snapshot.external_ids(nodes) == [snapshot.external_id(n) for n in nodes.tolist()]
-    assert snapshot.names(nodes) == [
+    ids, names, types = snapshot.labels(nodes)
+    assert ids == [snapshot.external_id(n) for n in nodes.tolist()]
+    assert names == [
         "KDD",
         "Graph retrieval",
         "Bob",
@@ -87,21 +88,16 @@ def test_batched_accessors_equal_single_ones_in_order_with_repeats(snapshot: Sna
         "Deep nets",
     ]
     assert snapshot.texts(nodes) == [snapshot.text(n) for n in nodes.tolist()]
-    assert snapshot.type_names(nodes) == [snapshot.type_name(n) for n in nodes.tolist()]
-    assert snapshot.labels(nodes) == (
-        snapshot.external_ids(nodes),
-        snapshot.names(nodes),
-        snapshot.type_names(nodes),
-    )
-    assert snapshot.names(np.zeros(0, np.int64)) == []
+    assert types == [snapshot.type_name(n) for n in nodes.tolist()]
+    assert snapshot.labels(np.zeros(0, np.int64)) == ([], [], [])
     with pytest.raises(GraphError, match="internal node id 7 is out of range"):
         snapshot.labels(np.array([0, 7]))
     with pytest.raises(GraphError, match="internal node id 5 is out of range"):
         snapshot.texts(np.array([1, 5]))
     with pytest.raises(GraphError, match="internal node id -1 is out of range"):
-        snapshot.names(np.array([-1]))
+        snapshot.labels(np.array([-1]))
     with pytest.raises(GraphError, match="1-D integer array"):
-        snapshot.external_ids(np.array([0.5]))
+        snapshot.labels(np.array([0.5]))
 
 
 def test_unknown_names_raise_and_list_valid_ones(snapshot: Snapshot) -> None:
