@@ -438,3 +438,21 @@ def test_a_damaged_index_fails_at_open_saying_rebuild(
         meta_path.write_text(json.dumps({**json.loads(meta_path.read_text()), **damage}))
     with pytest.raises(SnapshotError, match=r"rebuild the snapshot$"):
         BM25Index.open(tmp_path / "index")
+
+
+def test_node_set_scores_are_the_same_once_frequent_terms_get_bitmaps(tmp_path: Path) -> None:
+    """A frequent term is searched on its first use and read from its bitmap afterwards."""
+    rng = random.Random(7)
+    words = [f"v{i}" for i in range(200)] + ["often"] * 300
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 40))) for _ in range(400)]
+    build_index(tmp_path / "index", [""] * 400, texts, np.zeros(400, np.int16))
+    index = BM25Index.open(tmp_path / "index")
+    nodes = np.sort(np.array(rng.sample(range(400), 60)))
+    first = index.score_nodes("often v3", nodes)
+    bitmaps = index._scorer._bitmaps
+    assert bitmaps.cached_bytes == 0  # first use: searched
+    second = index.score_nodes("often v3", nodes)
+    assert bitmaps.cached_bytes > 0  # second use: 'often' through its bitmap
+    np.testing.assert_array_equal(first, second)
+    okapi = BM25Okapi([index.tokenize(text) for text in texts], k1=0.9, b=0.4)
+    np.testing.assert_allclose(second, okapi.get_scores(["often", "v3"])[nodes], rtol=1e-5)
