@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 METRICS = ("hit@1", "hit@5", "recall@20", "mrr")
+REPAIR_NOTE = "not valid JSON; read them after this repair"  # tools.arguments' note
 
 
 def ark(*args: str | Path) -> None:
@@ -102,7 +103,7 @@ def diagnose(run_dir: Path) -> dict[str, Any]:
 
     errors: Counter[str] = Counter()
     stops: Counter[str] = Counter()
-    calls = valid = model_turns = 0
+    calls = valid = model_turns = repaired = 0
     selected_gold = selected = 0
     for record in read_results(run_dir):
         gold = set(record.gold)
@@ -117,12 +118,18 @@ def diagnose(run_dir: Path) -> dict[str, Any]:
                         errors[step.error_kind] += 1
                     else:
                         valid += 1
+            repaired += sum(
+                1
+                for message in trajectory.messages
+                if message.get("role") == "tool" and REPAIR_NOTE in str(message.get("content"))
+            )
             selected += len(trajectory.answers)
             selected_gold += len(gold.intersection(trajectory.answers))
     return {
         "model_turns": model_turns,
         "tool_calls": calls,
         "valid_tool_calls": valid,
+        "repaired_json_calls": repaired,
         "tool_errors": dict(errors),
         "stop_reasons": dict(stops),
         "answers_selected": selected,

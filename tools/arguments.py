@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,6 +9,7 @@ from pydantic import ValidationError
 
 from tools.errors import BadArgumentsError, BadJsonError
 from tools.format import ignored_note
+from tools.lenient_json import loads_lenient
 from tools.schemas import MAX_QUERY_CHARS, TOOL_ARGS, ToolArgs
 
 _SHOWN_INPUT_CHARS = 60
@@ -29,7 +29,9 @@ def parse_arguments(
     (`disabled`, field -> reason) are accepted, cleared and reported in the returned notes, so
     the run behaves as if the parameter did not exist and the model is told. A `query` longer
     than the limit (a long question searched verbatim) is cut to its first `MAX_QUERY_CHARS`
-    characters, with a note saying so, the same for every model.
+    characters, with a note saying so, the same for every model. JSON text that small models
+    get almost right (a quote left unescaped inside a string, a bracket left open at the end)
+    is read after the repair and the note says what was changed (`tools.lenient_json`).
 
     Args:
         name: A tool name from :data:`tools.schemas.TOOL_ARGS`.
@@ -41,11 +43,10 @@ def parse_arguments(
         The validated arguments and the notes to append to the observation.
 
     Raises:
-        BadJsonError: If `arguments` is text that is not JSON.
+        BadJsonError: If `arguments` is text that is not JSON, even after the repair.
         BadArgumentsError: If the JSON is not an object or does not fit the tool's parameters.
     """
-    decoded = _decode(arguments, signature)
-    notes = []
+    decoded, notes = _decode(arguments, signature)
     query = decoded.get("query")
     if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
         decoded = {**decoded, "query": cut_query(query)}
@@ -74,28 +75,37 @@ def cut_query(query: str) -> str:
     return head[:space] if space > MAX_QUERY_CHARS - 100 else head
 
 
-def _decode(arguments: str | Mapping[str, Any] | None, signature: str) -> dict[str, Any]:
+def _decode(
+    arguments: str | Mapping[str, Any] | None, signature: str
+) -> tuple[dict[str, Any], list[str]]:
+    notes: list[str] = []
     if arguments is None:
-        return {}
+        return {}, notes
     if isinstance(arguments, Mapping):
-        return dict(arguments)
+        return dict(arguments), notes
     if not isinstance(arguments, str):
         decoded: object = arguments  # already decoded by the caller
     elif not arguments.strip():
-        return {}
+        return {}, notes
     else:
         try:
-            decoded = json.loads(arguments)
+            read = loads_lenient(arguments)
         except (ValueError, RecursionError) as error:
             raise BadJsonError(
                 f"arguments are not valid JSON ({error}); send one JSON object, e.g. for "
                 f"{signature}"
             ) from None
+        decoded = read.value
+        if read.repaired:
+            notes.append(
+                f"note: the arguments were not valid JSON; read them after this repair: "
+                f'{read.describe()}. Write a quote inside a string as \\".'
+            )
     if not isinstance(decoded, dict):
         raise BadArgumentsError(
             f"arguments must be a JSON object, got {_json_kind(decoded)}; call {signature}"
         )
-    return decoded
+    return decoded, notes
 
 
 def _json_kind(value: object) -> str:

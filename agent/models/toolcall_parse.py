@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent.models.base import Message
+from tools.lenient_json import loads_lenient
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -129,8 +130,8 @@ def bare_json_calls(text: str) -> list[str]:
     if not stripped.startswith(("{", "[")):
         return []
     try:
-        payload = json.loads(stripped)
-    except ValueError:
+        payload = loads_lenient(stripped).value
+    except (ValueError, RecursionError):
         return []
     if isinstance(payload, dict):
         return [stripped] if _is_call(payload) else []
@@ -161,24 +162,28 @@ def _name_and_arguments(body: str) -> tuple[str, str]:
     if fenced:
         body = fenced.group(1)
     try:
-        payload = json.loads(body)
-    except ValueError:
+        read = loads_lenient(body)
+    except (ValueError, RecursionError):
         return _best_effort_name(body), body
+    payload = read.value
     if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
         return _best_effort_name(body), body
     key = "arguments" if "arguments" in payload else "parameters"
     arguments = payload.get(key, {})
     if isinstance(arguments, str):
         return payload["name"], arguments
-    raw = _raw_value(body, key, arguments)
-    if raw is not None:
-        return payload["name"], raw
+    span = _raw_span(read.text, key, arguments)
+    if span is not None:
+        # The model's own text, even when it needed repair: the tools read it leniently
+        # again and say what they changed, and the turn renders back as generated.
+        start, end = span
+        return payload["name"], body[read.source_index(start) : read.source_index(end)]
     # ensure_ascii=False matches transformers' `tojson`, so the string renders back the same.
     return payload["name"], json.dumps(arguments, ensure_ascii=False)
 
 
-def _raw_value(body: str, key: str, expected: Any) -> str | None:
-    """The text of top-level `key`'s value exactly as written, if it can be located."""
+def _raw_span(body: str, key: str, expected: Any) -> tuple[int, int] | None:
+    """Where top-level `key`'s value is written in `body`, if it can be located."""
     decoder = json.JSONDecoder()
     for match in re.finditer(r'"' + key + r'"\s*:\s*', body):
         try:
@@ -186,7 +191,7 @@ def _raw_value(body: str, key: str, expected: Any) -> str | None:
         except ValueError:
             continue
         if value == expected:
-            return body[match.end() : end]
+            return match.end(), end
     return None
 
 

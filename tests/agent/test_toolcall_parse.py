@@ -23,6 +23,35 @@ def calls_of(message: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        (  # cut off: the arguments as far as the model wrote them
+            '<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>',
+            "search",
+            '{"query": "a"',
+        ),
+        (  # a quoted title the model did not escape
+            '<tool_call>\n{"name": "search", "arguments": {"query": "cited by "Deep Nets" '
+            'papers"}}\n</tool_call>',
+            "search",
+            '{"query": "cited by "Deep Nets" papers"}',
+        ),
+        (  # the same as a bare JSON turn, with a surplus brace
+            '{"name": "search", "arguments": {"query": "cited by "Deep Nets""}}}',
+            "search",
+            '{"query": "cited by "Deep Nets""}',
+        ),
+    ],
+)
+def test_almost_json_calls_keep_the_name_and_the_models_own_arguments(
+    text: str, name: str, arguments: str
+) -> None:
+    """The arguments stay as generated: the tools repair them and say so (tools.lenient_json)."""
+    [call] = parse_tool_call_text(text)["tool_calls"]
+    assert call["function"] == {"name": name, "arguments": arguments}
+
+
+@pytest.mark.parametrize(
     ("text", "expected_calls", "expected_content"),
     [
         (
@@ -114,14 +143,13 @@ def test_well_formed_turns(
 @pytest.mark.parametrize(
     ("text", "expected_name"),
     [
-        ('<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>', "search"),
         ("<tool_call>search(query='a')</tool_call>", ""),
         ("<tool_call></tool_call>", ""),
         ("<tool_call>", ""),
         ('<tool_call>["search", {"query": "a"}]</tool_call>', ""),
         ('<tool_call>{"name": 7, "arguments": {}}</tool_call>', ""),
         ('<tool_call>{"arguments": {"query": "a"}}</tool_call>', ""),
-        ('<tool_call>{"name": "fi\\"nish", "arguments": {</tool_call>', 'fi"nish'),
+        ('<tool_call>{"name": "fi\\"nish", "arguments": {"k": </tool_call>', 'fi"nish'),
         ("<tool_call>null</tool_call>", ""),
         ("<tool_call>\x00\x01 garbage \ufffd</tool_call>", ""),
     ],

@@ -23,7 +23,8 @@ def toolset(tiny_snapshot: Snapshot) -> Toolset:
     ("name", "arguments", "kind", "mentions"),
     [
         ("lookup", "{}", "unknown_tool", "valid: search, neighbors, select, finish"),
-        ("search", "{", "bad_json", "not valid JSON"),
+        ("search", '{"query": "x" "k": 3}', "bad_json", "not valid JSON"),
+        ("search", "{", "bad_arguments", "missing required field 'query'"),
         ("search", "not json at all", "bad_json", "search(query: string"),
         ("search", "[]", "bad_arguments", "must be a JSON object, got a list"),
         ("search", '"engine"', "bad_arguments", "got a string"),
@@ -381,3 +382,13 @@ def test_select_outside_a_trajectory_accepts_any_id_inside_only_shown_ones(
     accepted = toolset.call("select", {"node_ids": ["P1", "P2"]}, shown=["P1", "A1"])
     assert accepted.selected == ["P1"]
     assert accepted.error is not None and accepted.error.kind == "not_shown"
+
+
+def test_almost_json_arguments_run_with_a_note_saying_what_was_repaired(
+    toolset: Toolset,
+) -> None:
+    observation = toolset.call("search", '{"query": "engine "turbo" part", "k": 2}')
+    assert observation.error is None
+    assert observation.node_ids
+    assert "not valid JSON; read them after this repair: escaped 2 quotes" in observation.text
+    assert 'Write a quote inside a string as \\".' in observation.text
