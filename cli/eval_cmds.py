@@ -18,6 +18,7 @@ from cli.options import (
     BaseUrlOpt,
     BriefPromptOpt,
     DenseSearchOpt,
+    MaxTokensOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -205,6 +206,7 @@ def eval_run(
     brief_prompt: BriefPromptOpt = False,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
     resume: ResumeOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -219,6 +221,7 @@ def eval_run(
             max_steps=max_steps,
             base_url=base_url,
             temperature=temperature,
+            max_tokens=max_tokens,
             ablate=ablate,
             dense_search=dense_search,
             brief_prompt=brief_prompt,
@@ -317,6 +320,7 @@ def eval_sweep(
     brief_prompt: BriefPromptOpt = False,
     base_url: BaseUrlOpt = None,
     temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
 ) -> None:
     """Run a grid of agents × max steps (resumable), then write the report with heatmaps."""
@@ -342,6 +346,7 @@ def eval_sweep(
                 model=model,
                 base_url=base_url,
                 temperature=temperature,
+                max_tokens=max_tokens,
                 ablate=ablate,
                 dense_search=dense_search,
                 brief_prompt=brief_prompt,

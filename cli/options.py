@@ -59,6 +59,16 @@ TemperatureOpt = Annotated[
         "--temperature", min=0.0, help=f"Sampling temperature (default {_PAPER.temperature})."
     ),
 ]
+MaxTokensOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        min=1,
+        help=f"Cap on the tokens a model generates per turn (default {_PAPER.max_tokens}); "
+        "a low cap bounds each turn's time on a slow local server.",
+        show_default=False,
+    ),
+]
 AblateOpt = Annotated[
     list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
 ]
@@ -88,6 +98,7 @@ def agent_config(
     max_steps: int | None = None,
     base_url: str | None = None,
     temperature: float | None = None,
+    max_tokens: int | None = None,
     ablate: list[Ablation] | None = None,
     base: AgentConfig | None = None,
     dense_search: Path | None = None,
@@ -117,6 +128,7 @@ def agent_config(
         max_steps=config.max_steps if max_steps is None else max_steps,
         base_url=base_url or config.base_url,
         temperature=config.temperature if temperature is None else temperature,
+        max_tokens=config.max_tokens if max_tokens is None else max_tokens,
         tools=tools,
         brief_prompt=brief_prompt or config.brief_prompt,
     )

@@ -14,6 +14,7 @@ from cli.options import (
     BaseUrlOpt,
     BriefPromptOpt,
     DenseSearchOpt,
+    MaxTokensOpt,
     ModelOpt,
     SnapshotArg,
     StepsOpt,
@@ -33,6 +34,7 @@ def repl(
     agents: AgentsOpt = None,
     max_steps: StepsOpt = None,
     base_url: BaseUrlOpt = None,
+    max_tokens: MaxTokensOpt = None,
     dense_search: DenseSearchOpt = None,
     brief_prompt: BriefPromptOpt = False,
 ) -> None:
@@ -45,6 +47,7 @@ def repl(
             agents=agents,
             max_steps=max_steps,
             base_url=base_url,
+            max_tokens=max_tokens,
             dense_search=dense_search,
             brief_prompt=brief_prompt,
         )

@@ -52,3 +52,10 @@ def test_no_command_signature_restates_agents_or_steps(command: object) -> None:
 def test_agent_config_changes_only_what_was_given() -> None:
     base = replace(AgentConfig(), seed=9)
     assert agent_config(model="rules", base=base, temperature=0.2) == replace(base, temperature=0.2)
+
+
+def test_max_tokens_flag_reaches_the_config_and_is_offered_by_every_agent_command() -> None:
+    assert agent_config(model="rules", max_tokens=96).max_tokens == 96
+    assert agent_config(model="rules").max_tokens == AgentConfig().max_tokens
+    for command in (ask_cmds.ask, repl_entry.repl, eval_cmds.eval_run, eval_cmds.eval_sweep):
+        assert inspect.signature(command).parameters["max_tokens"].default is None
