@@ -32,6 +32,8 @@ class LenientJson:
         escaped: How many quotes inside strings were escaped.
         closed: What was appended at the end to close open strings and brackets ("" if none).
         dropped: The surplus closing brackets removed after the value ("" if none).
+        origin: For each character of `text`, its index in the input, then the input's
+            length (empty when nothing was repaired); read it through `source_index`.
     """
 
     value: Any
