@@ -10,7 +10,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from agent.events import AgentEvent
-from agent.models.base import ModelError
+from agent.models.base import ContextLengthError, ModelError
 from agent.models.toolcall_parse import ensure_call_ids
 from agent.state import AgentState, RunContext, extend_unique
 
@@ -34,7 +34,10 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
     except ModelError as exc:
         record = _step(state, "model", started, error_kind=exc.kind, error=str(exc))
         _emit(ctx, AgentEvent(ctx.agent_index, "model", step, error=str(exc)))
-        return {"step": step, "steps": [record], "stop_reason": "error", "error": str(exc)}
+        # A conversation that outgrew the context ends like one out of steps, answers kept;
+        # a first turn that does not fit is a failure like any other.
+        reason = "context_full" if isinstance(exc, ContextLengthError) and step > 1 else "error"
+        return {"step": step, "steps": [record], "stop_reason": reason, "error": str(exc)}
     message = ensure_call_ids({**reply.message, "role": "assistant"}, state["messages"])
     record = _step(state, "model", started, usage=reply.usage)
     _emit(ctx, AgentEvent(ctx.agent_index, "model", step, content=message.get("content")))
@@ -102,8 +105,8 @@ async def nudge(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, An
 async def route_after_model(
     state: AgentState, runtime: Runtime[RunContext]
 ) -> Literal["tools", "nudge", "__end__"]:
-    """Tools if the model called any; otherwise stop on error or step limit, else nudge."""
-    if state.get("stop_reason") == "error":
+    """Tools if the model called any; otherwise stop on error, full context or step limit."""
+    if state.get("stop_reason") in ("error", "context_full"):
         return "__end__"
     if state["messages"][-1].get("tool_calls"):
         return "tools"

@@ -11,7 +11,9 @@ from pydantic import BaseModel, Field, field_validator
 TRAJECTORY_VERSION = 1
 """The format version written; records of a newer version are refused on read."""
 
-StopReason = Literal["finish", "max_steps", "error", "cancelled"]
+StopReason = Literal["finish", "max_steps", "context_full", "error", "cancelled"]
+"""How an agent ended: `finish` called, out of steps, its conversation outgrew the model's
+context (answers kept, like max_steps), a model failure, or cancelled by the user."""
 
 
 def new_question_id(source: str) -> str:

@@ -51,7 +51,7 @@ def report(run_dir: Path, questions: int, wall_s: float) -> dict[str, Any]:
         "answered": len(records),
         "failed_questions": len(failures),
         "agents": agents,
-        "completed_agents": stops["finish"] + stops["max_steps"],
+        "completed_agents": stops["finish"] + stops["max_steps"] + stops["context_full"],
         "stop_reasons": dict(stops),
         "model_turns_per_agent": {
             "min": min(turns, default=0),

@@ -48,6 +48,16 @@ class EndpointUnreachableError(ModelError):
         self.url = url
 
 
+class ContextLengthError(ModelError):
+    """The conversation no longer fits the model's context window (prompt plus the turn's tokens).
+
+    The agent stops as it does at its step limit, keeping the answers it has selected; only a
+    first turn that does not fit is a failure (the system prompt and question alone are too long).
+    """
+
+    kind = "context_length"
+
+
 @runtime_checkable
 class Model(Protocol):
     """A chat model that can call tools."""

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent.models.base import Message, ModelError, ModelReply
+from agent.models.base import ContextLengthError, Message, ModelError, ModelReply
 from agent.models.batcher import GenerationBatcher
 from agent.models.chat_messages import renders_string_arguments, template_messages
 from agent.models.greedy_batch import DecodeOptions, GreedyBatch, greedy_compatible
@@ -78,6 +78,9 @@ class LocalHFModel:
         self.max_tokens = max_tokens
         self._model = model
         self._tokenizer = tokenizer
+        self.context_length: int | None = getattr(
+            getattr(model, "config", None), "max_position_embeddings", None
+        )
         self._lock = threading.Lock()
         self.prefix_cache = PrefixCache(kv_entries) if reuse_kv else None
         self._cache_field = _cache_field()
@@ -193,7 +196,7 @@ class LocalHFModel:
         if temperature or self.batcher is None:
             return await asyncio.to_thread(self._generate_sync, messages, tools, temperature, seed)
         ids = await asyncio.to_thread(self.prompt_ids, messages, tools)
-        new_ids = await asyncio.wrap_future(self.batcher.submit(ids, self.max_tokens))
+        new_ids = await asyncio.wrap_future(self.batcher.submit(ids, self._room(len(ids))))
         usage = {"prompt_tokens": len(ids), "completion_tokens": len(new_ids)}
         return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)
 
@@ -208,7 +211,7 @@ class LocalHFModel:
 
         ids = self.prompt_ids(messages, tools)
         prompt_len = len(ids)
-        options = self._sampling_options(temperature)
+        options = self._sampling_options(temperature) | {"max_new_tokens": self._room(prompt_len)}
         with self._lock:
             if seed is not None:
                 torch.manual_seed(seed)
@@ -219,6 +222,18 @@ class LocalHFModel:
         new_ids = sequence[prompt_len:]
         usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
         return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)
+
+    def _room(self, prompt_len: int) -> int:
+        """The turn's token limit, cut to what the context window has left after the prompt."""
+        if not isinstance(self.context_length, int):
+            return self.max_tokens
+        room = self.context_length - prompt_len
+        if room <= 0:
+            raise ContextLengthError(
+                f"{self.name}: the conversation is {prompt_len} tokens, the model's context "
+                f"window {self.context_length}; lower --max-steps or --max-tokens"
+            )
+        return min(self.max_tokens, room)
 
     def prompt_ids(self, messages: list[Message], tools: list[dict[str, Any]]) -> list[int]:
         """The token ids the model continues from: the chat template with a generation prompt.

@@ -15,11 +15,18 @@ from typing import Any
 import openai
 
 from agent.config import AgentConfig
-from agent.models.base import EndpointUnreachableError, Message, ModelError, ModelReply
+from agent.models.base import (
+    ContextLengthError,
+    EndpointUnreachableError,
+    Message,
+    ModelError,
+    ModelReply,
+)
 from agent.models.openai_reply import MalformedCompletionError, reply_from_completion
 from agent.models.openai_request import strict_messages
 from agent.models.retry import (
     RetryPolicy,
+    is_context_overflow,
     is_retryable_status,
     is_validation_rejection,
     parse_retry_after,
@@ -240,6 +247,8 @@ class OpenAIChatModel:
         match = _UNSUPPORTED.search(rejected.detail) if rejected.status == 400 else None
         param = match.group(1) if match else None
         if param not in _ADAPTABLE or param not in request:
+            if is_context_overflow(rejected.status, rejected.detail):
+                raise ContextLengthError(self._context_hint(rejected.status, rejected.detail))
             raise ModelError(self._status_hint(rejected.status, rejected.detail))
         self._unsupported.add(param)
         action = "sending max_completion_tokens" if param == "max_tokens" else "omitting it"
@@ -261,7 +270,9 @@ class OpenAIChatModel:
             ) from exc
         except openai.APIStatusError as exc:
             detail = self._redact(_server_message(exc))
-            if is_validation_rejection(exc.status_code, detail):
+            if is_validation_rejection(exc.status_code, detail) or is_context_overflow(
+                exc.status_code, detail
+            ):
                 raise _Rejected(exc.status_code, detail) from None
             if is_retryable_status(exc.status_code):
                 wait = parse_retry_after(exc.response.headers, now=self._clock())
@@ -288,19 +299,25 @@ class OpenAIChatModel:
         elif status in (400, 422):
             fix = (
                 "the server rejected the request; check that the model supports tool calling "
-                "(vLLM needs --enable-auto-tool-choice and a --tool-call-parser) and that the "
-                "prompt fits its context window"
+                "(vLLM needs --enable-auto-tool-choice and a --tool-call-parser)"
             )
         elif status >= 500:
             fix = (
                 "the server rejected the request as invalid (not retried: the same request "
                 "fails the same way); check that the model and the server's chat format support "
-                "tool calling (llama-cpp-python: --chat_format chatml-function-calling) and "
-                "that the prompt fits its context window"
+                "tool calling (llama-cpp-python: --chat_format chatml-function-calling)"
             )
         else:
             fix = "check -m, OPENAI_BASE_URL and OPENAI_API_KEY"
         return f"{where} returned HTTP {status} ({detail}): {fix}"
+
+    def _context_hint(self, status: int, detail: str) -> str:
+        return (
+            f"model {self.name!r} at {self.base_url} returned HTTP {status} ({detail}): the "
+            "conversation no longer fits the model's context window; start the server with a "
+            "larger one (llama-cpp-python --n_ctx, llama.cpp -c, vLLM --max-model-len, Ollama "
+            "num_ctx) or lower --max-steps or --max-tokens"
+        )
 
     def _redact(self, text: str) -> str:
         key = self._client.api_key

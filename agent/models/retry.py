@@ -24,6 +24,16 @@ _VALIDATION = re.compile(
 )
 _TRANSIENT_STATUSES = frozenset({502, 503, 504})
 
+# How servers say the prompt (plus max_tokens) is longer than the model's context: OpenAI, vLLM
+# and llama-cpp-python ("maximum context length is 2048 tokens"), llama.cpp's server ("exceeds
+# the available context size"), TGI ("must be <= 4096 ... tokens"), LM Studio ("context
+# overflows"), others ("context window", "too many tokens", "prompt is too long").
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:length|size|window)|context (?:the )?overflows|too many tokens|"
+    r"prompt is too long|input is too long|tokens? \+ `?max_new_tokens`? must be",
+    re.IGNORECASE,
+)
+
 
 def is_retryable_status(status: int) -> bool:
     """Return True for HTTP statuses that a later identical request may get past."""
@@ -37,6 +47,11 @@ def is_validation_rejection(status: int, message: str) -> bool:
     rules. Gateway statuses (502, 503, 504) always count as transient.
     """
     return status >= 500 and status not in _TRANSIENT_STATUSES and bool(_VALIDATION.search(message))
+
+
+def is_context_overflow(status: int, message: str) -> bool:
+    """True for a rejection that says the prompt does not fit the model's context window."""
+    return 400 <= status < 600 and bool(_CONTEXT_OVERFLOW.search(message))
 
 
 @dataclass(frozen=True, kw_only=True)

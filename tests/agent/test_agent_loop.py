@@ -12,7 +12,7 @@ from agent.ark import ArkAgent
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.graph import AFTER_FINISH, NO_TOOL_CALL_NUDGE
-from agent.models.base import Message, ModelError, ModelReply
+from agent.models.base import ContextLengthError, Message, ModelError, ModelReply
 from agent.models.scripted import ScriptedModel, text_message, tool_call_message
 from agent.trajectory import QuestionResult
 from graphs.snapshot import Snapshot
@@ -188,6 +188,47 @@ def test_model_failure_is_recorded_not_raised(tiny_snapshot: Snapshot) -> None:
     assert trajectory.steps[-1].error_kind == "model_error"
     assert result.failed
     assert result.errors == [trajectory.error]
+
+
+class OutgrowsContext:
+    """Plays `script`, then says the conversation no longer fits its context window."""
+
+    name = "small-context"
+
+    def __init__(self, script: list[Message]) -> None:
+        self.script = list(script)
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        if not self.script:
+            raise ContextLengthError("maximum context length is 2048 tokens; raise --n_ctx")
+        return ModelReply(self.script.pop(0))
+
+
+def test_a_conversation_that_outgrows_the_context_stops_with_its_answers(
+    tiny_snapshot: Snapshot,
+) -> None:
+    model = OutgrowsContext([tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": ["p4"]}))])
+    result = run(make(tiny_snapshot, model))
+    (trajectory,) = result.trajectories
+    assert trajectory.stop_reason == "context_full"
+    assert trajectory.answers == ["p4"] and result.fused == ["p4"]
+    assert "2048" in (trajectory.error or "")
+    assert trajectory.steps[-1].error_kind == "context_length"
+    assert not result.failed  # scored with its answers, not retried by --resume
+
+
+def test_a_first_turn_that_does_not_fit_is_a_failure(tiny_snapshot: Snapshot) -> None:
+    result = run(make(tiny_snapshot, OutgrowsContext([])))
+    (trajectory,) = result.trajectories
+    assert trajectory.stop_reason == "error"
+    assert result.failed
 
 
 class ConversationModel:

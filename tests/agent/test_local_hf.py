@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig
-from agent.models.base import Model, ModelError, ModelReply
+from agent.models.base import ContextLengthError, Model, ModelError, ModelReply
 from agent.models.local_hf import LocalHFModel, renders_string_arguments, template_messages
 from agent.models.registry import load_model
 
@@ -190,6 +190,21 @@ def test_chain_model_emits_a_parsed_tool_call(chain_dir: Path) -> None:
     }
     assert reply.usage is not None and reply.usage["completion_tokens"] == 8
     assert reply.usage["prompt_tokens"] > 20
+
+
+@pytest.mark.parametrize("temperature", [None, 1.0])  # batched greedy, and generate
+def test_turns_stop_at_the_context_window_and_a_full_one_is_an_error(
+    chain_dir: Path, temperature: float | None
+) -> None:
+    model = LocalHFModel.load(chain_dir, max_tokens=16)
+    assert model.context_length == 512  # max_position_embeddings of the config
+    prompt = len(model.prompt_ids(HISTORY, TOOLS))
+    model.context_length = prompt + 3
+    reply = generate(model, temperature=temperature, seed=1)
+    assert reply.usage is not None and reply.usage["completion_tokens"] == 3
+    model.context_length = prompt
+    with pytest.raises(ContextLengthError, match=f"{prompt} tokens.*--max-steps"):
+        generate(model, temperature=temperature, seed=1)
 
 
 def test_tojson_templates_get_dict_arguments(chain_dir: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig
-from agent.models.base import Model, ModelError, ModelReply
+from agent.models.base import ContextLengthError, Model, ModelError, ModelReply
 from agent.models.openai_http import OpenAIChatModel
 from agent.models.retry import RetryPolicy
 from tests.agent.fake_openai_server import (
@@ -194,6 +194,33 @@ def test_client_errors_are_not_retried_and_say_how_to_fix(status: int, hint: str
         assert len(srv.requests) == 1
     assert f"HTTP {status}" in str(info.value) and hint in str(info.value)
     assert "nope" in str(info.value) and "fake-model" in str(info.value)
+    assert sleep.delays == []
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        # llama-cpp-python (and vLLM, OpenAI): the 4 questions of the live run in BENCHMARKS.md
+        (
+            400,
+            "This model's maximum context length is 2048 tokens. However, you requested 2352 "
+            "tokens (2224 in the messages, 128 in the completion).",
+        ),
+        (400, "the request exceeds the available context size, try increasing it"),  # llama.cpp
+        (500, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096"),
+    ],
+)
+def test_a_prompt_longer_than_the_context_fails_at_once_and_says_so(
+    status: int, message: str
+) -> None:
+    sleep = SleepRecorder()
+    with FakeOpenAIServer([Fault.http_error(status, message), text_reply("never")]) as srv:
+        with pytest.raises(ContextLengthError) as info:
+            generate(make_model(srv, sleep))
+        assert len(srv.requests) == 1
+    assert message[:30] in str(info.value)
+    assert "context window" in str(info.value) and "--n_ctx" in str(info.value)
+    assert "tool calling" not in str(info.value)
     assert sleep.delays == []
 
 

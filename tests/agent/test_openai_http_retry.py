@@ -6,7 +6,12 @@ import random
 
 import pytest
 
-from agent.models.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from agent.models.retry import (
+    RetryPolicy,
+    is_context_overflow,
+    is_retryable_status,
+    parse_retry_after,
+)
 
 NOW = 1767225600.0  # 2026-01-01T00:00:00Z
 
@@ -82,3 +87,21 @@ def test_retry_after_wins_and_is_capped() -> None:
 def test_policy_rejects_negative_settings(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError, match=">= 0"):
         RetryPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "overflow"),
+    [
+        (400, "This model's maximum context length is 2048 tokens. However, you requested", True),
+        (400, "the request exceeds the available context size, try increasing it", True),
+        (400, "Trying to keep the first 3000 tokens when context the overflows", True),
+        (500, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096", True),
+        (400, "invalid tool call: 'tool_call_id' is required", False),
+        (500, "Conversation roles must alternate user/assistant", False),
+        (200, "maximum context length", False),
+    ],
+)
+def test_context_overflow_is_told_from_other_rejections(
+    status: int, message: str, overflow: bool
+) -> None:
+    assert is_context_overflow(status, message) is overflow
