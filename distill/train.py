@@ -11,6 +11,7 @@ from typing import Any
 from distill.config import EMBEDDING_MODULES, TrainConfig
 from distill.dataset import load_sft_dataset
 from distill.errors import ChatTemplateError, TrainConfigError
+from distill.labelled_head import labelled_positions_only
 from distill.preflight import check_truncation, resolve_base_model
 from distill.template import check_generation_markers, inference_template, load_training_template
 
@@ -243,7 +244,8 @@ def train_student(
         len(trainer.train_dataset),
         "resuming " + checkpoint if checkpoint else "from the base",
     )
-    trainer.train(resume_from_checkpoint=checkpoint)
+    with labelled_positions_only():
+        trainer.train(resume_from_checkpoint=checkpoint)
     trainer.save_model(str(target))
     tokenizer = trainer.processing_class
     tokenizer.chat_template = inference_template(template)
