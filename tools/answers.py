@@ -10,7 +10,7 @@ from tools.errors import BadArgumentsError, NotShownError, ToolCallError, Unknow
 from tools.format import NodeView, finish_text, select_text
 from tools.observation import Observation, ToolErrorInfo
 from tools.schemas import FinishArgs, SelectArgs
-from tools.vocab import node_hints
+from tools.vocab import node_hints, type_names_among
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -88,7 +88,7 @@ def run_select(
 
 def _unknown(snapshot: Snapshot, node_ids: Sequence[str]) -> UnknownNodeIdError:
     hints = [hint for node_id in node_ids for hint in node_hints(snapshot, node_id)]
-    return UnknownNodeIdError(node_ids, hints)
+    return UnknownNodeIdError(node_ids, hints, type_names_among(snapshot, node_ids))
 
 
 def run_finish(args: FinishArgs, answers: Sequence[str]) -> Observation:

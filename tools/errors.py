@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 _LISTED_NAMES = 30
@@ -63,14 +64,28 @@ class UnknownNodeIdError(ToolCallError):
 
     kind = "unknown_node"
 
-    def __init__(self, node_ids: Sequence[str], hints: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        node_ids: Sequence[str],
+        hints: Sequence[str] = (),
+        type_names: Mapping[str, str] | None = None,
+    ) -> None:
+        """`hints`: existing ids meant; `type_names`: ids that name a node type -> that type."""
         listed = ", ".join(repr(node_id) for node_id in node_ids)
         noun = "id" if len(node_ids) == 1 else "ids"
         message = f"unknown node {noun} {listed}"
         if hints:
             message += "; did you mean " + " or ".join(repr(h) for h in hints) + "?"
-        else:
+        elif not type_names:
             message += "."
+        if type_names:
+            names = ", ".join(repr(name) for name in type_names)
+            what = "is a node type, not a node id" if len(type_names) == 1 else "are node types"
+            message += (
+                f"; {names} {what}: list such nodes with search or neighbors "
+                f"and node_types {json.dumps(list(dict.fromkeys(type_names.values())))}, then "
+                "use their ids."
+            )
         message += " Use ids exactly as shown in brackets by search or neighbors ([P12] -> P12)."
         super().__init__(message)
         self.node_ids = list(node_ids)

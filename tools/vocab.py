@@ -80,7 +80,15 @@ def resolve_node(snapshot: Snapshot, node_id: str) -> int:
     try:
         return snapshot.internal_id(node_id)
     except UnknownNodeError:
-        raise UnknownNodeIdError([node_id], node_hints(snapshot, node_id)) from None
+        hints = node_hints(snapshot, node_id)
+        raise UnknownNodeIdError([node_id], hints, type_names_among(snapshot, [node_id])) from None
+
+
+def type_names_among(snapshot: Snapshot, node_ids: Sequence[str]) -> dict[str, str]:
+    """Node type names (`Paper`, any case) a model passed where node ids belong -> the type."""
+    names = {name.casefold(): name for name in snapshot.node_type_names}
+    given = {node_id: names.get(node_id.strip(_WRAPPERS).casefold()) for node_id in node_ids}
+    return {node_id: name for node_id, name in given.items() if name is not None}
 
 
 def node_hints(snapshot: Snapshot, node_id: str) -> list[str]:

@@ -298,6 +298,20 @@ def test_select_and_finish(toolset: Toolset) -> None:
             "valid: cites, collaborates_with, member_of, published_in, writes",
         ),
         (
+            "neighbors",
+            '{"node_id": "author"}',
+            "error: unknown node id 'author'; 'author' is a node type, not a node id: list such "
+            'nodes with search or neighbors and node_types ["author"], then use their ids. '
+            "Use ids exactly as shown in brackets by search or neighbors ([P12] -> P12).",
+        ),
+        (
+            "select",
+            '{"node_ids": ["Paper", "P9"]}',
+            "error: unknown node ids 'Paper', 'P9'; 'Paper' is a node type, not a node id: list "
+            'such nodes with search or neighbors and node_types ["paper"], then use their ids. '
+            "Use ids exactly as shown in brackets by search or neighbors ([P12] -> P12).",
+        ),
+        (
             "select",
             '{"node_ids": ["P9"]}',
             "error: unknown node id 'P9'. "
