@@ -190,31 +190,17 @@ def test_model_failure_is_recorded_not_raised(tiny_snapshot: Snapshot) -> None:
     assert result.errors == [trajectory.error]
 
 
-class OutgrowsContext:
-    """Plays `script`, then says the conversation no longer fits its context window."""
-
-    name = "small-context"
-
-    def __init__(self, script: list[Message]) -> None:
-        self.script = list(script)
-
-    async def generate(
-        self,
-        messages: list[Message],
-        tools: list[dict[str, Any]],
-        *,
-        temperature: float | None = None,
-        seed: int | None = None,
-    ) -> ModelReply:
-        if not self.script:
-            raise ContextLengthError("maximum context length is 2048 tokens; raise --n_ctx")
-        return ModelReply(self.script.pop(0))
+def context_full(messages: list[Message]) -> Message:
+    """A scripted turn: the conversation no longer fits the model's context window."""
+    raise ContextLengthError("maximum context length is 2048 tokens; raise --n_ctx")
 
 
 def test_a_conversation_that_outgrows_the_context_stops_with_its_answers(
     tiny_snapshot: Snapshot,
 ) -> None:
-    model = OutgrowsContext([tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": ["p4"]}))])
+    model = ScriptedModel(
+        [tool_call_message(*SHOW_PAPERS, ("select", {"node_ids": ["p4"]})), context_full]
+    )
     result = run(make(tiny_snapshot, model))
     (trajectory,) = result.trajectories
     assert trajectory.stop_reason == "context_full"
@@ -225,7 +211,7 @@ def test_a_conversation_that_outgrows_the_context_stops_with_its_answers(
 
 
 def test_a_first_turn_that_does_not_fit_is_a_failure(tiny_snapshot: Snapshot) -> None:
-    result = run(make(tiny_snapshot, OutgrowsContext([])))
+    result = run(make(tiny_snapshot, ScriptedModel([context_full])))
     (trajectory,) = result.trajectories
     assert trajectory.stop_reason == "error"
     assert result.failed
