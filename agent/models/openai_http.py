@@ -247,9 +247,7 @@ class OpenAIChatModel:
         match = _UNSUPPORTED.search(rejected.detail) if rejected.status == 400 else None
         param = match.group(1) if match else None
         if param not in _ADAPTABLE or param not in request:
-            if is_context_overflow(rejected.status, rejected.detail):
-                raise ContextLengthError(self._context_hint(rejected.status, rejected.detail))
-            raise ModelError(self._status_hint(rejected.status, rejected.detail))
+            raise self._rejection_error(rejected.status, rejected.detail)
         self._unsupported.add(param)
         action = "sending max_completion_tokens" if param == "max_tokens" else "omitting it"
         logger.warning("model %s does not support %r; %s from now on", self.name, param, action)
@@ -285,8 +283,16 @@ class OpenAIChatModel:
         except ValueError as exc:
             raise MalformedCompletionError(f"response body is not JSON: {exc}") from exc
 
-    def _status_hint(self, status: int, detail: str) -> str:
+    def _rejection_error(self, status: int, detail: str) -> ModelError:
+        """The typed error for a request the server refused, saying how to fix it."""
         where = f"model {self.name!r} at {self.base_url}"
+        if is_context_overflow(status, detail):
+            return ContextLengthError(
+                f"{where} returned HTTP {status} ({detail}): the conversation no longer fits "
+                "the model's context window; start the server with a larger one "
+                "(llama-cpp-python --n_ctx, llama.cpp -c, vLLM --max-model-len, Ollama "
+                "num_ctx) or lower --max-steps or --max-tokens"
+            )
         if status == 401:
             fix = "set OPENAI_API_KEY to a key valid for this endpoint"
         elif status == 403:
@@ -309,15 +315,7 @@ class OpenAIChatModel:
             )
         else:
             fix = "check -m, OPENAI_BASE_URL and OPENAI_API_KEY"
-        return f"{where} returned HTTP {status} ({detail}): {fix}"
-
-    def _context_hint(self, status: int, detail: str) -> str:
-        return (
-            f"model {self.name!r} at {self.base_url} returned HTTP {status} ({detail}): the "
-            "conversation no longer fits the model's context window; start the server with a "
-            "larger one (llama-cpp-python --n_ctx, llama.cpp -c, vLLM --max-model-len, Ollama "
-            "num_ctx) or lower --max-steps or --max-tokens"
-        )
+        return ModelError(f"{where} returned HTTP {status} ({detail}): {fix}")
 
     def _redact(self, text: str) -> str:
         key = self._client.api_key
