@@ -6,9 +6,10 @@ On CUDA or XPU with Triton it projects only the positions whose next-token label
 fixed for graph compilers such as Neuron's. Eager PyTorch on a CPU compiles nothing, and there
 the projection of every prompt, tool and system token through a 49K-token head, with its
 entropy and top-1 metrics, is a third of the step. Scoring only the labelled positions gives the
-same loss, gradients and metrics (`tests/distill/test_labelled_head.py`) in fewer FLOPs: one
-step of SmolLM2-135M on 1,900 tokens with 12% of them labelled takes 20 s instead of 30 s on 2
-cores (BENCHMARKS.md, "Pretrained student").
+same loss, gradients and metrics (`tests/distill/test_labelled_head.py`) in fewer FLOPs: on
+real SFT rows of SmolLM2-135M (1,691 tokens, 14.5% of them labelled) a step takes 16.3 s
+instead of 24.4 s on 2 cores (`benchmarks/bench_labelled_head.py`; BENCHMARKS.md, "Pretrained
+student", run 4).
 """
 
 from __future__ import annotations
