@@ -27,7 +27,7 @@ lint: venv-dev
 	$(BIN)/lint-imports
 
 typecheck: venv-dev
-	$(BIN)/mypy cli agent tools graphs distill evals prompts
+	$(BIN)/mypy cli agent tools graphs distill rank evals prompts
 
 test: venv-dev lint typecheck
 	$(BIN)/python -m pytest -q

@@ -43,6 +43,6 @@ def _dense_search(snapshot: Snapshot, config: AgentConfig) -> DenseSearch | None
     """The dense_search backend when the run switches it on (the encoder loads once, here)."""
     if not (config.tools.enable_dense_search and config.tools.dense_encoder):
         return None
-    from graphs.encoder import TextEncoder
+    from graphs.dense.encoder import TextEncoder
 
     return DenseSearch.open(snapshot, TextEncoder.load(config.tools.dense_encoder))

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.dense_strategies import StrategyConfig, retrieve
 from evals.metrics import ark_metrics
 from evals.qa import load_qa
-from graphs.cosine import CosineIndex
-from graphs.embeddings import PLAIN, Embeddings
-from graphs.encoder import TextEncoder
-from graphs.gme import VARIANTS
+from graphs.dense.cosine import CosineIndex
+from graphs.dense.embeddings import PLAIN, Embeddings
+from graphs.dense.encoder import TextEncoder
+from graphs.dense.gme import VARIANTS
 from graphs.snapshot import Snapshot
+from rank.dense_strategies import StrategyConfig, retrieve
 
 BUDGET = 40
 

@@ -26,11 +26,11 @@ import numpy as np
 import psutil
 import torch
 
-from graphs.cosine import CosineIndex, block_top_k, top_of
-from graphs.embed_build import node_text
-from graphs.encoder import TextEncoder
-from graphs.gme import VARIANT_FUNCTIONS, GMEParams, normalised
-from graphs.gme_graph import SimpleGraph
+from graphs.dense.build import node_text
+from graphs.dense.cosine import CosineIndex, block_top_k, top_of
+from graphs.dense.encoder import TextEncoder
+from graphs.dense.gme import VARIANT_FUNCTIONS, GMEParams, normalised
+from graphs.dense.gme_graph import SimpleGraph
 from graphs.snapshot import Snapshot
 
 DIM = 384

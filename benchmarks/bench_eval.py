@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from agent.config import AgentConfig
-from evals.baseline import run_baseline
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, PROTOCOLS
 from evals.request import RunRequest
 from evals.runner import evaluate
@@ -27,6 +26,7 @@ from evals.summary import RunSummary, summarize_run
 from graphs.build_options import BuildOptions
 from graphs.manifest import read_manifest
 from graphs.synth.generate import DOMAINS, generate
+from rank.baseline import run_baseline
 
 RELATIONAL = ("one_hop", "two_hop", "multi_answer")
 

@@ -27,10 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-from evals.fusion_grid import STATIC_KS
 from evals.metrics import OVERALL, PROTOCOL_TITLES, PROTOCOLS
 from evals.runstore import read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
+from rank.fusion_grid import STATIC_KS
 
 DOMAINS = ("products", "academic", "biomed")
 ARK = [sys.executable, "-c", "from cli.app import main; main()"]

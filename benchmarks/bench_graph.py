@@ -254,8 +254,8 @@ def run_child(*args: str) -> dict[str, Any]:
 
 def import_graph(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
     from graphs.build_options import BuildOptions
+    from graphs.importers.tabular import import_tabular
     from graphs.manifest import read_manifest
-    from graphs.tabular import import_tabular
 
     started = time.perf_counter()
     nodes, edges = generate(args.nodes, args.edges, args.seed)

@@ -76,7 +76,7 @@ async def replay_group(model: Any, walks: list[list[Turn]]) -> list[list[dict[st
 
 
 def build_adapters(model: Any, tokenizer: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from agent.models.local_hf import LocalHFModel
+    from agent.models.hf.model import LocalHFModel
 
     def adapter(mode: str, **kw: Any) -> LocalHFModel:
         return LocalHFModel(model, tokenizer, name=mode, max_tokens=args.max_tokens, **kw)

@@ -27,13 +27,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from icd10 import build_icd_snapshot, icd_questions
 
-from graphs.bm25 import BM25Index, build_index
-from graphs.bm25_build import document_text
-from graphs.bm25_params import BM25Params
+from graphs.bm25.build import document_text
+from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.params import BM25Params
+from graphs.bm25.postings import PostingsBuilder, fieldnorm_ids
+from graphs.bm25.tokenize import Tokenizer
 from graphs.build_options import BuildOptions
-from graphs.postings import PostingsBuilder, fieldnorm_ids
 from graphs.synth.generate import DOMAINS, generate
-from graphs.tokenize import Tokenizer
 
 Ranker = Callable[[str], list[int]]
 K = 20

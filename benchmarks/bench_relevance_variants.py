@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_relevance import load_set
 
-from graphs.bm25_build import document_text
-from graphs.tokenize import Tokenizer
+from graphs.bm25.build import document_text
+from graphs.bm25.tokenize import Tokenizer
 
 
 def top1(

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 from evals.qa import load_qa
-from evals.rankings import read_rankings
-from evals.rerank_doc import DocConfig, RerankPrompt
-from evals.rerank_models import LocalScorer, chat_text
-from evals.rerank_run import RerankRequest, build_pools
 from graphs.snapshot import Snapshot
+from rank.rankings import read_rankings
+from rank.rerank_doc import DocConfig, RerankPrompt
+from rank.rerank_models import LocalScorer, chat_text
+from rank.rerank_run import RerankRequest, build_pools
 
 
 def chats_for(args: argparse.Namespace, doc: DocConfig) -> list[list[dict[str, str]]]:

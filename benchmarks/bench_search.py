@@ -20,8 +20,8 @@ import bm25s
 import numpy as np
 import rank_bm25
 
-from graphs.bm25 import BM25Index, build_index
-from graphs.tokenize import Tokenizer
+from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.tokenize import Tokenizer
 
 NODE_TYPE_SHARES = [0.5, 0.3, 0.15, 0.05]
 T = TypeVar("T")

@@ -32,12 +32,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_search import latencies
 from icd10 import build_icd_snapshot, icd_questions
 
-from graphs.bm25 import BM25Index, build_index
-from graphs.bm25_build import document_text
-from graphs.bm25_params import BM25Params
+from graphs.bm25.build import document_text
+from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.params import BM25Params
+from graphs.bm25.tokenize import Tokenizer
 from graphs.build_options import BuildOptions
 from graphs.synth.generate import generate
-from graphs.tokenize import Tokenizer
 
 K = 20
 

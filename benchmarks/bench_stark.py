@@ -22,9 +22,9 @@ import torch
 
 from graphs.build import build_snapshot
 from graphs.build_options import BuildOptions
-from graphs.stark import CANDIDATE_TYPES, stark_tables
-from graphs.stark_files import MAG_NODE_TYPES, load_stark_files
-from graphs.stark_text import StarkTextConfig
+from graphs.importers.stark import CANDIDATE_TYPES, stark_tables
+from graphs.importers.stark_files import MAG_NODE_TYPES, load_stark_files
+from graphs.importers.stark_text import StarkTextConfig
 
 WORDS = np.array(
     [

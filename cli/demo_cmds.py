@@ -30,8 +30,8 @@ def demo(
     max_steps: StepsOpt = None,
 ) -> None:
     """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
-    from evals.console import ProgressPerRun, demo_view
-    from evals.demo import DOMAINS, DemoRequest, run_demo
+    from cli.console import ProgressPerRun, demo_view
+    from cli.demo import DOMAINS, DemoRequest, run_demo
 
     console, err = Console(), Console(stderr=True)
     if domain not in DOMAINS:

@@ -63,9 +63,9 @@ def baseline_dense(
     as_json: JsonOpt = False,
 ) -> None:
     """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
-    from evals.dense_baseline import run_dense_baseline
-    from evals.dense_strategies import StrategyConfig
-    from graphs.encoder import TextEncoder
+    from graphs.dense.encoder import TextEncoder
+    from rank.dense_baseline import run_dense_baseline
+    from rank.dense_strategies import StrategyConfig
 
     request = run_request(
         snapshot,

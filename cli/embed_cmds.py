@@ -61,8 +61,8 @@ def embed(
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
     """Encode every node's name and text and build graph-modified variants (resumable)."""
-    from graphs.embed_build import EmbedRequest, embed_snapshot
-    from graphs.encoder import TextEncoder
+    from graphs.dense.build import EmbedRequest, embed_snapshot
+    from graphs.dense.encoder import TextEncoder
     from graphs.snapshot import Snapshot
 
     err = Console(stderr=True)

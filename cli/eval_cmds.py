@@ -102,7 +102,7 @@ def run_with_progress(
     execute: Callable[..., Any],
 ) -> None:
     """Run `execute(on_start=..., on_outcome=...)` under a progress bar, then print the summary."""
-    from evals.console import RunProgress, failure_notes, plan_messages, results_table
+    from cli.console import RunProgress, failure_notes, plan_messages, results_table
     from evals.runner import RunPlan
     from evals.summary import summarize_run
 
@@ -261,7 +261,7 @@ def baseline_bm25(
     as_json: JsonOpt = False,
 ) -> None:
     """Score plain BM25 global search (top-k for the raw question) like an agent run."""
-    from evals.baseline import run_baseline
+    from rank.baseline import run_baseline
 
     request = run_request(
         snapshot,
@@ -324,8 +324,8 @@ def eval_sweep(
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
 ) -> None:
     """Run a grid of agents × max steps (resumable), then write the report with heatmaps."""
-    from evals.console import ProgressPerRun
-    from evals.sweep import SweepRequest, parse_grid, run_sweep
+    from cli.console import ProgressPerRun
+    from cli.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
     questions = run_request(

@@ -87,9 +87,9 @@ def fuse(
     as_json: JsonOpt = False,
 ) -> None:
     """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
-    from evals.fuse_run import FuseRequest, run_fusion
-    from evals.fusion import FusionError, spec_record
-    from evals.rankings import RankingError
+    from rank.fuse_run import FuseRequest, run_fusion
+    from rank.fusion import FusionError, spec_record
+    from rank.rankings import RankingError
 
     modes = {"best": ("static", "dynamic"), "static": ("static",), "dynamic": ("dynamic",)}
     if mode not in modes:
@@ -188,12 +188,12 @@ def rerank(
     """Rerank a ranking's top candidates by P(yes) and fuse back by tuned RRF (GRASP stage 3)."""
     import os
 
-    from evals.rankings import RankingError
-    from evals.rerank_cache import RerankCacheError
-    from evals.rerank_doc import DocConfig
-    from evals.rerank_models import RerankError, make_scorer
-    from evals.rerank_run import RerankRequest, run_rerank
     from evals.sampling import QuestionSample
+    from rank.rankings import RankingError
+    from rank.rerank_cache import RerankCacheError
+    from rank.rerank_doc import DocConfig
+    from rank.rerank_models import RerankError, make_scorer
+    from rank.rerank_run import RerankRequest, run_rerank
 
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,

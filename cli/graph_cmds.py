@@ -146,7 +146,7 @@ def import_tabular_command(
     analyzer: AnalyzerOpt = "english",
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
-    from graphs.tabular import TabularColumns, import_tabular
+    from graphs.importers.tabular import TabularColumns, import_tabular
 
     columns = TabularColumns(
         id_col=id_col,

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
+from graphs.bm25.tokenize import DEFAULT_ANALYZER
 from graphs.build import REPORT_FILE
 from graphs.build_options import BuildOptions
 from graphs.manifest import Manifest
-from graphs.tokenize import DEFAULT_ANALYZER
 
 OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
 SkipInvalidOpt = Annotated[

@@ -18,7 +18,7 @@ from graphs.errors import GraphError
 from tools.config import ToolConfig
 
 if TYPE_CHECKING:
-    from graphs.encoder import TextEncoder
+    from graphs.dense.encoder import TextEncoder
     from tools.toolset import Toolset
 
 _LABEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -143,7 +143,7 @@ def _encoder(path: Path | None) -> TextEncoder | None:
     """The query encoder for dense_search, loaded once for every served snapshot."""
     if path is None:
         return None
-    from graphs.encoder import TextEncoder
+    from graphs.dense.encoder import TextEncoder
 
     try:
         return TextEncoder.load(path)

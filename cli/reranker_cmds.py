@@ -73,10 +73,10 @@ def reranker(
     from distill.reranker_data import RerankDataOptions, build_records, write_data
     from distill.reranker_train import RerankerTrainConfig, train_reranker
     from evals.qa import load_qa
-    from evals.rankings import RankingError, read_rankings
-    from evals.rerank_doc import DocConfig, RerankPrompt
-    from evals.rerank_models import RerankError
     from graphs.snapshot import Snapshot
+    from rank.rankings import RankingError, read_rankings
+    from rank.rerank_doc import DocConfig, RerankPrompt
+    from rank.rerank_models import RerankError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     err = Console(stderr=True)

@@ -57,9 +57,9 @@ def import_stark_command(
     ] = False,
 ) -> None:
     """Import a STaRK SKB; node text is rendered as STaRK's get_doc_info renders it."""
+    from graphs.importers.stark import import_stark
+    from graphs.importers.stark_text import StarkTextConfig
     from graphs.manifest import read_manifest
-    from graphs.stark import import_stark
-    from graphs.stark_text import StarkTextConfig
 
     console = Console(stderr=True)
     try:

@@ -21,8 +21,8 @@ from typing import Any
 
 from distill.errors import DistillError
 from evals.qa import QAItem
-from evals.rankings import RankingSet
-from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
+from rank.rankings import RankingSet
+from rank.rerank_doc import DocConfig, RerankPrompt, serialize_node
 
 RECORDS_FILE = "reranker.jsonl"
 META_FILE = "meta.json"

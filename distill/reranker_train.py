@@ -4,7 +4,7 @@ Each training example is a group of `group_size` chats for one question: one pos
 uniformly from its stored positives and `group_size - 1` negatives drawn uniformly from its
 stored hard negatives (with replacement only when fewer are stored), re-drawn on every
 visit. The model scores each chat by the margin ``logsumexp(yes) - logsumexp(no)`` of its
-first answer token (evals/rerank_models.py, the same function that scores at inference);
+first answer token (rank/rerank_models.py, the same function that scores at inference);
 the loss is the cross-entropy of picking the positive among the group's margins.
 
 Training uses transformers' Trainer with a PEFT LoRA adapter (TRL has no listwise reranker
@@ -24,8 +24,8 @@ from typing import Any
 
 from distill.errors import TrainConfigError
 from distill.reranker_data import read_data
-from evals.rerank_doc import RerankPrompt
-from evals.rerank_models import (
+from rank.rerank_doc import RerankPrompt
+from rank.rerank_models import (
     ADAPTER_RECORD,
     ModelSource,
     answer_token_ids,

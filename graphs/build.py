@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphs.bm25 import build_index
+from graphs.bm25.index import build_index
 from graphs.build_options import BuildOptions
 from graphs.csr import build_csr
 from graphs.errors import GraphImportError

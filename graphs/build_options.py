@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphs.bm25.tokenize import DEFAULT_ANALYZER, check_analyzer
 from graphs.errors import GraphError, GraphImportError
-from graphs.tokenize import DEFAULT_ANALYZER, check_analyzer
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,7 +29,7 @@ class BuildOptions:
             invalid rows. By default a duplicate is collapsed into one edge and a self-loop is
             kept, both counted in the import summary and the manifest (--strict).
         analyzer: How the BM25 index analyses node text and queries, one of
-            `graphs.tokenize.ANALYZERS` (--analyzer): `english` (stopwords dropped),
+            `graphs.bm25.tokenize.ANALYZERS` (--analyzer): `english` (stopwords dropped),
             `english-stem` (also stemmed) or `plain`; recorded in the manifest.
 
     Raises:

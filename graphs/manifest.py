@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from graphs.bm25.tokenize import LEGACY_ANALYZER
 from graphs.errors import SnapshotError
-from graphs.tokenize import LEGACY_ANALYZER
 
 FORMAT_VERSION = 1
 MANIFEST_FILE = "manifest.json"
@@ -55,7 +55,7 @@ class Manifest(BaseModel):
     )
     analyzer: str = Field(
         default=LEGACY_ANALYZER,
-        description="Text analyzer of the BM25 index (graphs.tokenize.ANALYZERS); manifests "
+        description="Text analyzer of the BM25 index (graphs.bm25.tokenize.ANALYZERS); manifests "
         "written before it was recorded were built with 'plain'.",
     )
 

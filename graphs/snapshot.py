@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.bm25 import BM25Index
+from graphs.bm25.index import BM25Index
 from graphs.build import (
     CSR_DIR,
     IDS_DIR,

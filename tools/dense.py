@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.cosine import CosineIndex
-from graphs.embeddings import PLAIN, Embeddings, EmbeddingsError
+from graphs.dense.cosine import CosineIndex
+from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError
 from tools.config import ToolConfig
 from tools.format import page_size
 from tools.observation import Observation
@@ -20,7 +20,7 @@ from tools.vocab import Vocabulary
 QUERY_CACHE = 256
 
 if TYPE_CHECKING:
-    from graphs.encoder import TextEncoder
+    from graphs.dense.encoder import TextEncoder
     from graphs.snapshot import Snapshot
 
 

@@ -10,9 +10,9 @@ import numpy as np
 from tools.format import ELLIPSIS
 
 if TYPE_CHECKING:
-    from graphs.bm25 import BM25Index
+    from graphs.bm25.index import BM25Index
+    from graphs.bm25.tokenize import Tokenizer
     from graphs.snapshot import Snapshot
-    from graphs.tokenize import Tokenizer
 
 
 def query_snippets(

@@ -16,9 +16,7 @@ if TYPE_CHECKING:
 MODEL_ENV_VAR = "ARK_MODEL"
 """Environment variable read when -m/--model is not given."""
 
-HF_BATCH_ENV_VAR = "ARK_HF_BATCH"
 """Set to 0 to decode `hf:` agents one at a time through `generate` (default 1: batched)."""
-_SWITCH_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 SPEC_FORMS = (
     "`rules` (the offline rule policy), "
@@ -78,12 +76,12 @@ def load_model(config: AgentConfig, *, manifest: Manifest | None = None) -> Mode
                 "model `rules` plans from the graph's schema: pass manifest=snapshot.manifest "
                 "to load_model"
             )
-        from agent.models.rules import RulePolicy
+        from agent.models.rules.policy import RulePolicy
 
         return RulePolicy(manifest)
     if spec.startswith("hf:"):
         return _load_local(spec.removeprefix("hf:").strip(), config)
-    from agent.models.openai_http import OpenAIChatModel
+    from agent.models.openai.model import OpenAIChatModel
 
     name = spec.removeprefix("openai:").strip()
     if not name:
@@ -100,17 +98,6 @@ def _load_local(raw_path: str, config: AgentConfig) -> Model:
             f"hf:{raw_path}: no such directory; give the folder holding config.json (a model) "
             "or adapter_config.json (a PEFT adapter)"
         )
-    from agent.models.local_hf import LocalHFModel
+    from agent.models.hf.model import LocalHFModel
 
-    return LocalHFModel.load(path, max_tokens=config.max_tokens, batch=_hf_batch(os.environ))
-
-
-def _hf_batch(environ: Mapping[str, str]) -> bool:
-    """Whether `hf:` batches concurrent agents' greedy turns ($ARK_HF_BATCH, default on)."""
-    raw = environ.get(HF_BATCH_ENV_VAR, "1").strip().lower()
-    if raw not in _SWITCH_VALUES:
-        raise ModelSpecError(
-            f"${HF_BATCH_ENV_VAR}={raw!r} is not a switch; set it to 1 (batch the agents' "
-            "greedy turns, the default) or 0 (one turn at a time through generate)"
-        )
-    return _SWITCH_VALUES[raw]
+    return LocalHFModel.load(path, max_tokens=config.max_tokens)

@@ -13,7 +13,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.models.base import ContextLengthError, Model, ModelError, ModelReply
-from agent.models.local_hf import LocalHFModel, renders_string_arguments, template_messages
+from agent.models.hf.model import LocalHFModel, renders_string_arguments, template_messages
 from agent.models.registry import load_model
 
 torch = pytest.importorskip("torch")
@@ -292,12 +292,11 @@ def test_kv_reuse_keeps_greedy_outputs_identical(scratch_model: LocalHFModel) ->
     caches give token-identical greedy turns."""
     plain = LocalHFModel(
         scratch_model._model, scratch_model._tokenizer, name="plain", max_tokens=MAX_TOKENS,
-        reuse_kv=False, batch=False,
+        reuse_kv=False,
     )  # fmt: skip
     cached = LocalHFModel(
-        scratch_model._model, scratch_model._tokenizer, name="cached", max_tokens=MAX_TOKENS,
-        batch=False,
-    )  # fmt: skip
+        scratch_model._model, scratch_model._tokenizer, name="cached", max_tokens=MAX_TOKENS
+    )
     assert plain.prefix_cache is None and cached.prefix_cache is not None
     for question in ("who directed alien", "which films did ridley scott direct"):
         histories = {"plain": [*HISTORY[:-1], {"role": "user", "content": question}]}
@@ -315,41 +314,3 @@ def test_kv_reuse_keeps_greedy_outputs_identical(scratch_model: LocalHFModel) ->
             assert replies["cached"].usage == replies["plain"].usage
     # Later turns and the second question's shared prefix were not recomputed.
     assert cached.prefix_cache.reused_tokens > cached.prefix_cache.computed_tokens
-
-
-def test_concurrent_agents_batched_equal_serial_generate(scratch_model: LocalHFModel) -> None:
-    """Three agents with different questions run three turns concurrently: the batched path
-    (shared decoding steps, reused prefixes, prompt-lookup drafts) writes exactly the turns
-    plain serial `generate` writes."""
-    import copy
-
-    weights = copy.deepcopy(scratch_model._model).to(torch.float64)
-    tokenizer = scratch_model._tokenizer
-    serial = LocalHFModel(
-        weights, tokenizer, name="serial", max_tokens=MAX_TOKENS, reuse_kv=False, batch=False
-    )
-    batched = LocalHFModel(weights, tokenizer, name="batched", max_tokens=MAX_TOKENS, kv_entries=3)
-    assert serial.batcher is None and batched.batcher is not None
-    batched.batcher.gather_s = 60.0  # wait for all three agents: batch sizes do not hang on timing
-    questions = ["who directed alien", "which films did ridley scott direct", "alien"]
-
-    async def agent(model: LocalHFModel, question: str) -> list[ModelReply]:
-        history = [*HISTORY[:-1], {"role": "user", "content": question}]
-        replies = []
-        for turn in range(3):
-            reply = await model.generate(history, TOOLS, temperature=0)
-            replies.append(reply)
-            history += [
-                {**reply.message, "content": reply.message["content"] or ""},
-                {"role": "user", "content": f"turn {turn} result for {question}"},
-            ]
-        return replies
-
-    async def together() -> list[list[ModelReply]]:
-        return list(await asyncio.gather(*(agent(batched, q) for q in questions)))
-
-    expected = [asyncio.run(agent(serial, question)) for question in questions]
-    assert asyncio.run(together()) == expected
-    assert batched.batcher.batch_sizes == [3, 3, 3]
-    decoder = batched.batcher.decoder
-    assert decoder.reused_tokens > decoder.computed_tokens

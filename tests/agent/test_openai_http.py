@@ -12,8 +12,8 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.models.base import ContextLengthError, Model, ModelError, ModelReply
-from agent.models.openai_http import OpenAIChatModel
-from agent.models.retry import RetryPolicy
+from agent.models.openai.model import OpenAIChatModel
+from agent.models.openai.retry import RetryPolicy
 from tests.agent.fake_openai_server import (
     FakeOpenAIServer,
     Fault,

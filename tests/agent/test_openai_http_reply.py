@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent.models.openai_reply import MalformedCompletionError, reply_from_completion
+from agent.models.openai.reply import MalformedCompletionError, reply_from_completion
 
 
 def body(message: Any, **extra: Any) -> dict[str, Any]:

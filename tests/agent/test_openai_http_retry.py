@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent.models.retry import (
+from agent.models.openai.retry import (
     RetryPolicy,
     is_context_overflow,
     is_retryable_status,

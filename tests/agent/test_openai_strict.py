@@ -14,9 +14,9 @@ import pytest
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.base import EndpointUnreachableError, ModelError, ModelReply
-from agent.models.openai_http import OpenAIChatModel
-from agent.models.openai_request import strict_messages
-from agent.models.retry import RetryPolicy, is_validation_rejection
+from agent.models.openai.model import OpenAIChatModel
+from agent.models.openai.request import strict_messages
+from agent.models.openai.retry import RetryPolicy, is_validation_rejection
 from graphs.snapshot import Snapshot
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, text_reply, tool_call_reply
 from tests.agent.strict_requests import request_problems

@@ -8,15 +8,13 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.models.base import ModelError
-from agent.models.openai_http import OpenAIChatModel
+from agent.models.openai.model import OpenAIChatModel
 from agent.models.registry import (
-    HF_BATCH_ENV_VAR,
     ModelSpecError,
-    _hf_batch,
     load_model,
     resolve_model_spec,
 )
-from agent.models.rules import RulePolicy
+from agent.models.rules.policy import RulePolicy
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 
@@ -82,18 +80,3 @@ def test_resolve_model_spec_reads_the_process_environment(monkeypatch: pytest.Mo
     monkeypatch.setenv("ARK_MODEL", "openai:from-env")
     assert resolve_model_spec(None) == "openai:from-env"
     assert resolve_model_spec(None, default="x", environ={}) == "x"
-
-
-@pytest.mark.parametrize(("value", "expected"), [("0", False), ("off", False), (" 1", True)])
-def test_hf_batch_switch(value: str, expected: bool) -> None:
-    assert _hf_batch({HF_BATCH_ENV_VAR: value}) is expected
-    assert _hf_batch({}) is True
-
-
-def test_hf_batch_switch_rejects_other_values(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv(HF_BATCH_ENV_VAR, "maybe")
-    (tmp_path / "config.json").write_text("{}")
-    with pytest.raises(ModelSpecError, match=r"ARK_HF_BATCH='maybe'.*set it to 1 .* or 0"):
-        load_model(AgentConfig(model=f"hf:{tmp_path}"))

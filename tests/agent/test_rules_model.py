@@ -10,8 +10,8 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.rules import RulePolicy
-from agent.models.rules_episode import Episode
+from agent.models.rules.episode import Episode
+from agent.models.rules.policy import RulePolicy
 from agent.prompt import render_system_prompt
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
@@ -158,7 +158,7 @@ def test_a_question_without_user_message_is_a_model_error(tiny_snapshot: Snapsho
 def test_a_relational_plan_needs_a_named_entity(
     tiny_snapshot: Snapshot, question: str, name: str, relational: bool
 ) -> None:
-    from agent.models.rules_plan import RulePlanner
+    from agent.models.rules.plan import RulePlanner
     from tools.listing_parse import ListedNode
 
     planner = RulePlanner(tiny_snapshot.manifest)
@@ -167,7 +167,7 @@ def test_a_relational_plan_needs_a_named_entity(
 
 
 def test_a_type_word_alone_does_not_narrow_the_search_ranking(tiny_snapshot: Snapshot) -> None:
-    from agent.models.rules_plan import RulePlanner
+    from agent.models.rules.plan import RulePlanner
     from tools.listing_parse import ListedNode
 
     manifest = tiny_snapshot.manifest.model_copy(update={"candidate_types": []})

@@ -10,8 +10,8 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.question_terms import SchemaVocabulary, find_name_span, stem
-from agent.models.schema_paths import SchemaPaths
+from agent.models.rules.question_terms import SchemaVocabulary, find_name_span, stem
+from agent.models.rules.schema_paths import SchemaPaths
 from graphs.manifest import RelationSignature
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate

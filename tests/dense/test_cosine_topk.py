@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphs.cosine import CosineIndex, block_top_k, top_of
-from graphs.gme import normalised
+from graphs.dense.cosine import CosineIndex, block_top_k, top_of
+from graphs.dense.gme import normalised
 
 
 def _full_sort(scores: np.ndarray, ids: np.ndarray, k: int) -> tuple[list[int], list[float]]:

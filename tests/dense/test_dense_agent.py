@@ -9,10 +9,10 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.rank_fusion import fuse_rankings, reciprocal_rank_fusion, zscore_fusion
+from agent.models.rules.rank_fusion import fuse_rankings, reciprocal_rank_fusion, zscore_fusion
 from cli.options import agent_config
-from graphs.embed_build import EmbedRequest, embed_snapshot
-from graphs.encoder import TextEncoder
+from graphs.dense.build import EmbedRequest, embed_snapshot
+from graphs.dense.encoder import TextEncoder
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode
 

@@ -12,8 +12,8 @@ from mcp.client.stdio import StdioServerParameters
 from typer.testing import CliRunner
 
 from cli.app import build_app
-from graphs.embed_build import EmbedRequest, embed_snapshot
-from graphs.encoder import TextEncoder
+from graphs.dense.build import EmbedRequest, embed_snapshot
+from graphs.dense.encoder import TextEncoder
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.dense import DenseSearch

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphs.cosine import CosineIndex
-from graphs.embed_build import EmbedRequest, embed_snapshot
-from graphs.embeddings import EmbeddingsError
-from graphs.encoder import TextEncoder
+from graphs.dense.build import EmbedRequest, embed_snapshot
+from graphs.dense.cosine import CosineIndex
+from graphs.dense.embeddings import EmbeddingsError
+from graphs.dense.encoder import TextEncoder
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.dense import DenseSearch

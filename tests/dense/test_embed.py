@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphs.embed_build import EmbedRequest, embed_snapshot, node_text
-from graphs.embeddings import Embeddings, EmbeddingsError, embed_dir
-from graphs.encoder import EncoderError, TextEncoder
+from graphs.dense.build import EmbedRequest, embed_snapshot, node_text
+from graphs.dense.embeddings import Embeddings, EmbeddingsError, embed_dir
+from graphs.dense.encoder import EncoderError, TextEncoder
 from graphs.snapshot import Snapshot
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphs.gme import GMEParams, convex, hop1, hop2, louvain, normalised, walk
-from graphs.gme_graph import SimpleGraph, two_hop_pool
+from graphs.dense.gme import GMEParams, convex, hop1, hop2, louvain, normalised, walk
+from graphs.dense.gme_graph import SimpleGraph, two_hop_pool
 
 
 def unit(*values: float) -> np.ndarray:

@@ -161,7 +161,7 @@ def test_training_rows_and_inference_prompts_agree_token_for_token(
     import copy
     import json
 
-    from agent.models.local_hf import LocalHFModel
+    from agent.models.hf.model import LocalHFModel
     from distill.template import inference_template
 
     trainer, _ = trained

@@ -136,7 +136,7 @@ def test_gguf_base_trains_merges_and_runs(
 ) -> None:
     import asyncio
 
-    from agent.models.local_hf import LocalHFModel
+    from agent.models.hf.model import LocalHFModel
     from distill.config import LoraSettings, TrainConfig
     from distill.merge import merge_adapter
     from distill.train import train_student

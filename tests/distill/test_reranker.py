@@ -24,11 +24,11 @@ from distill.reranker_train import (
     train_reranker,
 )
 from evals.qa import load_qa
-from evals.rankings import read_rankings
-from evals.rerank_doc import RerankPrompt, serialize_node
-from evals.rerank_models import LocalScorer, RerankError
 from evals.runstore import read_results
 from graphs.snapshot import Snapshot
+from rank.rankings import read_rankings
+from rank.rerank_doc import RerankPrompt, serialize_node
+from rank.rerank_models import LocalScorer, RerankError
 from tests.evals.eval_graph import build_tiny
 
 runner = CliRunner()

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.openai_http import OpenAIChatModel
-from agent.models.retry import RetryPolicy
+from agent.models.openai.model import OpenAIChatModel
+from agent.models.openai.retry import RetryPolicy
 from cli.app import build_app
 from evals.request import RunRequest
 from evals.runner import evaluate

@@ -11,12 +11,12 @@ from typer.testing import CliRunner
 from agent.config import AgentConfig
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
 from cli.app import build_app
-from evals.demo import DemoRequest, pick_example, run_demo, trajectory_lines
+from cli.demo import DemoRequest, pick_example, run_demo, trajectory_lines
+from cli.sweep import cell_dir, parse_grid
 from evals.plots import grid_heatmaps, heatmap_grids, neighbors_counts, tool_share_plot
 from evals.report import build_report
 from evals.runstore import FailureRecord, RunRecord, RunStore, read_config, read_results
 from evals.summary import summarize_run
-from evals.sweep import cell_dir, parse_grid
 from tests.evals.eval_graph import build_tiny
 
 
@@ -245,7 +245,7 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
 ) -> None:
     from rich.console import Console
 
-    from evals.console import results_table
+    from cli.console import results_table
 
     run_dir = write_run(tmp_path / "run", 1, 5, [1, 0])
     with RunStore.open(run_dir, read_config(run_dir), resume=True) as store:
@@ -273,7 +273,7 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
 def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from evals.console import RunProgress, failure_notes
+    from cli.console import RunProgress, failure_notes
     from evals.runner import Outcome
 
     all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evals.fusion import (
+from rank.fusion import (
     DynamicRRF,
     FusionError,
     StaticRRF,
@@ -16,8 +16,8 @@ from evals.fusion import (
     spec_from_record,
     spec_record,
 )
-from evals.fusion_grid import grid_search, prepare_question, score_grid, simplex
-from evals.rankings import AgentSignals
+from rank.fusion_grid import grid_search, prepare_question, score_grid, simplex
+from rank.rankings import AgentSignals
 
 
 def signals(

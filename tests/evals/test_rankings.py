@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
-from evals.rankings import RankingError, agent_signals, read_rankings
 from evals.runstore import RunRecord, RunStore
+from rank.rankings import RankingError, agent_signals, read_rankings
 
 
 def write_jsonl(path: Path, rows: list[object]) -> Path:

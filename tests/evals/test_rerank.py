@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from evals.rerank_cache import RerankCacheError, ScoreCache, cache_key
-from evals.rerank_doc import DocConfig, RerankPrompt, serialize_node
-from evals.rerank_models import RerankError, yes_probability
-from evals.rerank_run import RerankRequest, run_rerank
 from evals.runstore import RunStoreError, read_config, read_results
 from graphs.snapshot import Snapshot
+from rank.rerank_cache import RerankCacheError, ScoreCache, cache_key
+from rank.rerank_doc import DocConfig, RerankPrompt, serialize_node
+from rank.rerank_models import RerankError, yes_probability
+from rank.rerank_run import RerankRequest, run_rerank
 from tests.evals.eval_graph import build_tiny
 
 

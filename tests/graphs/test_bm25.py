@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from graphs.bm25 import MAX_QUERY_TERMS, BM25Index, build_index
-from graphs.bm25_build import document_text
-from graphs.bm25_params import IDF_MINIMUM, OKAPI_EPSILON, TANTIVY_PARAMS, BM25Params
+from graphs.bm25.build import document_text
+from graphs.bm25.index import MAX_QUERY_TERMS, BM25Index, build_index
+from graphs.bm25.params import IDF_MINIMUM, OKAPI_EPSILON, TANTIVY_PARAMS, BM25Params
+from graphs.bm25.postings import fieldnorm_ids, fieldnorm_table
 from graphs.errors import GraphError, SnapshotError
-from graphs.postings import fieldnorm_ids, fieldnorm_table
 
 WORDS = [f"w{i}" for i in range(40)] + ["graph", "ΣΟΦΟΣ", "über", "protein", "x" * 45]
 # stopwords and inflected words: dropped or stemmed by some analyzers, changing field lengths
@@ -318,7 +318,7 @@ def test_huge_queries_keep_the_first_terms_and_say_so(
     words = [f"t{i}" for i in range(MAX_QUERY_TERMS + 10)]
     build_index(tmp_path / "index", words, [""] * len(words), np.zeros(len(words), np.int16))
     index = BM25Index.open(tmp_path / "index")
-    with caplog.at_level("WARNING", logger="graphs.bm25"):
+    with caplog.at_level("WARNING", logger="graphs.bm25.index"):
         ids, scores = index.search(" ".join(words), len(words))
     assert f"only the first {MAX_QUERY_TERMS} are used" in caplog.text
     assert sorted(ids.tolist()) == list(range(MAX_QUERY_TERMS))

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import tantivy
 
-from graphs.bm25 import BM25Index, build_index
+from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.postings import PostingsBuilder
+from graphs.bm25.tokenize import ANALYZERS, Tokenizer
 from graphs.errors import GraphError, SnapshotError
-from graphs.postings import PostingsBuilder
-from graphs.tokenize import ANALYZERS, Tokenizer
 
 NAMES = ["Connection pool", "The runner", "Of mice and men"]
 TEXTS = ["Pools of connected sockets.", "A person who runs.", "A novel by the author."]

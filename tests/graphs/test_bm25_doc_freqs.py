@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.bm25 import BM25Index, build_index
-from graphs.postings import term_ids
+from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.postings import term_ids
 
 
 def test_doc_freqs_count_nodes_per_token(tmp_path: Path) -> None:

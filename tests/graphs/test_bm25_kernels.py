@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphs import bm25_kernels
+from graphs.bm25 import kernels as bm25_kernels
 
 
 def _reference(

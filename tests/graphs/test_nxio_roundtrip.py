@@ -9,7 +9,7 @@ import pytest
 
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphError, GraphImportError, UnknownNodeError
-from graphs.nxio import snapshot_from_networkx, to_networkx
+from graphs.importers.networkx_io import snapshot_from_networkx, to_networkx
 from graphs.snapshot import Snapshot
 
 NAME_AS_TEXT = BuildOptions(allow_empty_text=True)

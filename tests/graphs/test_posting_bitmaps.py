@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphs.posting_bitmaps import MIN_SHARE, PostingBitmaps
+from graphs.bm25.bitmaps import MIN_SHARE, PostingBitmaps
 
 
 def test_long_lists_holding_a_large_share_get_a_bitmap_from_their_second_use() -> None:

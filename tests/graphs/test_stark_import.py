@@ -14,11 +14,11 @@ torch = pytest.importorskip("torch")
 
 from graphs.build_options import BuildOptions  # noqa: E402
 from graphs.errors import GraphImportError  # noqa: E402
+from graphs.importers.stark import import_stark, stark_tables  # noqa: E402
+from graphs.importers.stark_files import find_processed_dir, load_stark_files  # noqa: E402
+from graphs.importers.stark_text import StarkTextConfig  # noqa: E402
 from graphs.manifest import read_manifest  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
-from graphs.stark import import_stark, stark_tables  # noqa: E402
-from graphs.stark_files import find_processed_dir, load_stark_files  # noqa: E402
-from graphs.stark_text import StarkTextConfig  # noqa: E402
 
 PRIME_TYPES = [
     "disease", "gene/protein", "molecular_function", "drug", "pathway",

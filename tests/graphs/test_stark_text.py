@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from graphs.stark_text import (
+from graphs.importers.stark_text import (
     StarkTextConfig,
     clean_dict,
     compact_text,

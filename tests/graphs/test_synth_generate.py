@@ -11,11 +11,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from graphs.bm25.tokenize import Tokenizer
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphError
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import DOMAINS, SynthError, build_domain, generate
-from graphs.tokenize import Tokenizer
 
 ID_PATTERN = re.compile(
     r"\b(prod|brand|cat|color|paper|author|inst|field|gene|dis|drug|pheno|path|anat)-\d+\b"

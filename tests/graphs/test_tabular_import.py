@@ -9,9 +9,9 @@ import pytest
 
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
+from graphs.importers.table_files import read_table
+from graphs.importers.tabular import TabularColumns, import_tabular
 from graphs.snapshot import Snapshot
-from graphs.tablefile import read_table
-from graphs.tabular import TabularColumns, import_tabular
 
 NAME_AS_TEXT = BuildOptions(allow_empty_text=True)
 

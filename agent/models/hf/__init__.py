@@ -1,0 +1,1 @@
+"""Local transformers models: the adapter, chat-template messages and prefix KV reuse."""

@@ -1,0 +1,1 @@
+"""OpenAI-compatible HTTP models: the adapter, its requests, replies and retry policy."""

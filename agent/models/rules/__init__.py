@@ -1,0 +1,1 @@
+"""The offline rule policy: its episode, plan, expansion and question analysis."""

@@ -1,0 +1,215 @@
+"""Rich terminal output for runs: a live progress bar with running metrics, and result tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+from types import TracebackType
+
+from rich.console import Console, Group, RenderableType
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from cli.demo import DemoResult, trajectory_lines
+from evals.metrics import (
+    METRIC_NAMES,
+    METRIC_TITLES,
+    OVERALL,
+    PROTOCOL_TITLES,
+    metric_cell,
+    successful_cell,
+)
+from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
+from evals.summary import RunSummary
+
+
+class RunProgress:
+    """Progress bar with ETA and running Hit@1 / Recall@20 (ARK protocol) of this session.
+
+    Like the final tables, the running means count a failed question as a miss.
+
+    Disabled (a no-op) when `enabled` is False, e.g. with --json or when not on a TTY.
+    """
+
+    def __init__(self, console: Console, *, enabled: bool, label: str = "eval") -> None:
+        self._enabled = enabled
+        self._label = label
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[running]}"),
+            console=console,
+            disable=not enabled,
+        )
+        self._task: TaskID | None = None
+        self._done = 0
+        self._failed = 0
+        self._hit1 = 0.0
+        self._recall = 0.0
+
+    def __enter__(self) -> RunProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(exc_type, exc, traceback)
+
+    def start(self, plan: RunPlan) -> None:
+        """Create the bar for the questions still to run."""
+        self._task = self._progress.add_task(
+            self._label, total=len(plan.pending), running=self._running_text()
+        )
+
+    def update(self, outcome: Outcome) -> None:
+        """Advance by one finished question and refresh the running metrics."""
+        if outcome.record is not None:
+            self._done += 1
+            self._hit1 += outcome.record.metrics["ark"]["hit@1"]
+            self._recall += outcome.record.metrics["ark"]["recall@20"]
+        else:
+            self._failed += 1
+        if self._task is not None:
+            self._progress.update(self._task, advance=1, running=self._running_text())
+
+    def _running_text(self) -> str:
+        count = max(self._done + self._failed, 1)  # a failed question is a miss
+        text = f"Hit@1 {self._hit1 / count:.3f}  R@20 {self._recall / count:.3f}"
+        return text + (f"  [red]failed {self._failed}[/]" if self._failed else "")
+
+
+class ProgressPerRun:
+    """One progress bar per run, for commands that chain runs (sweep, demo).
+
+    Use as a context manager; `handlers(label)` opens the next bar and returns its
+    (on_start, on_outcome) pair for `evaluate`/`run_baseline`.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._bars = ExitStack()
+
+    def __enter__(self) -> ProgressPerRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bars.close()
+
+    def handlers(self, label: str) -> tuple[StartHandler, OutcomeHandler]:
+        """Open a bar for the run called `label` (disabled when not on a terminal).
+
+        Its start handler also prints the plan's warnings and notes, once.
+        """
+        bar = RunProgress(self._console, enabled=self._console.is_terminal, label=label)
+        self._bars.enter_context(bar)
+
+        def start(plan: RunPlan) -> None:
+            for message in plan_messages(plan):
+                self._console.print(message)
+            bar.start(plan)
+
+        return start, bar.update
+
+
+def plan_messages(plan: RunPlan) -> list[Text]:
+    """The plan's warnings (yellow) and notes (dim), as text that is not parsed as markup."""
+    warnings = [Text.assemble(("warning: ", "yellow"), warning) for warning in plan.warnings]
+    return warnings + [Text(f"note: {note}", style="dim") for note in plan.notes]
+
+
+def results_table(
+    summaries: Sequence[RunSummary], protocol: str, *, families: bool = True
+) -> Table:
+    """Runs side by side, overall and (optionally) per family, for one metric protocol."""
+    table = Table(title=f"{PROTOCOL_TITLES[protocol]} protocol", title_justify="left")
+    table.add_column("family")
+    table.add_column("run")
+    table.add_column("n", justify="right")
+    table.add_column("failed", justify="right")
+    for name in METRIC_NAMES:
+        table.add_column(METRIC_TITLES[name], justify="right")
+    groups = _group_names(summaries) if families else [OVERALL]
+    for group in groups:
+        for index, summary in enumerate(summaries):
+            aggregate = summary.groups.get(group)
+            if aggregate is None:
+                continue
+            means = aggregate.means()[protocol]
+            failed = f"[red]{aggregate.failures}[/]" if aggregate.failures else "0"
+            table.add_row(
+                group if index == 0 else "",
+                summary.label,
+                str(aggregate.total),
+                failed,
+                *(metric_cell(aggregate, means[name]) for name in METRIC_NAMES),
+                end_section=index == len(summaries) - 1,
+            )
+    return table
+
+
+def failure_notes(summaries: Sequence[RunSummary]) -> list[str]:
+    """One line per run with failures: how many, and the metrics counting them as misses."""
+    notes = []
+    for summary in summaries:
+        overall = summary.overall
+        if overall.failures:
+            successful = overall.means_successful()["ark"]
+            notes.append(
+                f"{summary.label}: {overall.failures} question(s) failed and count as misses "
+                f"in the means above; over the {overall.questions} successful question(s) only, "
+                f"Hit@1 {successful_cell(overall, successful['hit@1'])}, "
+                f"R@20 {successful_cell(overall, successful['recall@20'])} (ARK). "
+                "Rerun with --resume to retry them."
+            )
+    return notes
+
+
+def _group_names(summaries: Sequence[RunSummary]) -> list[str]:
+    names: list[str] = [OVERALL]
+    for summary in summaries:
+        names.extend(name for name in summary.groups if name not in names)
+    return names
+
+
+def _marks(fused: Sequence[str], gold: set[str]) -> str:
+    return " ".join("✓" if node in gold else "·" for node in fused[:10])
+
+
+def demo_view(result: DemoResult) -> Group:
+    """The demo's output: both tables, failure notes, and one trajectory told compactly."""
+    parts: list[RenderableType] = [
+        Text(f"graph {'generated' if result.built else 'reused'}: {result.graph}", style="dim"),
+        results_table(result.summaries, "ark"),
+        results_table(result.summaries, "stark"),
+        *(Text(note, style="red") for note in failure_notes(result.summaries)),
+    ]
+    example = result.example
+    if example is not None:
+        gold = set(example.gold)
+        parts.append(Rule(f"one trajectory: {example.question_id} ({example.family})"))
+        parts.append(Text.assemble(("Q: ", "bold"), example.query))
+        for line in trajectory_lines(example.result.trajectories[0]):
+            parts.append(Text(line, overflow="ellipsis", no_wrap=True))
+        parts.append(Text(f"agent top-10 vs gold: {_marks(example.result.fused, gold)}"))
+        if result.baseline_example is not None:
+            bm25 = _marks(result.baseline_example.result.fused, gold)
+            parts.append(Text(f"BM25  top-10 vs gold: {bm25}"))
+    return Group(*parts)

@@ -1,0 +1,1 @@
+"""Dense retrieval: encoders, node embeddings, their build, cosine top-k and GME."""

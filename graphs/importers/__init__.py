@@ -1,0 +1,1 @@
+"""Importers that build snapshots: tabular files, STaRK, networkx."""

@@ -1,0 +1,107 @@
+"""The dense baseline: GME's strategies over the snapshot's embeddings, scored like an agent run.
+
+Like the BM25 baseline it answers through `ask` and writes the same run directory (a
+QuestionResult per question, model `dense-<strategy>-<variant>`, no trajectories, the
+retrieved nodes in stage order as the fused list), so `ark eval report` and rank fusion read
+it with no special case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from evals.request import RunRequest
+from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
+from graphs.dense.cosine import CosineIndex
+from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError
+from rank.baseline import RankingAsker
+from rank.dense_strategies import StrategyConfig, retrieve
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from graphs.snapshot import Snapshot
+
+
+class QueryEncoder(Protocol):
+    """What the baseline needs of an encoder (graphs.dense.encoder.TextEncoder is one)."""
+
+    name: str
+    fingerprint: str
+
+    def encode_query(self, query: str) -> np.ndarray:
+        """float32[dim], L2-normalised."""
+        ...
+
+
+class DenseBaseline(RankingAsker):
+    """Answers a question with one dense strategy over the snapshot's embeddings.
+
+    Raises:
+        EmbeddingsError: (at construction) no embeddings, another encoder, or the strategy's
+            variant was not built.
+    """
+
+    def __init__(self, snapshot: Snapshot, encoder: QueryEncoder, config: StrategyConfig) -> None:
+        embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
+        if embeddings.manifest.encoder_hash != encoder.fingerprint:
+            raise EmbeddingsError(
+                f"the embeddings of {snapshot.path} were made by encoder "
+                f"{embeddings.manifest.encoder_name}, not {encoder.name}; pass the same --encoder"
+            )
+        self.snapshot = snapshot
+        self.encoder = encoder
+        self.config = config
+        types = snapshot.node_type_codes
+        self.original = CosineIndex(embeddings.matrix(PLAIN), types)
+        self.modified = (
+            CosineIndex(embeddings.matrix(config.variant), types) if config.needs_variant else None
+        )
+
+    def ranked(self, question: str) -> list[str]:
+        """External ids retrieved for `question`, in stage order."""
+        vector = self.encoder.encode_query(question)
+        nodes = retrieve(vector, self.original, self.modified, self.config)
+        return [self.snapshot.external_id(node) for node in nodes]
+
+    def describe(self) -> tuple[str, dict[str, Any]]:
+        """The model name and config recorded with each answer."""
+        label = self.config.label
+        return label, {**asdict(self.config), "method": label, "encoder": self.encoder.name}
+
+
+def run_dense_baseline(
+    request: RunRequest,
+    strategy: StrategyConfig,
+    encoder: QueryEncoder,
+    *,
+    on_start: StartHandler | None = None,
+    on_outcome: OutcomeHandler | None = None,
+) -> RunPlan:
+    """Score one dense strategy on a question set into `request.out` (resumable).
+
+    Args:
+        request: The same request an agent evaluation takes (questions, run directory).
+        strategy: The dense retriever.
+        encoder: Encodes the questions; must be the encoder of the snapshot's embeddings.
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+
+    Raises:
+        RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+    """
+    request = replace(request, concurrency=1)  # one question at a time: encoding is the cost
+    method = {
+        **asdict(strategy),
+        "method": strategy.label,
+        "encoder": encoder.name,
+        "encoder_hash": encoder.fingerprint,
+    }
+    return execute(
+        request,
+        config=request.run_config({"baseline": method}),
+        make_asker=lambda snapshot: DenseBaseline(snapshot, encoder, strategy),
+        on_start=on_start,
+        on_outcome=on_outcome,
+    )

@@ -1,0 +1,219 @@
+"""Reciprocal rank fusion: static (weights + k) and dynamic (graph weight from agent metadata).
+
+Static RRF generalises GRASP's two-input form to n rankings::
+
+    score(c) = sum_i  w_i / (k + rank_i(c))          (a ranking that lacks c adds nothing)
+
+Dynamic RRF (GRASP §3.2) sets the graph ranking's weight per question from that question's
+metadata and keeps every other ranking at weight 1::
+
+    w_graph(q) = bucket_weights[b(q)] * level_multipliers[l(q)]
+    score(c)   = w_graph(q) / (k + rank_graph(c)) + sum_{i != graph} 1 / (k + rank_i(c))
+
+GRASP's b(q) buckets the planner's candidate count and l(q) is the planner's risk label. An
+ARK run has no planner, so the agents' own signals stand in (`AgentSignals`): b(q) buckets the
+length of the agents' fused list and l(q) is a confidence level read from one signal, chosen
+on validation among the agents' agreement on the top node, the vote entropy and the number
+of neighbour calls. Level 0 is an empty fused list (nothing to weigh).
+
+Ties are broken by first appearance in the rankings taken in order, so the result is
+deterministic. The arithmetic lives in `rrf_scores`, shared by fusion and the grid search,
+so a tuned configuration scores exactly as it was tuned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from rank.rankings import AgentSignals
+
+LevelFeature = Literal["agreement", "entropy", "neighbor_calls"]
+LEVEL_FEATURES: tuple[LevelFeature, ...] = ("agreement", "entropy", "neighbor_calls")
+BUCKET_EDGES: tuple[int, ...] = (1, 3, 10, 30)
+"""Upper bounds of the fused-length buckets: [1,1], [2,3], [4,10], [11,30], >30."""
+BUCKET_LABELS: tuple[str, ...] = ("1", "2-3", "4-10", "11-30", ">30")
+LEVEL_LABELS: tuple[str, ...] = ("empty", "low", "mid", "high")
+DEFAULT_K = 60.0
+"""The usual RRF constant (Cormack et al.), used when nothing was tuned."""
+
+
+class FusionError(ValueError):
+    """A fusion configuration does not fit the rankings it is applied to."""
+
+
+def confidence_level(signals: AgentSignals, feature: LevelFeature) -> int:
+    """The 0..3 confidence level of one question under `feature` (0: empty fused list)."""
+    if signals.fused_length == 0 or signals.agents == 0:
+        return 0
+    if feature == "agreement":
+        share = signals.agreement
+        return 1 if share < 0.5 else 2 if share < 1.0 else 3
+    if feature == "entropy":
+        entropy = signals.vote_entropy
+        return 1 if entropy > 0.8 else 2 if entropy > 0.4 else 3
+    calls = signals.neighbor_calls
+    return 1 if calls == 0 else 2 if calls <= 2 else 3
+
+
+def length_bucket(signals: AgentSignals) -> int:
+    """The 0..4 bucket of the fused-list length (see `BUCKET_EDGES`)."""
+    return int(np.searchsorted(BUCKET_EDGES, max(signals.fused_length, 1), side="left"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class StaticRRF:
+    """Fixed weights, one per ranking, and one constant k."""
+
+    weights: tuple[float, ...]
+    k: float = DEFAULT_K
+    mode: Literal["static"] = "static"
+
+    def weights_for(self, signals: AgentSignals | None) -> np.ndarray:
+        """The weight vector (the same for every question)."""
+        return np.asarray(self.weights, dtype=np.float64)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DynamicRRF:
+    """Per-question graph weight from the agents' metadata; other rankings weigh 1.
+
+    Attributes:
+        k: RRF constant.
+        feature: The signal that sets the confidence level.
+        bucket_weights: One weight per fused-length bucket (5).
+        level_multipliers: One multiplier per confidence level (4; level 0 = empty list).
+        n_rankings: How many rankings are fused.
+        graph_index: Which ranking is the agents' (the graph branch).
+    """
+
+    k: float
+    feature: LevelFeature
+    bucket_weights: tuple[float, ...]
+    level_multipliers: tuple[float, ...]
+    n_rankings: int = 2
+    graph_index: int = 0
+    mode: Literal["dynamic"] = "dynamic"
+
+    def graph_weight(self, signals: AgentSignals) -> float:
+        """w_graph(q) for one question."""
+        bucket = self.bucket_weights[length_bucket(signals)]
+        return bucket * self.level_multipliers[confidence_level(signals, self.feature)]
+
+    def weights_for(self, signals: AgentSignals | None) -> np.ndarray:
+        """Weights for one question (raises when the graph ranking carries no metadata)."""
+        if signals is None:
+            raise FusionError(
+                "dynamic RRF needs the agents' metadata, but the graph ranking has none; "
+                "put an agent run (from `ark eval`) first, or use static RRF"
+            )
+        weights = np.ones(self.n_rankings, dtype=np.float64)
+        weights[self.graph_index] = self.graph_weight(signals)
+        return weights
+
+
+FusionSpec = StaticRRF | DynamicRRF
+
+
+def spec_record(spec: FusionSpec) -> dict[str, Any]:
+    """JSON-ready form of a spec (`spec_from_record` reads it back)."""
+    return asdict(spec)
+
+
+def spec_from_record(record: Mapping[str, Any]) -> FusionSpec:
+    """Rebuild a spec saved by `spec_record`.
+
+    Raises:
+        FusionError: an unknown mode or missing fields (the message lists them).
+    """
+    try:
+        if record.get("mode") == "static":
+            return StaticRRF(weights=tuple(record["weights"]), k=float(record["k"]))
+        if record.get("mode") == "dynamic":
+            return DynamicRRF(
+                k=float(record["k"]),
+                feature=record["feature"],
+                bucket_weights=tuple(record["bucket_weights"]),
+                level_multipliers=tuple(record["level_multipliers"]),
+                n_rankings=int(record["n_rankings"]),
+                graph_index=int(record.get("graph_index", 0)),
+            )
+    except (KeyError, TypeError, ValueError) as error:
+        raise FusionError(f"incomplete fusion spec {dict(record)!r}: {error}") from error
+    raise FusionError(f"fusion spec mode must be 'static' or 'dynamic', got {record.get('mode')!r}")
+
+
+def rank_matrix(rankings: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
+    """The union of ids (first-appearance order) and their 1-based ranks per ranking.
+
+    Returns:
+        (ids, ranks) with ranks of shape (len(rankings), len(ids)); +inf where absent.
+    """
+    position: dict[str, int] = {}
+    for ranking in rankings:
+        for node in ranking:
+            position.setdefault(node, len(position))
+    ranks = np.full((len(rankings), len(position)), np.inf)
+    for row, ranking in enumerate(rankings):
+        for rank, node in enumerate(dict.fromkeys(ranking), start=1):
+            ranks[row, position[node]] = rank
+    return list(position), ranks
+
+
+def rrf_scores(ranks: np.ndarray, weights: np.ndarray, k: float) -> np.ndarray:
+    """RRF scores of every id: ``weights @ 1 / (k + ranks)`` (absent ids add 0).
+
+    Args:
+        ranks: (n_rankings, n_ids) ranks, +inf where absent.
+        weights: (n_rankings,) or (n_configs, n_rankings).
+        k: RRF constant.
+
+    Returns:
+        (n_ids,) or (n_configs, n_ids) scores.
+    """
+    return np.asarray(weights @ (1.0 / (k + ranks)))
+
+
+def fuse_rankings(
+    rankings: Sequence[Sequence[str]], weights: np.ndarray, k: float, *, depth: int | None = None
+) -> tuple[list[str], list[float]]:
+    """Fuse ranked id lists by weighted RRF.
+
+    Args:
+        rankings: One ranked id list per input, in spec order.
+        weights: One weight per input.
+        k: RRF constant.
+        depth: Keep the best `depth` ids (None: all).
+
+    Returns:
+        (ids, scores), best first; an id every weighted input lacks scores 0 and is dropped.
+    """
+    if len(weights) != len(rankings):
+        raise FusionError(f"{len(weights)} weights for {len(rankings)} rankings")
+    ids, ranks = rank_matrix(rankings)
+    if not ids:
+        return [], []
+    scores = rrf_scores(ranks, weights, k)
+    order = np.argsort(-scores, kind="stable")
+    kept = [int(i) for i in order if scores[i] > 0][:depth]
+    return [ids[i] for i in kept], [float(scores[i]) for i in kept]
+
+
+def apply_spec(
+    spec: FusionSpec,
+    rankings: Sequence[Sequence[str]],
+    signals: AgentSignals | None,
+    *,
+    depth: int | None = None,
+) -> tuple[list[str], list[float]]:
+    """Fuse one question's rankings under `spec` (see `fuse_rankings`)."""
+    weights = spec.weights_for(signals)
+    if len(weights) != len(rankings):
+        raise FusionError(
+            f"the fusion spec weighs {len(weights)} rankings but {len(rankings)} were given; "
+            "pass the same sources, in the same order, as when it was tuned"
+        )
+    return fuse_rankings(rankings, weights, spec.k, depth=depth)
