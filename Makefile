@@ -16,7 +16,7 @@ venv-core: $(BIN)/python
 
 venv-dev: $(BIN)/python
 	$(BIN)/pip install -q $(TORCH_CPU)
-	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense]'
+	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense,answer]'
 
 demo: venv-core
 	$(BIN)/ark demo
@@ -27,7 +27,7 @@ lint: venv-dev
 	$(BIN)/lint-imports
 
 typecheck: venv-dev
-	$(BIN)/mypy cli agent tools graphs distill rank evals prompts
+	$(BIN)/mypy cli agent tools graphs distill rank evals answer prompts
 
 test: venv-dev lint typecheck
 	$(BIN)/python -m pytest -q

@@ -6,7 +6,7 @@ import grimp
 import networkx as nx
 import pytest
 
-PACKAGES = ("cli", "distill", "rank", "evals", "agent", "tools", "graphs", "prompts")
+PACKAGES = ("cli", "distill", "rank", "evals", "answer", "agent", "tools", "graphs", "prompts")
 LAYERS = PACKAGES  # from the top; each may import only the ones after it
 
 
