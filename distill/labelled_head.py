@@ -8,7 +8,7 @@ the projection of every prompt, tool and system token through a 49K-token head, 
 entropy and top-1 metrics, is a third of the step. Scoring only the labelled positions gives the
 same loss, gradients and metrics (`tests/distill/test_labelled_head.py`) in fewer FLOPs: on
 real SFT rows of SmolLM2-135M (1,691 tokens, 14.5% of them labelled) a step takes 16.3 s
-instead of 24.4 s on 2 cores (`benchmarks/bench_labelled_head.py`; BENCHMARKS.md, "Pretrained
+instead of 24.4 s on 2 cores (`benchmarks/speed/labelled_head.py`; BENCHMARKS.md, "Pretrained
 student", run 4).
 """
 

@@ -1,0 +1,1 @@
+"""ARK benchmark scripts, run as modules: python -m benchmarks.KIND.NAME."""

@@ -1,0 +1,1 @@
+"""Quality benchmarks: relevance, agents vs baselines, fusion, dense retrieval, students."""

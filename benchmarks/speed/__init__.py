@@ -1,0 +1,1 @@
+"""Speed and memory benchmarks: import, open, search, tools, agents, models, servers."""

@@ -1,0 +1,1 @@
+"""Studies that informed a design choice (BM25 variants, distillation budget, dense fusions)."""
