@@ -23,9 +23,21 @@ def fused_step(model: Any, ids: Any, labels: Any) -> tuple[Any, dict[str, Any]]:
     return stats, grads
 
 
+def test_the_pinned_trl_range_has_the_private_hook() -> None:
+    """The distill extra pins TRL to the releases that have the hook this module switches."""
+    from importlib.metadata import requires, version
+
+    from packaging.requirements import Requirement
+
+    pins = [Requirement(r) for r in requires("ark-kg") or [] if r.startswith("trl")]
+    assert pins and pins[0].specifier, "the distill extra must pin a TRL range"
+    installed = version("trl")
+    assert installed in pins[0].specifier, f"TRL {installed} is outside the pin {pins[0]}"
+    assert callable(getattr(trl_utils, "_use_triton", None))
+    assert callable(getattr(trl_utils, "add_fused_lm_head", None))
+
+
 def test_labelled_positions_give_the_same_loss_metrics_and_gradients() -> None:
-    if not hasattr(trl_utils, "add_fused_lm_head"):
-        pytest.skip("this TRL has no fused LM head")
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
         vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
