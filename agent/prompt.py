@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, StrictUndefined
+from prompts.loader import prompt_template
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
 SYSTEM_PROMPT_FILE = "agent_system.md.j2"
 BRIEF_SYSTEM_PROMPT_FILE = "agent_system_brief.md.j2"
-
-
-def load_prompt_template(name: str) -> str:
-    """Read a prompt file shipped in the `prompts` package.
-
-    Args:
-        name: File name inside prompts/.
-
-    Returns:
-        The template text.
-    """
-    return files("prompts").joinpath(name).read_text(encoding="utf-8")
 
 
 def render_system_prompt(
@@ -50,8 +37,7 @@ def render_system_prompt(
     manifest = snapshot.manifest
     functions = {tool["function"]["name"]: tool["function"] for tool in tools}
     neighbor_parameters = _parameters(functions.get("neighbors"))
-    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    template = env.from_string(load_prompt_template(template_name))
+    template = prompt_template(template_name)
     return template.render(
         graph_name=manifest.name,
         num_nodes=f"{manifest.num_nodes:,}",

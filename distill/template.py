@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from importlib import resources
 from typing import Any
 
 from distill.errors import ChatTemplateError
+from prompts.loader import PromptFileError, read_prompt
 
 TRAINING_TEMPLATE_FILE = "qwen_train_chat_template.jinja"
 
@@ -27,8 +27,8 @@ def load_training_template(name: str = TRAINING_TEMPLATE_FILE) -> str:
         ChatTemplateError: The file does not exist or has no generation markers.
     """
     try:
-        source = resources.files("prompts").joinpath(name).read_text(encoding="utf-8")
-    except FileNotFoundError as error:
+        source = read_prompt(name)
+    except PromptFileError as error:
         raise ChatTemplateError(
             f"no chat template {name!r} in prompts/; ship it there or pass an existing file name"
         ) from error

@@ -1,1 +1,1 @@
-"""Prompt files (Jinja templates) read by agent/ and distill/."""
+"""Prompt files (Jinja templates) and their one loader (`prompts.loader`), read by every layer."""

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment, StrictUndefined
+from jinja2 import Environment
+
+from prompts.loader import environment, read_prompt
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -118,8 +119,8 @@ class RerankPrompt:
 
 
 def _environment() -> Environment:
-    return Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    return environment()
 
 
 def _read(name: str) -> str:
-    return files("prompts").joinpath(name).read_text(encoding="utf-8")
+    return read_prompt(name)
