@@ -1,1 +1,1 @@
-"""The ARK agent: LangGraph state machine, model adapters, voting, trajectories and the CLI."""
+"""The ARK agent: LangGraph state machine, its config and prompt, voting and trajectories."""

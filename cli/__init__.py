@@ -1,1 +1,1 @@
-"""The `ark` command line: a thin layer that wires library objects and prints."""
+"""The `ark` command line, REPL and MCP server: the composition root that wires and prints."""

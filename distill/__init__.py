@@ -1,1 +1,1 @@
-"""Distillation of teacher trajectories into a LoRA student (needs the `distill` extra)."""
+"""Distillation into a LoRA student, and reranker training (needs the `distill` extra)."""

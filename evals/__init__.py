@@ -1,1 +1,1 @@
-"""QA sets, metrics, the batch runner and reports."""
+"""QA sets, the batch runner, the run store, metrics and reports."""

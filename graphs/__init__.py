@@ -1,1 +1,4 @@
-"""Knowledge-graph snapshots: importers, storage, BM25 index and synthetic benchmark graphs."""
+"""Knowledge-graph snapshots: the core beside bm25/, importers/, dense/ and synth/.
+
+The core: manifest, snapshot, CSR, id map, node store, validation and the file layout.
+"""

@@ -1,1 +1,4 @@
-"""Model adapters behind one interface: OpenAI HTTP, local transformers, rules, scripted."""
+"""Model adapters behind one interface and the -m spec registry.
+
+openai/ (HTTP), hf/ (local transformers), rules/ (the offline policy), scripted (tests).
+"""
