@@ -158,12 +158,13 @@ def test_a_question_without_user_message_is_a_model_error(tiny_snapshot: Snapsho
 def test_a_relational_plan_needs_a_named_entity(
     tiny_snapshot: Snapshot, question: str, name: str, relational: bool
 ) -> None:
-    from agent.models.rules.plan import RulePlanner
     from tools.listing_parse import ListedNode
+    from tools.plans.rule_planner import RulePlanner
 
     planner = RulePlanner(tiny_snapshot.manifest)
     hit = ListedNode(node_id="x1", name=name, type="field", score=3.0)
-    assert planner.relational(question, [hit]) is relational
+    assert planner.relational(question, planner.anchors(question, [hit])) is relational
+    assert planner.plan(question, [hit]).relational is relational
 
 
 def test_a_type_word_alone_does_not_narrow_the_search_ranking(tiny_snapshot: Snapshot) -> None:

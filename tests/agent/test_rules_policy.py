@@ -10,12 +10,12 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.rules.question_terms import SchemaVocabulary, find_name_span, stem
-from agent.models.rules.schema_paths import SchemaPaths
 from graphs.manifest import RelationSignature
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
 from tools.config import ToolConfig
+from tools.plans.schema_paths import SchemaPaths
+from tools.plans.vocabulary import QuestionReader, find_span
 
 
 @pytest.fixture(scope="module")
@@ -84,25 +84,33 @@ def test_rule_policy_respects_ablations_and_small_budgets(
     assert sum(1 for s in trajectory.steps if s.kind == "model") <= 3
 
 
-def test_stem_matches_inflections() -> None:
-    assert stem("cites") == stem("cited") == stem("citing") == stem("cite")
-    assert stem("papers") == stem("paper")
-    assert stem("diseases") == stem("disease")
-
-
-def test_schema_vocabulary_finds_types_and_relations_in_order() -> None:
-    vocabulary = SchemaVocabulary.from_names(
-        ["paper", "author", "gene/protein"], ["cites", "writes", "has_topic"]
+def test_schema_words_are_matched_by_the_snapshot_stemmer() -> None:
+    reader = QuestionReader.build(
+        "english",
+        ["paper", "author", "gene/protein"],
+        ["cites", "writes", "has_topic", "has_brand"],
     )
     question = "Which authors wrote papers citing proteins?"
-    assert vocabulary.mentioned_types(question) == ["author", "paper", "gene/protein"]
-    assert vocabulary.mentioned_relations(question) == ["cites"]
+    assert reader.mentioned_types(question) == ["author", "paper", "gene/protein"]
+    assert reader.mentioned_relations(question) == ["cites"]
+    assert reader.mentioned_relations("papers cited by it") == ["cites"]
+    # "has" is shared by two relations: it names neither
+    assert reader.mentioned_relations("which one has it") == []
+    assert reader.mentioned_relations("a paper on this topic") == ["has_topic"]
 
 
-def test_find_name_span() -> None:
-    assert find_name_span(["papers", "by", "ada", "lovelace"], ["ada", "lovelace"]) == 2
-    assert find_name_span(["ada"], ["ada", "lovelace"]) is None
-    assert find_name_span(["x"], []) is None
+def test_residual_text_drops_the_analyzers_stopwords_and_the_anchor() -> None:
+    reader = QuestionReader.build("english", ["paper"], ["cites"])
+    residual = reader.residual(
+        "Which papers of Ada Lovelace are about the engine?", ["Ada Lovelace"]
+    )
+    assert residual == "Which papers about engine"
+
+
+def test_find_span() -> None:
+    assert find_span(["papers", "by", "ada", "lovelace"], ["ada", "lovelace"]) == 2
+    assert find_span(["ada"], ["ada", "lovelace"]) is None
+    assert find_span(["x"], []) is None
 
 
 def test_schema_paths_bridge_and_entry() -> None:

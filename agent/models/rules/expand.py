@@ -1,69 +1,57 @@
-"""The rule policy's expansion: each anchor's one- or two-hop route, turn by turn."""
+"""The rule agent's expansion: the offline plan's hops replayed as neighbors calls, turn by turn."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.models.rules.turns import MAX_INTERMEDIATES, PlannedCall, PlannedTurn, Steps
-
-if TYPE_CHECKING:
-    from agent.models.rules.question_terms import SchemaVocabulary
-    from agent.models.rules.schema_paths import SchemaPaths
-    from tools.listing_parse import ListedNode
+from tools.listing_parse import ListedNode
+from tools.plans.rule_planner import RulePlan
+from tools.schemas import GraphPlan
 
 
 @dataclass(frozen=True)
 class Hop:
-    """One neighbours expansion: the type and relations kept, and whether the query ranks it."""
+    """One neighbours expansion: the type and relation kept, and whether the query ranks it."""
 
     node_type: str | None
-    relations: tuple[str, ...]
+    relation: str | None
     ranked: bool
     k: int | None = None
 
 
-@dataclass(frozen=True)
-class Route:
-    """How to reach the answers from one anchor: one hop, or two through an intermediate type."""
+def route(plan: GraphPlan, var: str) -> tuple[Hop, ...]:
+    """The hops from anchor `var` to the target, oriented away from the anchor.
 
-    anchor: str
-    hops: tuple[Hop, ...]
-
-
-def route(
-    anchor: ListedNode,
-    question: str,
-    *,
-    vocabulary: SchemaVocabulary,
-    schema: SchemaPaths,
-    target: str | None,
-    relations: Sequence[str],
-) -> Route:
-    """Choose one- or two-hop expansion for an anchor from the relation signatures.
-
-    One hop to the answer type; or two, through a named intermediate type, through an end type
-    of a named relation that does not touch the anchor's type, or through the best-linked type
-    when the anchor's type has no direct link to the answer type. The last hop is ranked by the
-    question's words minus the anchor's name; intermediate hops keep the five first neighbours.
+    Intermediate hops keep the first `MAX_INTERMEDIATES` neighbours; the last is ranked by the
+    plan's relevance text.
     """
-    near = tuple(r for r in relations if schema.touches(r, anchor.type))
-    far = tuple(r for r in relations if not schema.touches(r, anchor.type))
-    last = Hop(target, far, ranked=True)
-    named = [
-        t
-        for t in vocabulary.mentioned_types(question)
-        if t not in (target, anchor.type) and schema.linked(anchor.type, t)
-    ]
-    middle = named[0] if named and target and schema.linked(named[0], target) else None
-    if middle is None and far:
-        middle = schema.entry_type(far, anchor.type)
-    if middle is None and target and not schema.linked(anchor.type, target):
-        middle = schema.bridge(anchor.type, target)
-    if middle is None:
-        return Route(anchor.node_id, (Hop(target, near, ranked=True),))
-    return Route(anchor.node_id, (Hop(middle, near, ranked=False, k=MAX_INTERMEDIATES), last))
+    labels = {h.to_var: h.to_label for h in plan.hops}
+    labels[plan.target.var] = plan.target.labels[0] if len(plan.target.labels) == 1 else None
+    path: list[tuple[str | None, str]] = []
+    seen, current = {var}, var
+    while current != plan.target.var:
+        step = next(
+            (
+                (h.rel, h.to_var if h.from_var == current else h.from_var)
+                for h in plan.hops
+                if current in (h.from_var, h.to_var)
+                and (h.to_var if h.from_var == current else h.from_var) not in seen
+            ),
+            None,
+        )
+        if step is None:
+            break
+        path.append(step)
+        current = step[1]
+        seen.add(current)
+    hops = [Hop(labels.get(end), rel, ranked=False, k=MAX_INTERMEDIATES) for rel, end in path]
+    if hops:
+        last = hops[-1]
+        hops[-1] = Hop(last.node_type, last.relation, ranked=True)
+    return tuple(hops)
 
 
 @dataclass
@@ -83,7 +71,7 @@ class Reached:
             self.best[row.node_id] = max(self.best.get(row.node_id, float("-inf")), score)
 
     def ranking(self) -> list[str]:
-        """More anchors first, then more paths, then the best score, then first reached."""
+        """More anchors first (the plan's intersection), then more paths, then best score."""
         order = {node: i for i, node in enumerate(self.paths)}
         return sorted(
             order,
@@ -92,58 +80,35 @@ class Reached:
 
 
 class Expansion:
-    """Runs the anchors' routes turn by turn: all first hops, then all second hops."""
+    """Replays a relational plan's hops: every anchor's first hop in one turn, then the second."""
 
-    def __init__(
-        self,
-        question: str,
-        neighbors_schema: dict[str, Any],
-        *,
-        vocabulary: SchemaVocabulary,
-        schema: SchemaPaths,
-        target: str | None,
-        query: str,
-    ) -> None:
-        self.question = question
+    def __init__(self, neighbors_schema: dict[str, Any], rule_plan: RulePlan) -> None:
         self.properties = neighbors_schema["parameters"]["properties"]
-        self.vocabulary = vocabulary
-        self.schema = schema
-        self.target = target if "node_types" in self.properties else None
-        self.query = query
+        self.rule_plan = rule_plan
+        self.query = rule_plan.plan.target.relevance_text
 
-    def run(self, anchors: list[ListedNode], budget: int) -> Steps:
+    def run(self, budget: int) -> Steps:
         """Expand the anchors within `budget` turns; returns (ranked ids reached, turns used)."""
-        relations = (
-            self.vocabulary.mentioned_relations(self.question)
-            if "edge_types" in self.properties
-            else []
-        )
+        plan = self.rule_plan.plan
         routes = [
-            route(
-                anchor,
-                self.question,
-                vocabulary=self.vocabulary,
-                schema=self.schema,
-                target=self.target,
-                relations=relations,
-            )
-            for anchor in anchors
+            (node.node_id, route(plan, var)) for var, node in self.rule_plan.anchor_nodes.items()
         ]
+        routes = [(a, hops) for a, hops in routes if hops]
         if budget < 2:
-            routes = [Route(r.anchor, r.hops[-1:]) for r in routes]
+            routes = [(a, (Hop(hops[-1].node_type, None, ranked=True),)) for a, hops in routes]
         reached = Reached()
-        first = [(r, self._call(r.anchor, r.hops[0])) for r in routes]
+        first = [(a, hops, self._call(a, hops[0])) for a, hops in routes]
         note = "Expand the named entities along the relations asked for."
-        results = yield PlannedTurn(note, tuple(call for _, call in first))
+        results = yield PlannedTurn(note, tuple(call for _, _, call in first))
         follow: list[tuple[str, PlannedCall]] = []
-        for (path, call), rows in zip(first, _padded(results, len(first)), strict=True):
-            if len(path.hops) == 2:
-                follow += [(path.anchor, self._call(row.node_id, path.hops[1])) for row in rows]
+        for (anchor, hops, call), rows in zip(first, _padded(results, len(first)), strict=True):
+            if len(hops) >= 2:
+                follow += [(anchor, self._call(row.node_id, hops[1])) for row in rows]
             elif rows:
-                reached.add(path.anchor, rows)
+                reached.add(anchor, rows)
             elif "edge_types" in call.arguments:
-                relaxed = Hop(path.hops[0].node_type, (), ranked=True)
-                follow.append((path.anchor, self._call(path.anchor, relaxed)))
+                relaxed = Hop(hops[0].node_type, None, ranked=True)
+                follow.append((anchor, self._call(anchor, relaxed)))
         used = 1
         if follow and budget >= 2:
             note = "Follow the next hop from the nodes just found."
@@ -157,8 +122,8 @@ class Expansion:
         arguments: dict[str, Any] = {"node_id": node_id}
         if hop.node_type and "node_types" in self.properties:
             arguments["node_types"] = [hop.node_type]
-        if hop.relations and "edge_types" in self.properties:
-            arguments["edge_types"] = list(hop.relations)
+        if hop.relation and "edge_types" in self.properties:
+            arguments["edge_types"] = [hop.relation]
         if hop.ranked and self.query and "query" in self.properties:
             arguments["query"] = self.query
         if hop.k is not None:

@@ -1,8 +1,10 @@
-"""The rule policy's plan: anchor-then-expand over the tools, decided from what it has seen.
+"""The rule agent's episode: the offline plan (tools/plans/) replayed through the tools.
 
-The plan is a generator: it yields one turn of tool calls at a time and is sent back the node
-rows each call's observation listed (tools/listing_parse.py). The rule policy replays it over
-the conversation's recorded results to find its next turn, so it never runs a tool itself.
+The episode is a generator: it yields one turn of tool calls at a time and is sent back the
+node rows each call's observation listed (tools/listing_parse.py). The rule policy replays it
+over the conversation's recorded results to find its next turn, so it never runs a tool itself.
+Its relational logic is the offline planner's (tools/plans/rule_planner.py); the plan executor
+runs the same plan directly on the snapshot.
 """
 
 from __future__ import annotations
@@ -11,40 +13,28 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.models.rules.expand import Expansion
-from agent.models.rules.question_terms import (
-    STOPWORDS,
-    SchemaVocabulary,
-    cased_words,
-    find_name_span,
-    words,
-)
 from agent.models.rules.rank_fusion import fuse_rankings
-from agent.models.rules.schema_paths import SchemaPaths
 from agent.models.rules.turns import MAX_ANSWERS, NO_BUDGET, PlannedCall, PlannedTurn, Steps
+from tools.plans.rule_planner import RulePlan
+from tools.plans.rule_planner import RulePlanner as PlanWriter
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
     from tools.listing_parse import ListedNode
-
-MAX_ANCHORS = 2
 
 
 class RulePlanner:
     """Plans an episode for a question from the graph's schema and the observations.
 
     The policy, in order:
-    1. `search` the question (k=20); anchors are hits whose name occurs verbatim in the question
-       (longest names first, at most two, none contained in another).
-    2. Question words are matched to the graph's node-type and relation names (light stemming).
-       The answer type is the snapshot's only candidate type if it declares one, else the first
-       type named in the question.
-    3. A relational plan fits only when the question names an entity (see `relational`:
-       written as the graph writes its name, or a lower-case name plus a type or relation
-       word). Then each anchor gets a route read off the relation signatures (see
-       rules_expand.py), and the nodes reached are ranked first.
-    4. Without a relational plan, the answers are the global search ranking in order, kept to
-       the snapshot's candidate types (searching again with a type filter when other types are
-       in the way). A relational plan is topped up the same way with hits of the answer type.
+    1. `search` the question (k=20).
+    2. The offline planner writes the question's plan from those hits (anchors, typed hops,
+       target, relevance text; tools/plans/rule_planner.py).
+    3. A relational plan is replayed through `neighbors`: each anchor's hops toward the
+       target, the last ranked by the plan's relevance text (expand.py); the nodes reached
+       are ranked first (more anchors, then more paths, then the best score).
+    4. The answers are topped up with the global search ranking in order, kept to the plan's
+       target types (searching again with a type filter when other types are in the way).
        Then `select` (best first) and `finish`.
 
     Args:
@@ -52,9 +42,12 @@ class RulePlanner:
     """
 
     def __init__(self, manifest: Manifest) -> None:
-        self.vocabulary = SchemaVocabulary.from_names(manifest.node_types, manifest.relations)
-        self.schema = SchemaPaths.from_signatures(manifest.signatures)
+        self.writer = PlanWriter(manifest)
         self.candidate_types = list(manifest.candidate_types)
+
+    def plan(self, question: str, hits: Sequence[ListedNode]) -> RulePlan:
+        """The offline plan for `question` given its first search's hits."""
+        return self.writer.plan(question, hits)
 
     def episode(self, question: str, offered: dict[str, Any], budget: int | None) -> Steps:
         """Yield the episode's turns; each is sent back the rows its calls listed.
@@ -72,21 +65,13 @@ class RulePlanner:
         exploration_budget = max_turns - 3
         ranked: list[str] = []
         used = 0
-        anchors = self.anchors(question, hits)
-        relational = self.relational(question, hits)
-        if "neighbors" in offered and exploration_budget >= 1 and relational:
-            expansion = Expansion(
-                question,
-                offered["neighbors"],
-                vocabulary=self.vocabulary,
-                schema=self.schema,
-                target=self.answer_type(question),
-                query=self.residual_query(question, anchors),
-            )
-            ranked, used = yield from expansion.run(anchors, exploration_budget)
-        # Without a relational plan only the manifest's candidate types narrow the search
-        # ranking: a type word alone ("which category ...") is too weak a signal to filter on.
-        types = self._answer_types(question) if relational else self.candidate_types
+        rule_plan = self.plan(question, hits)
+        if "neighbors" in offered and exploration_budget >= 1 and rule_plan.relational:
+            expansion = Expansion(offered["neighbors"], rule_plan)
+            ranked, used = yield from expansion.run(exploration_budget)
+        # A text plan keeps the manifest's candidate types only: a type word alone ("which
+        # category ...") is too weak a signal to filter on.
+        types = list(rule_plan.plan.target.labels)
         fill = yield from self._fill(
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
@@ -96,71 +81,6 @@ class RulePlanner:
             yield PlannedTurn("Select the best candidates, best first.", (select,))
         if max_turns >= 3:
             yield PlannedTurn("The answer list is complete.", (PlannedCall("finish", {}),))
-
-    def relational(self, question: str, hits: Sequence[ListedNode]) -> bool:
-        """A relational plan fits: the question names an entity of the graph.
-
-        A hit whose name has capitals and occurs in the question written the same way is a
-        name (`Flatrev`, `Noor Elmovich`). A hit whose name occurs only in another case
-        (`Pink` as "coral pink") is an ordinary word of the question, not a name. A lower-case
-        name (`asthma`) names an entity only when the question also names a node type or a
-        relation to follow from it; otherwise the question is a description, answered by
-        search. A question written without any capital gives no case signal: every match
-        counts as a name.
-        """
-        kinds = {self._mention(question, hit) for hit in self.anchors(question, hits)}
-        if "name" in kinds:
-            return True
-        return "word" in kinds and bool(
-            self.vocabulary.mentioned_types(question)
-            or self.vocabulary.mentioned_relations(question)
-        )
-
-    @staticmethod
-    def _mention(question: str, hit: ListedNode) -> str:
-        """How a hit's name occurs in the question: "name", "word" (lower case) or "other"."""
-        if question == question.lower():
-            return "name"
-        if hit.name == hit.name.lower():
-            return "word"
-        found = find_name_span(cased_words(question), cased_words(hit.name)) is not None
-        return "name" if found else "other"
-
-    def answer_type(self, question: str) -> str | None:
-        """The node type the answers should have, if the question or snapshot tells."""
-        if len(self.candidate_types) == 1:
-            return self.candidate_types[0]
-        mentioned = self.vocabulary.mentioned_types(question)
-        allowed = [t for t in mentioned if not self.candidate_types or t in self.candidate_types]
-        return allowed[0] if allowed else None
-
-    def anchors(self, question: str, hits: Sequence[ListedNode]) -> list[ListedNode]:
-        """Search hits whose name occurs in the question, longest first."""
-        question_words = words(question)
-        found: list[tuple[int, int, ListedNode, str]] = []
-        for rank, hit in enumerate(hits):
-            name_words = words(hit.name)
-            if not [w for w in name_words if w not in STOPWORDS and len(w) >= 3]:
-                continue
-            if find_name_span(question_words, name_words) is not None:
-                found.append((-len(name_words), rank, hit, " ".join(name_words)))
-        chosen: list[tuple[ListedNode, str]] = []
-        for _, _, hit, name in sorted(found, key=lambda f: (f[0], f[1])):
-            if any(f" {name} " in f" {other} " for _, other in chosen):
-                continue
-            chosen.append((hit, name))
-        return [hit for hit, _ in chosen[:MAX_ANCHORS]]
-
-    def residual_query(self, question: str, anchors: Sequence[ListedNode]) -> str:
-        """The question's words minus the anchors' names and stopwords: the property to rank by."""
-        drop = set(STOPWORDS)
-        for anchor in anchors:
-            drop.update(words(anchor.name))
-        return " ".join(w for w in words(question) if w not in drop)
-
-    def _answer_types(self, question: str) -> list[str]:
-        target = self.answer_type(question)
-        return [target] if target else self.candidate_types
 
     def _fill(
         self,

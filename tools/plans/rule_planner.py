@@ -1,0 +1,187 @@
+"""The offline planner (`-m rules`): a plan from the question, its search hits and the schema.
+
+The one place where the rule policy's relational logic lives. The rule agent replays the
+plan through the tools (agent/models/rules/), the plan executor runs it directly
+(tools/plans/execute.py); both feed it the hits of the same first search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tools.listing_parse import ListedNode
+from tools.plans.schema_paths import SchemaPaths
+from tools.plans.vocabulary import QuestionReader, cased_words, find_span, words
+from tools.schemas import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget, RiskLevel
+
+if TYPE_CHECKING:
+    from graphs.manifest import Manifest
+
+MAX_ANCHORS = 2
+FIRST_SEARCH_K = 20
+"""Hits of the question's first search the planner reads (the rule agent's first call)."""
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """A plan and the node each anchor was read from.
+
+    Attributes:
+        plan: The plan (what the executor runs and `ark plan` prints).
+        anchor_nodes: Anchor variable -> the search hit it names (the agent expands from it).
+        relational: Whether the plan walks the graph (False: a text plan, one doc anchor).
+    """
+
+    plan: GraphPlan
+    anchor_nodes: dict[str, ListedNode]
+    relational: bool
+
+
+class RulePlanner:
+    """Writes a `GraphPlan` for a question from the snapshot's schema and its search hits.
+
+    The policy, in order:
+    1. Anchors are hits of the question's search whose name occurs verbatim in the question
+       (longest names first, at most two, none contained in another).
+    2. Question words are matched to node-type and relation names (tools/plans/vocabulary.py).
+       The answer type is the snapshot's only candidate type if it declares one, else the
+       first candidate type named in the question.
+    3. The plan is relational only when the question names an entity (`relational`). Then
+       each anchor gets one hop to the target, or two through an intermediate type, read off
+       the relation signatures (`hops_for`); `relevance_text` is the question's content words
+       minus the anchors' names. Otherwise the plan is a single doc anchor on the target (the
+       question as text), risk level `no_trade`.
+
+    Args:
+        manifest: The snapshot's schema and analyzer.
+    """
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.reader = QuestionReader.build(
+            manifest.analyzer, manifest.node_types, manifest.relations
+        )
+        self.schema = SchemaPaths.from_signatures(manifest.signatures)
+        self.candidate_types = list(manifest.candidate_types)
+
+    def plan(self, question: str, hits: Sequence[ListedNode]) -> RulePlan:
+        """The plan for `question`, given the hits of its first search (best first)."""
+        anchors = self.anchors(question, hits)
+        if not self.relational(question, anchors):
+            return self.text_plan(question)
+        target = self.answer_type(question)
+        relations = self.reader.mentioned_relations(question)
+        plan_anchors, hops, nodes = [], [], {}
+        for number, hit in enumerate(anchors, start=1):
+            var = f"A{number}"
+            plan_anchors.append(PlanAnchor(var=var, text=hit.name, label=hit.type))
+            hops += self.hops_for(var, hit.type, question, target=target, relations=relations)
+            nodes[var] = hit
+        plan = GraphPlan(
+            anchors=plan_anchors,
+            hops=hops,
+            target=PlanTarget(
+                labels=[target] if target else list(self.candidate_types),
+                relevance_text=self.reader.residual(question, [h.name for h in anchors]),
+            ),
+            risk_level=self.risk(question, anchors, target),
+        )
+        return RulePlan(plan, nodes, relational=True)
+
+    def text_plan(self, question: str) -> RulePlan:
+        """A plan with no walk: the question as one doc anchor bound to the target."""
+        anchor = PlanAnchor(var=TARGET_VAR, text=question, match_mode="doc")
+        target = PlanTarget(labels=list(self.candidate_types))
+        plan = GraphPlan(anchors=[anchor], target=target, risk_level="no_trade")
+        return RulePlan(plan, {}, relational=False)
+
+    def hops_for(
+        self, var: str, anchor_type: str, question: str, *, target: str | None, relations: list[str]
+    ) -> list[PlanHop]:
+        """One hop to the target, or two through an intermediate type.
+
+        Two hops through a type the question names (linked to both ends), through an end type
+        of a named relation that does not touch the anchor's type, or through the best-linked
+        type when the anchor's type has no direct link to the answer type.
+        """
+        near = [r for r in relations if self.schema.touches(r, anchor_type)]
+        far = [r for r in relations if not self.schema.touches(r, anchor_type)]
+        named = [
+            t
+            for t in self.reader.mentioned_types(question)
+            if t not in (target, anchor_type) and self.schema.linked(anchor_type, t)
+        ]
+        middle = named[0] if named and target and self.schema.linked(named[0], target) else None
+        if middle is None and far:
+            middle = self.schema.entry_type(far, anchor_type)
+        if middle is None and target and not self.schema.linked(anchor_type, target):
+            middle = self.schema.bridge(anchor_type, target)
+        if middle is None:
+            return [PlanHop(from_var=var, rel=_one(near), to_var=TARGET_VAR, to_label=target)]
+        via = f"{var}_via"
+        return [
+            PlanHop(from_var=var, rel=_one(near), to_var=via, to_label=middle),
+            PlanHop(from_var=via, rel=_one(far), to_var=TARGET_VAR, to_label=target),
+        ]
+
+    def relational(self, question: str, anchors: Sequence[ListedNode]) -> bool:
+        """A relational plan fits: the question names an entity of the graph.
+
+        A hit whose name has capitals and occurs in the question written the same way is a
+        name (`Flatrev`). A hit whose name occurs only in another case (`Pink` as "coral
+        pink") is an ordinary word. A lower-case name (`asthma`) names an entity only when
+        the question also names a node type or a relation to follow from it. A question
+        written without any capital gives no case signal: every match counts as a name.
+        """
+        kinds = {_mention(question, hit) for hit in anchors}
+        if "name" in kinds:
+            return True
+        return "word" in kinds and bool(
+            self.reader.mentioned_types(question) or self.reader.mentioned_relations(question)
+        )
+
+    def risk(self, question: str, anchors: Sequence[ListedNode], target: str | None) -> RiskLevel:
+        """The risk level: `normal` for a written name and a known answer type, else `weak`."""
+        named = any(_mention(question, hit) == "name" for hit in anchors)
+        return "normal" if named and target else "weak"
+
+    def answer_type(self, question: str) -> str | None:
+        """The node type the answers should have, if the question or snapshot tells."""
+        if len(self.candidate_types) == 1:
+            return self.candidate_types[0]
+        mentioned = self.reader.mentioned_types(question)
+        allowed = [t for t in mentioned if not self.candidate_types or t in self.candidate_types]
+        return allowed[0] if allowed else None
+
+    def anchors(self, question: str, hits: Sequence[ListedNode]) -> list[ListedNode]:
+        """Search hits whose name occurs in the question, longest first."""
+        question_words = words(question)
+        found: list[tuple[int, int, ListedNode, str]] = []
+        for rank, hit in enumerate(hits):
+            name_words = words(hit.name)
+            if not self.reader.content_words(hit.name):
+                continue
+            if find_span(question_words, name_words) is not None:
+                found.append((-len(name_words), rank, hit, " ".join(name_words)))
+        chosen: list[tuple[ListedNode, str]] = []
+        for _, _, hit, name in sorted(found, key=lambda f: (f[0], f[1])):
+            if any(f" {name} " in f" {other} " for _, other in chosen):
+                continue
+            chosen.append((hit, name))
+        return [hit for hit, _ in chosen[:MAX_ANCHORS]]
+
+
+def _one(relations: Sequence[str]) -> str | None:
+    """The relation of a hop: the one named, or any (None) when none or several are."""
+    return relations[0] if len(relations) == 1 else None
+
+
+def _mention(question: str, hit: ListedNode) -> str:
+    """How a hit's name occurs in the question: "name", "word" (lower case) or "other"."""
+    if question == question.lower():
+        return "name"
+    if hit.name == hit.name.lower():
+        return "word"
+    found = find_span(cased_words(question), cased_words(hit.name)) is not None
+    return "name" if found else "other"

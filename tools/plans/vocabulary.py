@@ -1,0 +1,114 @@
+"""Reading a question with the snapshot's analyzer: its type words, relation words and names.
+
+Words are what the snapshot's BM25 analyzer keeps (graphs/bm25/tokenize.py): the same
+stopwords the index drops are dropped here. Type and relation names are matched by their
+Snowball stems (tantivy's English stemmer, the ``english-stem`` analyzer), so "cites",
+"cited" and "citing" all name a relation `cites`, whatever analyzer the index uses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from graphs.bm25.tokenize import Tokenizer
+
+MIN_CONTENT_CHARS = 3
+"""Shorter words never name a type or relation, nor make a name worth anchoring on."""
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def cased_words(text: str) -> list[str]:
+    """The alphanumeric words of `text` as written (case kept)."""
+    return _WORD.findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased alphanumeric words of `text` (stopwords kept)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def find_span(question_tokens: Sequence[str], name_tokens: Sequence[str]) -> int | None:
+    """Start of the first occurrence of `name_tokens` as a contiguous run in the question."""
+    n = len(name_tokens)
+    if n == 0:
+        return None
+    for start in range(len(question_tokens) - n + 1):
+        if list(question_tokens[start : start + n]) == list(name_tokens):
+            return start
+    return None
+
+
+@dataclass(frozen=True)
+class QuestionReader:
+    """The snapshot's analyzer and the stems of its type and relation names.
+
+    Attributes:
+        analyzer: The snapshot's own analyzer (decides which words are content words).
+        stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
+        type_words: Stems of each node type's name.
+        relation_words: Stems of each relation's name that no type name and no other relation
+            name holds (its distinctive words: "has" of has_topic/has_brand names neither).
+    """
+
+    analyzer: Tokenizer
+    stemmer: Tokenizer
+    type_words: dict[str, frozenset[str]]
+    relation_words: dict[str, frozenset[str]]
+
+    @classmethod
+    def build(
+        cls, analyzer: str, node_types: Iterable[str], relations: Iterable[str]
+    ) -> QuestionReader:
+        """Read the schema's names with the snapshot's analyzer `analyzer`."""
+        stemmer = Tokenizer("english-stem")
+        type_words = {t: _stems(stemmer, t) for t in node_types}
+        all_type_stems = frozenset().union(*type_words.values()) if type_words else frozenset()
+        stems = {r: _stems(stemmer, r) - all_type_stems for r in relations}
+        shared = {
+            s for r, own in stems.items() for s in own for o in stems if o != r and s in stems[o]
+        }
+        relation_words = {r: own - shared for r, own in stems.items()}
+        return cls(Tokenizer(analyzer), stemmer, type_words, relation_words)
+
+    def content_words(self, text: str) -> list[str]:
+        """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
+        return [
+            text[start:end].lower()
+            for start, end, _ in self.analyzer.word_spans(text)
+            if end - start >= MIN_CONTENT_CHARS
+        ]
+
+    def mentioned_types(self, question: str) -> list[str]:
+        """Node types named in the question, in order of first mention."""
+        return self._mentioned(self.type_words, question)
+
+    def mentioned_relations(self, question: str) -> list[str]:
+        """Relations whose distinctive words occur in the question, in order of first mention."""
+        return self._mentioned(self.relation_words, question)
+
+    def residual(self, question: str, drop_names: Iterable[str]) -> str:
+        """The question's content words minus the words of `drop_names`, as written."""
+        drop = {w for name in drop_names for w in words(name)}
+        return " ".join(
+            question[start:end]
+            for start, end, _ in self.analyzer.word_spans(question)
+            if question[start:end].lower() not in drop
+        )
+
+    def _mentioned(self, vocabulary: dict[str, frozenset[str]], question: str) -> list[str]:
+        first: dict[str, int] = {}
+        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
+            for name, stems in vocabulary.items():
+                if stem in stems:
+                    first.setdefault(name, position)
+        return sorted(first, key=first.__getitem__)
+
+
+def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:
+    return frozenset(
+        stem
+        for start, end, stem in stemmer.word_spans(name.replace("_", " "))
+        if end - start >= MIN_CONTENT_CHARS
+    )
