@@ -1,4 +1,4 @@
-"""Commands of the `ark` CLI (distill): dataset, train, merge."""
+"""Commands of the `ark` CLI (distill): dataset, train, config, merge."""
 
 from __future__ import annotations
 
@@ -153,11 +153,32 @@ def train(
     except OSError as error:
         fail(f"cannot load base model {base_model!r}: {error}")
     console = Console()
-    last = f"{result.losses[-1][1]:.4f}" if result.losses else "n/a"
-    console.print(f"trained {result.global_step} steps; last training loss {last}")
+    if result.losses:
+        step, loss = result.losses[-1]
+        console.print(
+            f"trained {result.global_step} steps; training loss {loss:.4f} at step {step}"
+        )
+    else:
+        console.print(
+            f"trained {result.global_step} steps; no training loss logged (it is logged "
+            f"every logging_steps = {config.logging_steps} steps)"
+        )
     if result.best_checkpoint:
         console.print(f"best checkpoint (val loss): {result.best_checkpoint}")
     console.print(f"adapter saved to {out}; run it with -m hf:{out}", style="dim")
+
+
+def config_keys() -> None:
+    """Print every key `ark distill train --config` accepts: its default and what it does.
+
+    The output is YAML that loads back to the defaults: save it, edit it, pass it to --config.
+    """
+    from cli.config_doc import commented_yaml
+    from distill.config import TrainConfig
+
+    print("# ark distill train --config FILE.yaml: every key, at its default (the paper's).")
+    print("# Keys left out keep these values; unknown keys and wrong types are refused.")
+    print(commented_yaml(TrainConfig()), end="")
 
 
 def merge(
@@ -176,12 +197,13 @@ def merge(
 
 
 def register(app: typer.Typer) -> None:
-    """Add `ark distill dataset|train|merge|reranker`."""
+    """Add `ark distill dataset|train|config|merge|reranker`."""
     distill_app = typer.Typer(
         help="Distil teacher trajectories into a small student model.", no_args_is_help=True
     )
     distill_app.command("dataset")(dataset)
     distill_app.command("train")(train)
+    distill_app.command("config")(config_keys)
     distill_app.command("merge")(merge)
     distill_app.command("reranker")(reranker_cmds.reranker)
     app.add_typer(distill_app, name="distill")
