@@ -21,6 +21,7 @@ from cli.import_options import (
     build_options,
     summary_lines,
 )
+from cli.verify_cmds import verify
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -29,6 +30,7 @@ _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";",
 def register(graph_app: typer.Typer, import_app: typer.Typer) -> None:
     """Add this module's commands to the `graph` and `graph import` groups."""
     graph_app.command("info")(info)
+    graph_app.command("verify")(verify)
     import_app.command("tabular")(import_tabular_command)
 
 

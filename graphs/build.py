@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -18,22 +17,34 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphs.bm25.index import build_index
+from graphs.bm25.build import build_index
 from graphs.build_options import BuildOptions
 from graphs.csr import build_csr
 from graphs.errors import GraphImportError
 from graphs.idmap import write_id_map
-from graphs.manifest import FORMAT_VERSION, Manifest, RelationSignature, write_manifest
+from graphs.layout import (
+    CSR_DIR,
+    EDGES_FILE,
+    IDS_DIR,
+    INDEX_DIR,
+    META_FILE,
+    NODES_FILE,
+    REPORT_FILE,
+    STORE_FILE,
+)
+from graphs.manifest import (
+    FORMAT_VERSION,
+    Manifest,
+    RelationSignature,
+    file_hash,
+    write_manifest,
+)
 from graphs.nodestore import write_node_store
 from graphs.problems import count_problems, raise_for_problems, write_report
 from graphs.validate import ValidGraph, validate_graph
 
 logger = logging.getLogger(__name__)
 
-NODES_FILE, EDGES_FILE, STORE_FILE = "nodes.parquet", "edges.parquet", "nodes.arrow"
-CSR_DIR, IDS_DIR, INDEX_DIR = "csr", "ids", "index"
-META_FILE = "meta.json"
-REPORT_FILE = "skipped_rows.csv"
 _TEMP_MARK = ".tmp-"
 
 
@@ -217,16 +228,6 @@ def _write_parts(
         self_loops=graph.self_loops,
         build_seconds=timings,
     )
-
-
-def file_hash(directory: Path) -> str:
-    """sha256 over nodes.parquet then edges.parquet of a snapshot directory."""
-    digest = hashlib.sha256()
-    for file in (NODES_FILE, EDGES_FILE):
-        with (directory / file).open("rb") as handle:
-            while block := handle.read(1 << 22):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def recorded_sizes(directory: Path) -> dict[str, int]:

@@ -8,17 +8,21 @@ from pathlib import Path
 
 import numpy as np
 
+from graphs.errors import SnapshotError
+from graphs.invariants import (
+    fail,
+    require_ascending_rows,
+    require_offsets,
+    require_range,
+    require_shape,
+)
+from graphs.layout import CSR_ARRAYS, csr_file
+
 OUT, IN = np.int8(1), np.int8(-1)
 KEY_LIMIT = 2**62
 """Graphs whose (node, relation, direction, node) key fits below this sort one int64 key."""
-ARRAY_FILES = (
-    "indptr",
-    "neighbors",
-    "neighbor_types",
-    "relations",
-    "directions",
-    "node_types",
-)
+ARRAY_FILES = CSR_ARRAYS
+_IDS = ("int32", "int64")
 
 
 @dataclass(frozen=True)
@@ -71,12 +75,14 @@ def build_csr(
     np.cumsum(np.bincount(anchor, minlength=num_nodes), out=indptr[1:])
     del anchor
     types = np.asarray(node_types, dtype=np.int16)
-    np.save(directory / "indptr.npy", indptr)
-    np.save(directory / "neighbors.npy", neighbor.astype(_id_dtype(num_nodes)))
-    np.save(directory / "neighbor_types.npy", types[neighbor])
-    np.save(directory / "relations.npy", relation.astype(np.int16))
-    np.save(directory / "directions.npy", np.where(direction_bit == 0, OUT, IN).astype(np.int8))
-    np.save(directory / "node_types.npy", types)
+    np.save(csr_file(directory, "indptr"), indptr)
+    np.save(csr_file(directory, "neighbors"), neighbor.astype(_id_dtype(num_nodes)))
+    np.save(csr_file(directory, "neighbor_types"), types[neighbor])
+    np.save(csr_file(directory, "relations"), relation.astype(np.int16))
+    np.save(
+        csr_file(directory, "directions"), np.where(direction_bit == 0, OUT, IN).astype(np.int8)
+    )
+    np.save(csr_file(directory, "node_types"), types)
 
 
 def _id_dtype(num_nodes: int) -> type[np.signedinteger]:
@@ -117,8 +123,8 @@ class CSR:
     def __init__(self, directory: Path, num_types: int) -> None:
         # Plain ndarray views of the memmaps: slicing a np.memmap is ~4x slower.
         arrays = {
-            name: np.asarray(np.load(directory / f"{name}.npy", mmap_mode="r"))
-            for name in ARRAY_FILES
+            name: np.asarray(np.load(csr_file(directory, name), mmap_mode="r"))
+            for name in CSR_ARRAYS
         }
         self.indptr: np.ndarray = arrays["indptr"]
         self.neighbors: np.ndarray = arrays["neighbors"]
@@ -188,3 +194,61 @@ class CSR:
         highs = row.searchsorted(wanted, "right") + start
         pieces = [np.arange(low, high) for low, high in zip(lows, highs, strict=True) if high > low]
         return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+
+
+def check_csr(csr: CSR, num_nodes: int, num_relations: int, *, full: bool = False) -> None:
+    """Check what the neighbour code indexes with: offsets, ids and codes all in range.
+
+    One vectorised pass over each array (O(nodes + edges)); `full` also checks each row's
+    order, that every neighbour type is its node's type and that each edge is stored in both
+    directions.
+
+    Raises:
+        SnapshotError: an invariant does not hold (the message names the file).
+    """
+    indptr = csr.indptr
+    require_shape("csr/node_types.npy", csr.node_types, num_nodes, ("int16",))
+    require_range("csr/node_types.npy", csr.node_types, 0, max(csr.num_types, 1))
+    require_shape("csr/indptr.npy", indptr, num_nodes + 1, ("int64",))
+    entries = len(csr.neighbors)
+    require_offsets("csr/indptr.npy", indptr, entries)
+    require_shape("csr/neighbors.npy", csr.neighbors, entries, _IDS)
+    require_range("csr/neighbors.npy", csr.neighbors, 0, num_nodes)
+    require_shape("csr/neighbor_types.npy", csr.neighbor_types, entries, ("int16",))
+    require_range("csr/neighbor_types.npy", csr.neighbor_types, 0, max(csr.num_types, 1))
+    require_shape("csr/relations.npy", csr.relations, entries, ("int16",))
+    require_range("csr/relations.npy", csr.relations, 0, max(num_relations, 1))
+    require_shape("csr/directions.npy", csr.directions, entries, ("int8",))
+    if entries and not bool(np.isin(csr.directions, (OUT, IN)).all()):
+        raise fail("csr/directions.npy", "holds a direction other than +1 and -1")
+    if full:
+        _check_csr_fully(csr, num_nodes, num_relations)
+
+
+def _check_csr_fully(csr: CSR, num_nodes: int, num_relations: int) -> None:
+    span = max(num_nodes, 1)
+    incoming = (csr.directions == IN).astype(np.int64)
+    keys = (csr.relations.astype(np.int64) * 2 + incoming) * span + csr.neighbors
+    require_ascending_rows("csr/relations.npy", keys, csr.indptr, strict=True)
+    if not np.array_equal(csr.neighbor_types, csr.node_types[csr.neighbors]):
+        raise fail("csr/neighbor_types.npy", "differs from the neighbours' node types")
+    out = np.bincount(csr.relations[incoming == 0], minlength=num_relations)
+    back = np.bincount(csr.relations[incoming == 1], minlength=num_relations)
+    if not np.array_equal(out, back):
+        raise fail("csr/directions.npy", "holds a different number of edges in each direction")
+
+
+def csr_edges(csr: CSR) -> np.ndarray:
+    """Every edge once as (source, relation, target) rows (int64), from the outgoing entries.
+
+    Raises:
+        SnapshotError: the CSR is not consistent (check it first).
+    """
+    if csr.indptr.size == 0:
+        raise SnapshotError("csr/indptr.npy is empty")
+    anchors = np.repeat(np.arange(csr.num_nodes, dtype=np.int64), np.diff(csr.indptr))
+    outgoing = csr.directions == OUT
+    return np.stack(
+        (anchors[outgoing], csr.relations[outgoing].astype(np.int64), csr.neighbors[outgoing]),
+        axis=1,
+    ).astype(np.int64)

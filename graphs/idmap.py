@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-SORTED_FILE = "sorted_ids.npy"
-ORDER_FILE = "order.npy"
+from graphs.invariants import fail, require_range, require_shape
+from graphs.layout import ID_ORDER_FILE as ORDER_FILE
+from graphs.layout import SORTED_IDS_FILE as SORTED_FILE
 
 
 def write_id_map(directory: Path, ids: pa.Array | pa.ChunkedArray) -> None:
@@ -65,3 +66,30 @@ class IdMap:
         hits = np.flatnonzero(fits)
         result[hits[found]] = self._order[positions[found]]
         return result
+
+    def check(self, num_nodes: int, *, full: bool = False) -> None:
+        """Check both files hold `num_nodes` entries and every order value is a node id.
+
+        `full` also checks the ids are sorted and distinct and the order is a permutation.
+
+        Raises:
+            SnapshotError: an invariant does not hold.
+        """
+        if self._sorted.ndim != 1 or self._sorted.dtype.kind != "S":
+            raise fail(f"ids/{SORTED_FILE}", f"holds {self._sorted.dtype}, expected byte strings")
+        if len(self._sorted) != num_nodes:
+            raise fail(f"ids/{SORTED_FILE}", f"holds {len(self._sorted)} ids, expected {num_nodes}")
+        require_shape(f"ids/{ORDER_FILE}", self._order, num_nodes, ("int32", "int64"))
+        require_range(f"ids/{ORDER_FILE}", self._order, 0, num_nodes)
+        if not full:
+            return
+        if num_nodes > 1 and not bool((self._sorted[1:] > self._sorted[:-1]).all()):
+            raise fail(f"ids/{SORTED_FILE}", "is not sorted and distinct")
+        if num_nodes and not bool((np.bincount(self._order, minlength=num_nodes) == 1).all()):
+            raise fail(f"ids/{ORDER_FILE}", "is not a permutation of the node ids")
+
+    def ids_by_node(self) -> np.ndarray:
+        """The external id (bytes) of every internal node, in internal order."""
+        by_node = np.empty_like(self._sorted)
+        by_node[self._order] = self._sorted
+        return by_node

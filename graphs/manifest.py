@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphs.bm25.tokenize import LEGACY_ANALYZER
 from graphs.errors import SnapshotError
+from graphs.layout import EDGES_FILE, MANIFEST_FILE, NODES_FILE
 
 FORMAT_VERSION = 1
-MANIFEST_FILE = "manifest.json"
 
 
 class RelationSignature(BaseModel):
@@ -54,9 +54,7 @@ class Manifest(BaseModel):
         default_factory=dict, description="Wall time of each build phase."
     )
     analyzer: str = Field(
-        default=LEGACY_ANALYZER,
-        description="Text analyzer of the BM25 index (graphs.bm25.tokenize.ANALYZERS); manifests "
-        "written before it was recorded were built with 'plain'.",
+        description="Text analyzer of the BM25 index (graphs.bm25.tokenize.ANALYZERS)."
     )
 
 
@@ -73,6 +71,11 @@ def read_manifest(directory: Path) -> Manifest:
             format version.
     """
     path = directory / MANIFEST_FILE
+    if directory.exists() and not directory.is_dir():
+        raise SnapshotError(
+            f"{directory} is a file, not a snapshot directory; pass the directory that "
+            "`ark graph import ...` wrote"
+        )
     if not directory.is_dir():
         raise SnapshotError(
             f"{directory} is not a snapshot directory (it does not exist); "
@@ -111,3 +114,13 @@ def _version_error(directory: Path, version: int) -> SnapshotError:
         f"snapshot {directory} has format version {version}, this ARK reads version "
         f"{FORMAT_VERSION}; rebuild it with `ark graph import ...`"
     )
+
+
+def file_hash(directory: Path) -> str:
+    """sha256 over nodes.parquet then edges.parquet of a snapshot directory (its content hash)."""
+    digest = hashlib.sha256()
+    for file in (NODES_FILE, EDGES_FILE):
+        with (directory / file).open("rb") as handle:
+            while block := handle.read(1 << 22):
+                digest.update(block)
+    return digest.hexdigest()

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.errors import SnapshotError
+from graphs.invariants import fail, require_offsets
 
 STORE_COLUMNS = ("id", "name", "text")
 HASH_KEY = b"content_hash"
@@ -54,11 +55,40 @@ class NodeStore:
                 np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
             )
         self._views = {name: data.data for name, data in self._data.items()}
+        self._batch = batch
+
+    def check(self, *, full: bool = False) -> None:
+        """Check each column's offsets start at 0, never decrease and end inside its data.
+
+        `full` also validates the whole file with Arrow (every value valid UTF-8).
+
+        Raises:
+            SnapshotError: an invariant does not hold.
+        """
+        for name in STORE_COLUMNS:
+            offsets = self._offsets[name]
+            if len(offsets) != self.num_rows + 1:
+                raise fail("nodes.arrow", f"column {name} has {len(offsets) - 1} offsets")
+            require_offsets(
+                f"nodes.arrow column {name}", offsets - offsets[0], int(offsets[-1] - offsets[0])
+            )
+            if int(offsets[0]) < 0 or int(offsets[-1]) > len(self._data[name]):
+                raise fail("nodes.arrow", f"column {name} points outside its data")
+        if full:
+            try:
+                self._batch.validate(full=True)
+            except pa.ArrowInvalid as error:
+                raise fail("nodes.arrow", str(error)) from error
+
+    def column(self, name: str) -> pa.Array:
+        """One whole column ("id", "name" or "text") as an Arrow array (zero-copy)."""
+        return self._batch.column(name)
 
     def get(self, column: str, row: int) -> str:
         """The value of `column` ("id", "name" or "text") at `row`."""
         offsets = self._offsets[column]
-        return self._data[column][offsets[row] : offsets[row + 1]].tobytes().decode("utf-8")
+        # "replace": valid stores never need it, a damaged byte must not raise (verify finds it)
+        return str(self._views[column][offsets[row] : offsets[row + 1]], "utf-8", "replace")
 
     def get_many(self, column: str, rows: np.ndarray) -> list[str]:
         """The values of `column` at each of `rows` (int array, in range), in order.
@@ -69,7 +99,10 @@ class NodeStore:
         offsets = self._offsets[column]
         view = self._views[column]
         starts, stops = offsets[rows].tolist(), offsets[rows + 1].tolist()
-        return [str(view[start:stop], "utf-8") for start, stop in zip(starts, stops, strict=True)]
+        return [
+            str(view[start:stop], "utf-8", "replace")
+            for start, stop in zip(starts, stops, strict=True)
+        ]
 
     def byte_lengths(self, column: str) -> np.ndarray:
         """UTF-8 byte length of every value of `column`."""

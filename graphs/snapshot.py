@@ -11,18 +11,11 @@ from pathlib import Path
 import numpy as np
 
 from graphs.bm25.index import BM25Index
-from graphs.build import (
-    CSR_DIR,
-    IDS_DIR,
-    INDEX_DIR,
-    META_FILE,
-    STORE_FILE,
-    file_hash,
-)
-from graphs.csr import CSR, Neighborhood
+from graphs.csr import CSR, Neighborhood, check_csr
 from graphs.errors import GraphError, SnapshotError, UnknownNodeError
 from graphs.idmap import IdMap
-from graphs.manifest import Manifest, read_manifest
+from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, STORE_FILE
+from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.nodestore import NodeStore
 
 __all__ = ["Neighborhood", "Snapshot"]
@@ -60,11 +53,15 @@ class Snapshot:
 
         Args:
             path: A directory written by `build_snapshot` (e.g. via `ark graph import`).
-            verify: Also re-hash nodes.parquet and edges.parquet (reads them fully).
+            verify: Also re-hash nodes.parquet and edges.parquet (reads them fully);
+                `ark graph verify` (graphs/verify.py) checks everything.
+
+        Every array's structure (offsets, ids and codes in range) is checked before anything
+        reads it, so a damaged file is a SnapshotError here, never a crash later.
 
         Raises:
-            SnapshotError: a file is missing, or the format version, recorded file sizes or
-                content hashes do not match.
+            SnapshotError: a file is missing or damaged, or the format version, recorded file
+                sizes or content hashes do not match.
         """
         path = Path(path)
         manifest = read_manifest(path)
@@ -80,12 +77,36 @@ class Snapshot:
                 )
         try:
             snapshot = cls(path, manifest)
-        except (OSError, ValueError) as exc:
+            snapshot._check_consistent()
+            snapshot.check(full=False)
+        except SnapshotError:
+            raise
+        except (OSError, ValueError, IndexError, TypeError) as exc:
             raise SnapshotError(
                 f"snapshot {path}: a part cannot be read ({exc}); {REBUILD}"
             ) from exc
-        snapshot._check_consistent()
         return snapshot
+
+    def check(self, *, full: bool = False) -> None:
+        """Check the structural invariants of the CSR, id map and node store.
+
+        Cheap (vectorised, O(nodes + edges)) unless `full`, which adds order and permutation
+        checks and Arrow's full validation. The BM25 index checks its own at open.
+
+        Raises:
+            SnapshotError: an invariant does not hold (the message names the file).
+        """
+        try:
+            check_csr(self._csr, self.num_nodes, len(self.relation_names), full=full)
+            self._ids.check(self.num_nodes, full=full)
+            self._store.check(full=full)
+        except SnapshotError as error:
+            raise SnapshotError(f"snapshot {self.path}: {error}") from error
+        if not np.array_equal(self.node_type_codes, self.index.node_types):
+            raise SnapshotError(
+                f"snapshot {self.path}: csr/node_types.npy and index/types.npy disagree (a file "
+                f"is damaged); {REBUILD}"
+            )
 
     def _check_consistent(self) -> None:
         found = {

@@ -13,23 +13,14 @@ import numpy as np
 from graphs.bm25 import kernels as bm25_kernels
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, PostingsBuilder
-from graphs.bm25.scorer import IMPACTS_SUFFIX, MAXIMA_SUFFIX
-from graphs.bm25.tokenize import DEFAULT_ANALYZER, LEGACY_ANALYZER, Tokenizer
+from graphs.bm25.tokenize import DEFAULT_ANALYZER, Tokenizer
 from graphs.errors import GraphError
+from graphs.layout import IMPACTS_SUFFIX, INDEX_FORMAT_VERSION, MAXIMA_SUFFIX, META_FILE, TYPES_FILE
+from graphs.layout import INDEX_FIELD as FIELD
 
 logger = logging.getLogger(__name__)
 
-INDEX_FORMAT_VERSION = 3
-"""Version 3: exact document lengths, BM25 parameters and per-term score bounds recorded, no
-tantivy index. Still read: version 2 (one ``text`` field holding name + text, analyzer recorded,
-tantivy's quantised lengths and BM25) and version 1 (``name`` ×2 and ``text`` fields scored
-apart, :data:`LEGACY_ANALYZER`)."""
-READABLE_VERSIONS = (1, 2, 3)
-META_FILE = "meta.json"
-TYPES_FILE = "types.npy"
-FIELD = "text"
 BOOSTS: dict[str, float] = {FIELD: 1.0}
-LEGACY_BOOSTS: dict[str, float] = {"name": 2.0, "text": 1.0}
 _CHUNK_DOCS = 65_536
 
 
@@ -104,12 +95,6 @@ def build_index(
         analyzer,
         time.perf_counter() - started,
     )
-
-
-def index_analyzer(info: Mapping[str, object]) -> str:
-    """The analyzer an index's ``meta.json`` records (:data:`LEGACY_ANALYZER` when absent)."""
-    name = info.get("analyzer", LEGACY_ANALYZER)
-    return str(name)
 
 
 def _check_inputs(

@@ -11,27 +11,22 @@ from typing import Any
 
 import numpy as np
 
-from graphs.bm25.build import (
-    LEGACY_BOOSTS,
-    META_FILE,
-    READABLE_VERSIONS,
-    TYPES_FILE,
-    build_index,
-    index_analyzer,
-)
+from graphs.bm25.invariants import check_index, check_index_fully
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, load_vocab, term_ids
 from graphs.bm25.scorer import BM25Scorer
 from graphs.bm25.tokenize import Tokenizer
 from graphs.errors import GraphError, SnapshotError
+from graphs.layout import INDEX_FIELD, INDEX_FORMAT_VERSION, META_FILE, TYPES_FILE, posting_file
 
-__all__ = ["MAX_QUERY_TERMS", "BM25Index", "build_index"]
+__all__ = ["MAX_QUERY_TERMS", "BM25Index"]
 
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_TERMS = 256
-QUERY_CACHE_SIZE = 256  # parsed queries kept per index
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
+QUERY_CACHE_SIZE = 256  # parsed queries kept per index
+REBUILD = "rebuild the snapshot"
 
 
 class BM25Index:
@@ -49,57 +44,78 @@ class BM25Index:
         meta: The ``meta`` strings given to :func:`build_index` (e.g. a content hash).
         analyzer: The index's analyzer name (see :data:`graphs.bm25.tokenize.ANALYZERS`).
         tokenizer: That analyzer, for anything that must see text as the index does.
-        params: The index's BM25 formula (tantivy's for indexes before format 3).
+        params: The index's BM25 formula.
     """
 
     def __init__(self, index_dir: Path, info: dict[str, Any]) -> None:
         self.path = index_dir
         self.num_docs: int = info["num_docs"]
         self.meta: dict[str, str] = info["meta"]
-        self.analyzer = index_analyzer(info)
+        self.analyzer = str(info["analyzer"])
         self.tokenizer = Tokenizer(self.analyzer)
         self.params = BM25Params.from_meta(info)
-        boosts = info.get("boosts", LEGACY_BOOSTS)
-        fields = {
-            str(field): (
-                FieldPostings.load(index_dir, field, info["total_tokens"][field]),
-                float(boost),
-            )
-            for field, boost in boosts.items()
-        }
+        postings = FieldPostings.load(index_dir, INDEX_FIELD, info["total_tokens"][INDEX_FIELD])
+        impacts = _load(posting_file(index_dir, INDEX_FIELD, "impacts"))
+        maxima = _load(posting_file(index_dir, INDEX_FIELD, "maxima"))
         self._vocab = load_vocab(index_dir)
-        self._scorer = BM25Scorer(index_dir, fields, self.num_docs, self.params)
-        self._types = np.asarray(np.load(index_dir / TYPES_FILE, mmap_mode="r"))
+        self._types = _load(index_dir / TYPES_FILE)
         self._type_codes = len(info["type_counts"])  # codes in use are below this
+        check_index(postings, impacts, maxima, self._vocab, self._types, self._type_codes)
+        self._arrays = (postings, impacts, maxima)
+        self._scorer = BM25Scorer(
+            postings, impacts, maxima, boost=float(info["boosts"][INDEX_FIELD]), params=self.params
+        )
         # A neighbors or search call parses its query twice (to score, then for snippets), and
         # agents repeat queries: the parse is cached per index (thread-safe, immutable result).
         self._parsed = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._parse_query)
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
-        """Open an index written by :func:`build_index`; never rebuilds anything.
+        """Open an index written by :func:`graphs.bm25.build.build_index`; never rebuilds.
+
+        Its arrays' structure is checked first (:func:`check_index`), so a damaged file is an
+        error here rather than a crash in the compiled scoring loops.
 
         Raises:
-            SnapshotError: If the directory is not a BM25 index of this format version.
+            SnapshotError: If the directory is not a BM25 index of the current format, or a
+                file is missing, unreadable or inconsistent.
         """
         meta_path = Path(index_dir) / META_FILE
         try:
             info = json.loads(meta_path.read_text())
         except (OSError, ValueError) as error:
             raise SnapshotError(
-                f"cannot read BM25 index metadata {meta_path} ({error}); rebuild the snapshot"
+                f"cannot read BM25 index metadata {meta_path} ({error}); {REBUILD}"
             ) from error
-        if info.get("format_version") not in READABLE_VERSIONS:
+        version = info.get("format_version") if isinstance(info, dict) else None
+        if version != INDEX_FORMAT_VERSION:
             raise SnapshotError(
-                f"BM25 index {index_dir} has format version {info.get('format_version')}, "
-                f"this ARK reads versions {READABLE_VERSIONS}; rebuild the snapshot"
+                f"BM25 index {index_dir} has format version {version}, this ARK reads version "
+                f"{INDEX_FORMAT_VERSION} only; {REBUILD}"
             )
         try:
             return cls(Path(index_dir), info)
-        except (OSError, ValueError, KeyError, GraphError) as error:
+        except (OSError, ValueError, KeyError, TypeError, GraphError) as error:
             raise SnapshotError(
-                f"BM25 index {index_dir} is incomplete or corrupt ({error}); rebuild the snapshot"
+                f"BM25 index {index_dir} is incomplete or corrupt ({error}); {REBUILD}"
             ) from error
+
+    def check_fully(self) -> None:
+        """Check the invariants open leaves out: orders, frequencies, stored impacts and maxima.
+
+        Raises:
+            SnapshotError: one does not hold (the message names the file).
+        """
+        postings, impacts, maxima = self._arrays
+        try:
+            check_index_fully(postings, impacts, maxima, self._vocab, self.params)
+        except SnapshotError as error:
+            raise SnapshotError(f"BM25 index {self.path}: {error}") from error
+
+    @property
+    def node_types(self) -> np.ndarray:
+        """Every node's type code (int16), as the type filters read it."""
+        return self._types
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` exactly as the index sees them (analysed, duplicates kept)."""
@@ -113,7 +129,7 @@ class BM25Index:
         """How many nodes hold each index token in their document (0 when none).
 
         A cheap rarity measure (the idf order of the terms), e.g. to pick the most informative
-        match for a snippet. (Indexes of format 1: the larger of its two fields' counts.)
+        match for a snippet.
         """
         ids = term_ids(self._vocab, list(terms))
         return [0 if term < 0 else self._scorer.doc_freq(int(term)) for term in ids.tolist()]
@@ -141,8 +157,7 @@ class BM25Index:
         """Rank all nodes by BM25 of ``query`` and return the top ``k``.
 
         The query is analysed like the indexed text (never parsed as query syntax), repeated
-        tokens count once, and a node scores the sum over tokens of their BM25 in its document
-        (indexes of format 1: ``2 × BM25(name) + BM25(text)``).
+        tokens count once, and a node scores the sum over tokens of their BM25 in its document.
 
         Args:
             query: Any text; empty or punctuation-only text gives an empty result.
@@ -214,3 +229,8 @@ class BM25Index:
         scores = np.empty(nodes.size, dtype=np.float32)
         scores[order] = distinct_scores[np.cumsum(first) - 1]
         return scores
+
+
+def _load(path: Path) -> np.ndarray:
+    # a plain ndarray view of the memmap slices several times faster than the memmap itself
+    return np.asarray(np.load(path, mmap_mode="r"))

@@ -1,4 +1,4 @@
-"""The BM25 formula of an index: k1, b, the idf flavour and how document lengths are counted."""
+"""The BM25 formula of an index: k1, b and the idf flavour."""
 
 from __future__ import annotations
 
@@ -34,14 +34,13 @@ class BM25Params:
             replaced as :data:`OKAPI_EPSILON` says, like rank_bm25's ``BM25Okapi``) or
             ``lucene`` (``ln(1 + (N - df + 0.5) / (df + 0.5))``, tantivy's and bm25s'
             default).
-        exact_lengths: Whether ``dl`` is the document's token count (True) or tantivy's
-            one-byte quantised length (indexes written before format 3).
+
+    ``dl`` is the document's token count and ``avgdl`` their mean over all documents.
     """
 
     k1: float = 0.9
     b: float = 0.4
     idf: IdfFlavour = "robertson"
-    exact_lengths: bool = True
 
     def __post_init__(self) -> None:
         if not (self.k1 > 0 and 0 <= self.b <= 1 and self.idf in ("robertson", "lucene")):
@@ -52,24 +51,36 @@ class BM25Params:
 
     @classmethod
     def from_meta(cls, info: Mapping[str, object]) -> BM25Params:
-        """The parameters an index's ``meta.json`` records; tantivy's for older indexes."""
+        """The parameters an index's ``meta.json`` records.
+
+        Raises:
+            SnapshotError: none are recorded or they are unreadable (the message says to
+                rebuild the snapshot).
+        """
         recorded = info.get("bm25")
-        if recorded is None:
-            return TANTIVY_PARAMS
         if not isinstance(recorded, Mapping):
             raise SnapshotError(
-                f"BM25 parameters in the index metadata are not a map: {recorded!r}"
+                f"BM25 parameters in the index metadata are missing or not a map: {recorded!r}; "
+                "rebuild the snapshot with `ark graph import ...` (--overwrite)"
+            )
+        values = dict(recorded)
+        if values.pop("exact_lengths", True) is not True:  # format 3 wrote it, always True
+            raise SnapshotError(
+                "the BM25 index uses quantised document lengths (an older format); rebuild "
+                "the snapshot with `ark graph import ...` (--overwrite)"
             )
         try:
-            return cls(**dict(recorded))
+            return cls(**values)
         except TypeError as error:
-            raise SnapshotError(f"unreadable BM25 parameters {recorded!r} ({error})") from error
+            raise SnapshotError(
+                f"unreadable BM25 parameters {recorded!r} ({error}); rebuild the snapshot with "
+                "`ark graph import ...` (--overwrite)"
+            ) from error
 
     def describe(self) -> str:
         """One line for people, e.g. ``Okapi idf, k1 0.9, b 0.4, exact lengths``."""
         idf = "Okapi idf" if self.idf == "robertson" else "Lucene idf"
-        lengths = "exact lengths" if self.exact_lengths else "one-byte lengths (tantivy)"
-        return f"{idf}, k1 {self.k1:g}, b {self.b:g}, {lengths}"
+        return f"{idf}, k1 {self.k1:g}, b {self.b:g}, exact lengths"
 
     def to_meta(self) -> dict[str, object]:
         """The parameters as ``meta.json`` stores them."""
@@ -99,7 +110,3 @@ class BM25Params:
         return (k1 * ((np.float32(1) - b) + b * lengths.astype(np.float32) / average)).astype(
             np.float32
         )
-
-
-TANTIVY_PARAMS = BM25Params(k1=1.2, b=0.75, idf="lucene", exact_lengths=False)
-"""What indexes of formats 1 and 2 (tantivy-scored) used: same scores as before."""

@@ -10,28 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-VOCAB_FILE = "vocab.npy"
-
-
-def fieldnorm_table() -> np.ndarray:
-    """Return the 256 document lengths a one-byte fieldnorm id stands for (tantivy/Lucene).
-
-    Indexes before format 3 kept only these quantised lengths.
-
-    Ids below 24 are exact lengths; above, three mantissa bits and an exponent give a
-    log scale, so long fields share a quantised length.
-    """
-    ids = np.arange(256, dtype=np.int64)
-    exp_part = np.maximum(ids - 24, 0)
-    bits, shift = exp_part & 7, exp_part >> 3
-    scaled = np.where(shift == 0, bits, (bits | 8) << np.maximum(shift - 1, 0))
-    return np.where(ids < 24, ids, 24 + scaled).astype(np.uint32)
-
-
-def fieldnorm_ids(lengths: np.ndarray) -> np.ndarray:
-    """Quantise field lengths (token counts) to tantivy's one-byte fieldnorm ids."""
-    table = fieldnorm_table().astype(np.int64)
-    return (np.searchsorted(table, lengths.astype(np.int64), side="right") - 1).astype(np.uint8)
+from graphs.layout import VOCAB_FILE, posting_file
 
 
 @dataclass(frozen=True)
@@ -41,7 +20,7 @@ class FieldPostings:
     indptr: np.ndarray  # int64[V + 1]: postings of term t are [indptr[t], indptr[t + 1])
     docs: np.ndarray  # int32[P], ascending within each term
     tf: np.ndarray  # uint16 or uint32[P]
-    lengths: np.ndarray  # uint32[N]: every doc's token count (quantised before format 3)
+    lengths: np.ndarray  # uint32[N]: every doc's token count
     total_tokens: int
 
     def doc_freq(self, term: int) -> int:
@@ -50,17 +29,12 @@ class FieldPostings:
 
     @classmethod
     def load(cls, index_dir: Path, field: str, total_tokens: int) -> FieldPostings:
-        """Memory-map one field written by :class:`PostingsBuilder` (or an older index)."""
-        exact = index_dir / f"{field}.lengths.npy"
-        if exact.is_file():
-            lengths = _load(exact)
-        else:  # before format 3: one-byte quantised lengths
-            lengths = fieldnorm_table()[_load(index_dir / f"{field}.norms.npy")]
+        """Memory-map one field written by :class:`PostingsBuilder`."""
         return cls(
-            indptr=_load(index_dir / f"{field}.indptr.npy"),
-            docs=_load(index_dir / f"{field}.docs.npy"),
-            tf=_load(index_dir / f"{field}.tf.npy"),
-            lengths=lengths,
+            indptr=_load(posting_file(index_dir, field, "indptr")),
+            docs=_load(posting_file(index_dir, field, "docs")),
+            tf=_load(posting_file(index_dir, field, "tf")),
+            lengths=_load(posting_file(index_dir, field, "lengths")),
             total_tokens=total_tokens,
         )
 
@@ -120,16 +94,16 @@ class PostingsBuilder:
         np.cumsum(np.bincount(terms, minlength=len(rank)), out=indptr[1:])
         tf_dtype = np.uint16 if tf.size == 0 or tf.max() <= np.iinfo(np.uint16).max else np.uint32
         lengths = np.concatenate(self._lengths[field] or [np.empty(0, np.int64)])
-        np.save(out_dir / f"{field}.indptr.npy", indptr)
-        np.save(out_dir / f"{field}.docs.npy", docs[by_term])
-        np.save(out_dir / f"{field}.tf.npy", tf[by_term].astype(tf_dtype))
-        np.save(out_dir / f"{field}.lengths.npy", lengths.astype(np.uint32))
+        np.save(posting_file(out_dir, field, "indptr"), indptr)
+        np.save(posting_file(out_dir, field, "docs"), docs[by_term])
+        np.save(posting_file(out_dir, field, "tf"), tf[by_term].astype(tf_dtype))
+        np.save(posting_file(out_dir, field, "lengths"), lengths.astype(np.uint32))
         return int(lengths.sum())
 
 
 def _load(path: Path) -> np.ndarray:
     # a plain ndarray view of the memmap slices several times faster than the memmap itself
-    return np.asarray(np.load(path, mmap_mode="r"))
+    return np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
 
 
 def load_vocab(index_dir: Path) -> np.ndarray:

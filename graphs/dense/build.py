@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.build import CSR_DIR
 from graphs.csr import CSR
 from graphs.dense.embeddings import (
     PLAIN,
@@ -26,6 +25,8 @@ from graphs.dense.embeddings import (
 )
 from graphs.dense.gme import VARIANT_FUNCTIONS, VARIANTS, GMEParams, normalised
 from graphs.dense.gme_graph import SimpleGraph
+from graphs.layout import CSR_DIR
+from graphs.layout import EMBED_PROGRESS_FILE as PROGRESS_FILE
 
 if TYPE_CHECKING:
     from graphs.dense.encoder import TextEncoder
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PROGRESS_FILE = "progress.json"
 ProgressHandler = Callable[[str, int, int], None]
 """Called as (phase, done, total): phase "encode" counts nodes, a variant name counts 0..1."""
 

@@ -18,9 +18,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphs.errors import GraphError
+from graphs.layout import EMBED_DIR, EMBED_MANIFEST
 
-EMBED_DIR = "embeddings"
-EMBED_MANIFEST = "manifest.json"
+__all__ = ["EMBED_DIR", "EMBED_MANIFEST", "EmbeddingManifest", "Embeddings", "EmbeddingsError"]
+
 EMBED_FORMAT_VERSION = 1
 PLAIN = "plain"
 

@@ -76,7 +76,7 @@ def test_a_manifest_disagreeing_with_its_index_is_refused(
         Snapshot.open(tmp_path / "snap")
 
 
-def test_manifests_without_the_field_read_as_plain(
+def test_manifests_without_the_field_are_refused_with_the_rebuild_hint(
     files: tuple[Path, Path], tmp_path: Path
 ) -> None:
     assert _import(files, tmp_path / "snap", "--analyzer", "plain") == 0
@@ -84,5 +84,5 @@ def test_manifests_without_the_field_read_as_plain(
     data = json.loads(manifest.read_text())
     del data["analyzer"]
     manifest.write_text(json.dumps(data))
-    assert read_manifest(tmp_path / "snap").analyzer == "plain"
-    Snapshot.open(tmp_path / "snap")
+    with pytest.raises(SnapshotError, match="rebuild the snapshot"):
+        read_manifest(tmp_path / "snap")

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from graphs.bm25.build import document_text
-from graphs.bm25.index import MAX_QUERY_TERMS, BM25Index, build_index
-from graphs.bm25.params import IDF_MINIMUM, OKAPI_EPSILON, TANTIVY_PARAMS, BM25Params
-from graphs.bm25.postings import fieldnorm_ids, fieldnorm_table
+from graphs.bm25.build import build_index, document_text
+from graphs.bm25.index import MAX_QUERY_TERMS, BM25Index
+from graphs.bm25.params import IDF_MINIMUM, OKAPI_EPSILON, BM25Params
 from graphs.errors import GraphError, SnapshotError
 
 WORDS = [f"w{i}" for i in range(40)] + ["graph", "ΣΟΦΟΣ", "über", "protein", "x" * 45]
@@ -22,35 +21,17 @@ QUERIES += ["the connection of runs", "is the"]
 def _corpus(num_nodes: int, seed: int = 0) -> tuple[list[str], list[str], np.ndarray]:
     rng = random.Random(seed)
     names = [" ".join(rng.choices(WORDS, k=rng.randint(0, 4))) for _ in range(num_nodes)]
-    # lengths beyond 40 tokens exercise the quantised (lossy) fieldnorms
     texts = [" ".join(rng.choices(WORDS, k=rng.randint(0, 120))) for _ in range(num_nodes)]
     return names, texts, np.arange(num_nodes, dtype=np.int16) % 3
 
 
-def as_format_2(path: Path) -> None:
-    """Rewrite a built index as format 2 wrote it: quantised lengths, tantivy's BM25, no bounds."""
-    lengths = np.load(path / "text.lengths.npy")
-    np.save(path / "text.norms.npy", fieldnorm_ids(lengths))
-    (path / "text.lengths.npy").unlink()
-    (path / "text.maxima.npy").unlink()
-    (path / "text.impacts.npy").unlink()
-    info = json.loads((path / "meta.json").read_text())
-    del info["bm25"]
-    (path / "meta.json").write_text(json.dumps({**info, "format_version": 2}))
-
-
 @pytest.fixture(
-    scope="module",
-    params=[("english", False), ("english-stem", False), ("plain", False), ("english", True)],
-    ids=["english", "stemmed", "plain", "format-2"],
+    scope="module", params=["english", "english-stem", "plain"], ids=["english", "stemmed", "plain"]
 )
 def index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> BM25Index:
     names, texts, codes = _corpus(400)
     path = tmp_path_factory.mktemp("bm25") / "index"
-    analyzer, legacy = request.param
-    build_index(path, names, texts, codes, meta={"content_hash": "abc"}, analyzer=analyzer)
-    if legacy:
-        as_format_2(path)
+    build_index(path, names, texts, codes, meta={"content_hash": "abc"}, analyzer=request.param)
     return BM25Index.open(path)
 
 
@@ -65,8 +46,6 @@ def reference_scores(index: BM25Index, documents: list[str], query: str) -> np.n
     docs = [index.tokenize(document) for document in documents]
     lengths = np.array([len(doc) for doc in docs], dtype=np.float64)
     average = lengths.mean() if lengths.sum() else 1.0
-    if not params.exact_lengths:
-        lengths = fieldnorm_table()[fieldnorm_ids(lengths.astype(np.int64))].astype(np.float64)
     n = len(docs)
     vocabulary = {token for doc in docs for token in doc}
     df = {token: sum(token in doc for doc in docs) for token in vocabulary}
@@ -85,11 +64,21 @@ def reference_scores(index: BM25Index, documents: list[str], query: str) -> np.n
     return scores
 
 
-def test_new_indexes_record_okapi_bm25_and_old_ones_keep_tantivys(index: BM25Index) -> None:
-    if index.params.exact_lengths:
-        assert index.params == BM25Params(k1=0.9, b=0.4, idf="robertson", exact_lengths=True)
-    else:
-        assert index.params == TANTIVY_PARAMS
+def test_indexes_record_okapi_bm25(index: BM25Index) -> None:
+    assert index.params == BM25Params(k1=0.9, b=0.4, idf="robertson")
+
+
+def test_indexes_of_older_formats_are_refused_saying_rebuild(tmp_path: Path) -> None:
+    build_index(tmp_path / "index", ["a"], ["b c"], np.zeros(1, np.int16))
+    meta_path = tmp_path / "index" / "meta.json"
+    info = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**info, "format_version": 2}))
+    with pytest.raises(SnapshotError, match=r"format version 2.*rebuild the snapshot$"):
+        BM25Index.open(tmp_path / "index")
+    quantised = {**info, "bm25": {**info["bm25"], "exact_lengths": False}}
+    meta_path.write_text(json.dumps(quantised))
+    with pytest.raises(SnapshotError, match=r"quantised document lengths.*rebuild"):
+        BM25Index.open(tmp_path / "index")
 
 
 @pytest.mark.parametrize("k", [1, 7, 20, 400])
@@ -271,14 +260,6 @@ def test_bad_type_codes_are_rejected(index: BM25Index) -> None:
 
 def test_matched_terms_lists_only_indexed_tokens(index: BM25Index) -> None:
     assert index.matched_terms("W1 nonexistentword w1 graph") == ["w1", "graph"]
-
-
-def test_fieldnorm_quantisation_follows_tantivy() -> None:
-    table = fieldnorm_table()
-    assert table[:41].tolist() == list(range(41))
-    assert table[41:45].tolist() == [42, 44, 46, 48]
-    assert table[-1] == 2_013_265_944
-    assert fieldnorm_ids(np.array([0, 40, 41, 42, 43, 10**10])).tolist() == [0, 40, 40, 41, 41, 255]
 
 
 def test_build_rejects_bad_input(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import tantivy
 
-from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.build import build_index
+from graphs.bm25.index import BM25Index
 from graphs.bm25.postings import PostingsBuilder
 from graphs.bm25.tokenize import ANALYZERS, Tokenizer
 from graphs.errors import GraphError, SnapshotError
@@ -96,16 +97,10 @@ def _write_format_1_index(path: Path, names: list[str], texts: list[str]) -> Non
     (path / "meta.json").write_text(json.dumps(info))
 
 
-def test_format_1_indexes_keep_working(tmp_path: Path) -> None:
+def test_format_1_indexes_are_refused_with_the_rebuild_hint(tmp_path: Path) -> None:
     _write_format_1_index(tmp_path / "old", ["alpha", "beta"], ["beta", "alpha of"])
-    index = BM25Index.open(tmp_path / "old")
-    assert index.analyzer == "plain"
-    assert index.tokenize("alpha of") == ["alpha", "of"]
-    ids, scores = index.search("alpha", 5)
-    assert ids.tolist() == [0, 1]
-    assert scores[0] > 1.5 * scores[1]  # the name field still weighs twice
-    np.testing.assert_allclose(index.score_nodes("alpha", ids), scores, rtol=1e-6)
-    assert index.doc_freqs(["alpha", "of", "zeta"]) == [1, 1, 0]
+    with pytest.raises(SnapshotError, match=r"format version 1, this ARK reads version 3.*rebuild"):
+        BM25Index.open(tmp_path / "old")
 
 
 def test_unknown_analyzer_in_meta_is_a_snapshot_error(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.build import build_index
+from graphs.bm25.index import BM25Index
 from graphs.bm25.postings import term_ids
 
 

@@ -1,0 +1,174 @@
+"""`ark graph verify`: every content hash, every structural invariant, every part vs its source.
+
+Opening a snapshot checks sizes, build markers and the cheap invariants; this reads every file:
+the sha256 of nodes.parquet and edges.parquet against the manifest's content hash, each part's
+recorded content hash, the full invariants (orders, permutations, UTF-8, stored BM25 impacts
+recomputed), and the derived parts against the hashed tables (node store, id map and type
+codes against nodes.parquet, the CSR against edges.parquet, counts against the manifest).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphs.csr import CSR, csr_edges
+from graphs.dense.embeddings import Embeddings, read_embedding_manifest
+from graphs.errors import GraphError, SnapshotError
+from graphs.idmap import IdMap
+from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
+from graphs.manifest import Manifest, file_hash, read_manifest
+from graphs.nodestore import NodeStore
+from graphs.snapshot import Snapshot
+
+REBUILD = "rebuild the snapshot with `ark graph import ...` (--overwrite)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verification step and its outcome.
+
+    Attributes:
+        name: What was checked (e.g. "content hash").
+        problem: What is wrong, None when the check passed.
+        seconds: Wall time of the check.
+    """
+
+    name: str
+    problem: str | None
+    seconds: float
+
+
+class _Steps:
+    """Runs named checks, recording each outcome instead of stopping at the first failure."""
+
+    def __init__(self) -> None:
+        self.checks: list[Check] = []
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        problem = None
+        try:
+            yield
+        except GraphError as error:
+            problem = str(error)
+        self.checks.append(Check(name, problem, round(time.perf_counter() - started, 3)))
+
+    @property
+    def failed(self) -> bool:
+        return any(check.problem for check in self.checks)
+
+
+def verify_snapshot(path: str | Path) -> list[Check]:
+    """Check everything about the snapshot at `path`; never raises on a damaged snapshot.
+
+    Returns:
+        One :class:`Check` per step, in order; a failed step is recorded and the steps that
+        need it are skipped (a snapshot that cannot be opened gets no deep checks).
+    """
+    path = Path(path)
+    steps = _Steps()
+    with steps.step("manifest"):
+        manifest = read_manifest(path)
+    if steps.failed:
+        return steps.checks
+    with steps.step("content hash (nodes.parquet, edges.parquet)"):
+        actual = file_hash(path)
+        if actual != manifest.content_hash:
+            raise SnapshotError(
+                f"content hash {actual[:12]}... differs from the manifest's "
+                f"{manifest.content_hash[:12]}... (a table changed after the build); {REBUILD}"
+            )
+    with steps.step("build markers"):
+        for part in (CSR_DIR, IDS_DIR):
+            _check_marker(path / part / META_FILE, manifest.content_hash)
+    with steps.step("open (sizes, cheap invariants)"):
+        snapshot = Snapshot.open(path)
+    if steps.failed:
+        return steps.checks
+    deep: list[tuple[str, Callable[[], None]]] = [
+        ("full invariants (CSR, ids, nodes.arrow)", lambda: snapshot.check(full=True)),
+        ("full invariants (BM25 index)", snapshot.index.check_fully),
+        ("nodes against nodes.parquet", lambda: _check_nodes(snapshot, manifest)),
+        ("edges against edges.parquet", lambda: _check_edges(snapshot, manifest)),
+    ]
+    for name, check in deep:
+        with steps.step(name):
+            check()
+    if read_embedding_manifest(path) is not None:
+        with steps.step("embeddings"):
+            _check_embeddings(path, manifest)
+    return steps.checks
+
+
+def _check_marker(meta: Path, content_hash: str) -> None:
+    try:
+        recorded = json.loads(meta.read_text()).get("content_hash")
+    except (OSError, ValueError, AttributeError) as error:
+        raise SnapshotError(f"cannot read {meta} ({error}); {REBUILD}") from error
+    if recorded != content_hash:
+        raise SnapshotError(f"{meta} names another build's content; {REBUILD}")
+
+
+def _check_nodes(snapshot: Snapshot, manifest: Manifest) -> None:
+    table = pq.read_table(snapshot.path / NODES_FILE, columns=["id", "type", "name", "text"])
+    store = NodeStore(snapshot.path / STORE_FILE)
+    for column in ("id", "name", "text"):
+        stored = store.column(column)
+        if not stored.equals(table.column(column).combine_chunks().cast(stored.type)):
+            raise SnapshotError(f"nodes.arrow column {column} differs from {NODES_FILE}; {REBUILD}")
+    by_node = IdMap(snapshot.path / IDS_DIR).ids_by_node()
+    expected = np.asarray(table.column("id").cast(pa.binary()).to_numpy(zero_copy_only=False))
+    if not np.array_equal(by_node, expected.astype(by_node.dtype)):
+        raise SnapshotError(f"ids/ does not map every id to its row of {NODES_FILE}; {REBUILD}")
+    codes = {name: code for code, name in enumerate(manifest.node_types)}
+    types = np.array([codes.get(name, -1) for name in table.column("type").to_pylist()])
+    if not np.array_equal(types, snapshot.node_type_codes):
+        raise SnapshotError(f"csr/node_types.npy differs from the types in {NODES_FILE}; {REBUILD}")
+    counts = np.bincount(types, minlength=len(codes)).tolist() if types.size else []
+    if counts != list(manifest.node_types.values()):
+        raise SnapshotError(f"the manifest's node type counts differ from the nodes; {REBUILD}")
+
+
+def _check_edges(snapshot: Snapshot, manifest: Manifest) -> None:
+    table = pq.read_table(snapshot.path / EDGES_FILE, columns=["src", "dst", "relation"])
+    src = snapshot.find_internal_ids(table.column("src").to_pylist())
+    dst = snapshot.find_internal_ids(table.column("dst").to_pylist())
+    codes = {name: code for code, name in enumerate(manifest.relations)}
+    relations = np.array([codes.get(name, -1) for name in table.column("relation").to_pylist()])
+    expected = np.stack((src, relations, dst), axis=1).reshape(-1, 3).astype(np.int64)
+    csr = CSR(snapshot.path / CSR_DIR, len(manifest.node_types))
+    stored = csr_edges(csr)
+    if not np.array_equal(_sorted_rows(expected), _sorted_rows(stored)):
+        raise SnapshotError(f"the CSR's edges differ from {EDGES_FILE}; {REBUILD}")
+    incoming = csr.directions < 0
+    anchors = np.repeat(np.arange(csr.num_nodes, dtype=np.int64), np.diff(csr.indptr))
+    mirrored = np.stack(
+        (csr.neighbors[incoming], csr.relations[incoming], anchors[incoming]), axis=1
+    ).astype(np.int64)
+    if not np.array_equal(_sorted_rows(mirrored), _sorted_rows(stored)):
+        raise SnapshotError(f"the CSR's incoming entries differ from its outgoing ones; {REBUILD}")
+    counts = np.bincount(relations, minlength=len(codes)).tolist() if relations.size else []
+    if counts != list(manifest.relations.values()) or len(stored) != manifest.num_edges:
+        raise SnapshotError(f"the manifest's edge counts differ from the edges; {REBUILD}")
+
+
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    return rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
+
+
+def _check_embeddings(path: Path, manifest: Manifest) -> None:
+    embeddings = Embeddings.open(path, content_hash=manifest.content_hash)
+    for variant in embeddings.variants:
+        matrix = embeddings.matrix(variant)
+        if not bool(np.isfinite(matrix).all()):
+            raise SnapshotError(f"embeddings/{variant}: a value is not finite; rebuild them")
