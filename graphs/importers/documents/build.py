@@ -1,0 +1,231 @@
+"""Build a snapshot from a document collection: read, chunk, extract, resolve, assemble, write."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from graphs.build import build_snapshot
+from graphs.build_options import BuildOptions
+from graphs.errors import GraphImportError
+from graphs.importers.documents.assemble import assemble
+from graphs.importers.documents.cache import ExtractionCache
+from graphs.importers.documents.chunker import ChunkConfig, chunk_document
+from graphs.importers.documents.extract_run import ExtractRun, Progress, run_extraction
+from graphs.importers.documents.extractor import Extractor
+from graphs.importers.documents.model import Passage
+from graphs.importers.documents.reader import ReadConfig, ReadResult, read_documents
+from graphs.importers.documents.resolve import Encode, ResolveConfig, resolve
+from graphs.importers.documents.summary import MAX_LISTED, ExtractionSummary, write_summary
+from graphs.importers.documents.vocabulary import (
+    VocabularyConfig,
+    build_vocabulary,
+    canonical_label,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentBuildConfig:
+    """Everything `ark graph extract` decides, one field per concern.
+
+    Attributes:
+        read: File reading limits.
+        chunk: Passage sizes.
+        resolve: Entity merging.
+        vocabulary: Relation labels -> edge types.
+        options: Snapshot build options (overwrite, analyzer, ...).
+        name: Snapshot name (default: the output directory's name).
+        candidate_types: Node types that can be answers ([] = all).
+    """
+
+    read: ReadConfig = field(default_factory=ReadConfig)
+    chunk: ChunkConfig = field(default_factory=ChunkConfig)
+    resolve: ResolveConfig = field(default_factory=ResolveConfig)
+    vocabulary: VocabularyConfig = field(default_factory=VocabularyConfig)
+    options: BuildOptions = field(default_factory=BuildOptions)
+    name: str | None = None
+    candidate_types: tuple[str, ...] = ()
+
+
+def build_document_snapshot(
+    paths: Sequence[Path],
+    out: Path,
+    *,
+    extractor: Extractor,
+    cache: ExtractionCache,
+    config: DocumentBuildConfig | None = None,
+    encode: Encode | None = None,
+    progress: Progress | None = None,
+) -> ExtractionSummary:
+    """Read documents under `paths`, extract them through `cache`, and write a snapshot at `out`.
+
+    The snapshot (with `extraction.json`) appears at `out` only when complete; an existing
+    one is replaced only with `config.options.overwrite`.
+
+    Raises:
+        GraphImportError: `out` exists without overwrite, or no document could be read.
+        ExtractorDownError: The extractor cannot work at all (no snapshot is written; the
+            cache keeps every finished passage, so rerunning resumes).
+    """
+    config = config or DocumentBuildConfig()
+    out = Path(out)
+    _check_out(out, config.options)
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    read = read_documents(paths, config.read)
+    passages = [p for document in read.documents for p in chunk_document(document, config.chunk)]
+    seconds["read_chunk"] = _since(started)
+    started = time.perf_counter()
+    run = run_extraction(passages, extractor, cache, progress=progress)
+    seconds["extract"] = _since(started)
+    started = time.perf_counter()
+    names = [
+        pair
+        for extraction in run.extractions.values()
+        for pair in [(m.name, m.type) for m in extraction.mentions]
+        + [(t.subject, t.subject_type) for t in extraction.triples]
+        + [(t.object, t.object_type) for t in extraction.triples]
+    ]
+    resolution = resolve(names, config.resolve, encode=encode)
+    labels = [canonical_label(t.relation) for e in run.extractions.values() for t in e.triples]
+    vocabulary = build_vocabulary([label for label in labels if label], config.vocabulary)
+    nodes, edges = assemble(read.documents, passages, run.extractions, resolution, vocabulary)
+    seconds["resolve_assemble"] = _since(started)
+    summary = _summary(read, passages, run, extractor, cache, config, seconds)
+    summary = summary.model_copy(
+        update={
+            "entities": sum(1 for t in nodes.column("id").to_pylist() if t.startswith("entity:")),
+            "entities_by_type": _entity_types(nodes),
+            "merges": resolution.merges,
+            "relation_types": _relation_types(edges, vocabulary.generic, set(vocabulary.types)),
+            "generic_labels": vocabulary.generic_labels,
+        }
+    )
+    started = time.perf_counter()
+    _write(nodes, edges, out, summary, config, paths)
+    summary.seconds["snapshot"] = _since(started)
+    write_summary(summary, out)
+    return summary
+
+
+def _since(started: float) -> float:
+    return round(time.perf_counter() - started, 3)
+
+
+def _check_out(out: Path, options: BuildOptions) -> None:
+    if out.exists() and not options.overwrite:
+        raise GraphImportError(
+            f"{out} already exists; pass --overwrite to replace it or pick another --out"
+        )
+
+
+def _entity_types(nodes: pa.Table) -> dict[str, int]:
+    ids = nodes.column("id").to_pylist()
+    kinds = nodes.column("type").to_pylist()
+    return dict(Counter(k for i, k in zip(ids, kinds, strict=True) if i.startswith("entity:")))
+
+
+def _relation_types(edges: pa.Table, generic: str, typed: set[str]) -> dict[str, int]:
+    relations = edges.column("relation").to_pylist()
+    return dict(Counter(r for r in relations if r in typed or r == generic).most_common())
+
+
+def _summary(
+    read: ReadResult,
+    passages: Sequence[Passage],
+    run: ExtractRun,
+    extractor: Extractor,
+    cache: ExtractionCache,
+    config: DocumentBuildConfig,
+    seconds: dict[str, float],
+) -> ExtractionSummary:
+    extractions = run.extractions.values()
+    return ExtractionSummary(
+        documents=len(read.documents),
+        passages=len(passages),
+        skipped=dict(Counter(skip.reason for skip in read.skipped)),
+        skipped_inputs=[asdict(skip) for skip in read.skipped[:MAX_LISTED]],
+        extractor=extractor.name,
+        model=extractor.model,
+        prompt_version=extractor.prompt_version,
+        cache=str(cache.path),
+        cache_hits=run.cache_hits,
+        extracted=run.extracted,
+        failed=len(run.failures),
+        failures=dict(Counter(run.failures.values())),
+        failed_passages=[
+            {"passage": pid, "reason": reason}
+            for pid, reason in list(run.failures.items())[:MAX_LISTED]
+        ],
+        repaired=sum(1 for e in extractions if e.repaired),
+        mentions=sum(len(e.mentions) for e in extractions),
+        triples=sum(len(e.triples) for e in extractions),
+        entities=0,
+        entities_by_type={},
+        merges={},
+        relation_types={},
+        generic_labels=0,
+        chunk={
+            "max_tokens": config.chunk.max_tokens,
+            "overlap_tokens": config.chunk.overlap_tokens,
+        },
+        seconds=seconds,
+    )
+
+
+def _write(
+    nodes: pa.Table,
+    edges: pa.Table,
+    out: Path,
+    summary: ExtractionSummary,
+    config: DocumentBuildConfig,
+    paths: Sequence[Path],
+) -> None:
+    """build_snapshot into a staging directory, add extraction.json, then swap it in."""
+    staging = out.parent / f".{out.name}.extract-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    options = BuildOptions(
+        overwrite=False,
+        skip_invalid=config.options.skip_invalid,
+        allow_empty_text=True,
+        analyzer=config.options.analyzer,
+    )
+    try:
+        build_snapshot(
+            nodes,
+            edges,
+            staging,
+            name=config.name or out.name,
+            candidate_types=config.candidate_types,
+            sources=[str(path) for path in paths],
+            options=options,
+        )
+        write_summary(summary, staging)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap(staging: Path, out: Path) -> None:
+    if not out.exists():
+        staging.rename(out)
+        return
+    if not (out / "manifest.json").is_file() and any(out.iterdir()):
+        raise GraphImportError(
+            f"{out} exists and is not a snapshot; refusing to replace it even with --overwrite"
+        )
+    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+    out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
