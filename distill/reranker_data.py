@@ -60,9 +60,17 @@ class RerankDataStats:
 
 
 def build_records(
-    source: RankingSet, items: Sequence[QAItem], snapshot: Any, options: RerankDataOptions
+    source: RankingSet,
+    items: Sequence[QAItem],
+    snapshot: Any,
+    options: RerankDataOptions,
+    tokenizer: Any = None,
 ) -> tuple[list[dict[str, Any]], RerankDataStats]:
-    """One record per usable question (see the module docstring)."""
+    """One record per usable question (see the module docstring).
+
+    With the base model's `tokenizer`, text fields are cut in its tokens (GRASP counts
+    tokens: 300, 512 for MAG), else in whitespace words.
+    """
     records, stats = [], RerankDataStats()
     for item in items:
         ranking = source.rankings.get(item.id)
@@ -81,7 +89,7 @@ def build_records(
             continue
 
         def document(node_id: str) -> str:
-            return serialize_node(snapshot, snapshot.internal_id(node_id), options.doc)
+            return serialize_node(snapshot, snapshot.internal_id(node_id), options.doc, tokenizer)
 
         records.append(
             {

@@ -10,13 +10,18 @@ the loss is the cross-entropy of picking the positive among the group's margins.
 Training uses transformers' Trainer with a PEFT LoRA adapter (TRL has no listwise reranker
 trainer; its SFT and reward trainers optimise other losses). Defaults are GRASP's: LoRA
 r 32, alpha 64 on all linear layers, cosine schedule from lr 3e-5 with 5% warm-up, 2
-epochs, a global batch of 16 groups of 24.
+epochs, a global batch of 16 groups of 24, chats of at most 1,024 tokens (2,048 for Prime:
+`rank.rerank_doc.grasp_limits`). A chat over the limit loses the end of its document, never
+its question (`rank.rerank_doc.fit_document`). The warm-up is passed to the Trainer as a whole
+number of steps computed here (:func:`warmup_steps`): transformers 4.x reads a fractional
+``warmup_steps`` as 0 steps and only 5.x as a ratio, so the ratio itself is never passed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -24,7 +29,7 @@ from typing import Any
 
 from distill.errors import TrainConfigError
 from distill.reranker_data import read_data
-from rank.rerank_doc import RerankPrompt
+from rank.rerank_doc import RerankPrompt, fit_document
 from rank.rerank_models import (
     ADAPTER_RECORD,
     ModelSource,
@@ -52,7 +57,8 @@ class RerankerTrainConfig:
         groups_per_device: Groups per forward pass.
         gradient_accumulation_steps: Passes per optimizer step (global batch =
             groups_per_device x this).
-        max_length: Tokens kept per chat (the start is cut, the answer position kept).
+        max_length: Tokens per chat (GRASP: 1,024; 2,048 for Prime); a longer chat loses
+            the end of its document, never the instruction or the question.
         max_steps: Stop after this many optimizer steps (None: the epochs decide).
         max_minutes: Stop after this much wall time (None: no limit).
         seed: Seed of sampling and initialisation.
@@ -117,8 +123,14 @@ class ListwiseGroups:
 
     def __getitem__(self, index: int) -> dict[str, Any]:
         query = self.records[index]["query"]
+        limit = self.config.max_length
         texts = [
-            chat_text(self.tokenizer, self.prompt.messages(query, document))
+            chat_text(
+                self.tokenizer,
+                self.prompt.messages(
+                    query, fit_document(self.tokenizer, self.prompt, query, document, limit)
+                ),
+            )
             for document in self.sample(index)
         ]
         encoded = self.tokenizer(
@@ -173,6 +185,28 @@ def _trainer_class() -> Any:
     return ListwiseTrainer
 
 
+def optimizer_steps(config: RerankerTrainConfig, questions: int) -> int:
+    """Optimizer steps of a run over `questions` groups: `max_steps`, else the epochs'.
+
+    Counted as transformers 5 counts them (a partial accumulation at the end of an epoch is
+    a step; 4.x drops it, one step less per epoch at most).
+    """
+    if config.max_steps:
+        return config.max_steps
+    batches = math.ceil(questions / config.groups_per_device)
+    per_epoch = max(math.ceil(batches / config.gradient_accumulation_steps), 1)
+    return math.ceil(config.num_train_epochs * per_epoch)
+
+
+def warmup_steps(config: RerankerTrainConfig, questions: int) -> int:
+    """Warm-up steps: `warmup_ratio` of the optimizer steps, rounded up (>= 1 when > 0).
+
+    Passed to the Trainer as an integer so that every supported transformers version warms
+    up for the same number of steps (4.x ignores a fractional ``warmup_steps``).
+    """
+    return math.ceil(config.warmup_ratio * optimizer_steps(config, questions))
+
+
 @dataclass(frozen=True)
 class RerankerTrainResult:
     """What training produced: the adapter directory, steps and the logged losses."""
@@ -206,7 +240,7 @@ def train_reranker(
         raise TrainConfigError(f"{out} already holds an adapter; choose another --out")
     records, prompt = read_data(data_dir)
     tokenizer, model = load_causal_lm(ModelSource.parse(base_model))
-    tokenizer.truncation_side = "left"
+    tokenizer.truncation_side = "left"  # a last resort: fit_document already cut the document
     lora = LoraConfig(
         r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
         target_modules="all-linear", task_type="CAUSAL_LM",
@@ -217,7 +251,8 @@ def train_reranker(
         num_train_epochs=config.num_train_epochs, max_steps=config.max_steps or -1,
         per_device_train_batch_size=config.groups_per_device,
         gradient_accumulation_steps=config.gradient_accumulation_steps,
-        lr_scheduler_type="cosine", warmup_steps=config.warmup_ratio, logging_steps=1,
+        lr_scheduler_type="cosine", warmup_steps=warmup_steps(config, len(records)),
+        logging_steps=1,
         save_strategy="no", report_to="none", remove_unused_columns=False, seed=config.seed,
         dataloader_num_workers=0, dataloader_pin_memory=False,
     )  # fmt: skip

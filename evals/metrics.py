@@ -5,9 +5,11 @@ Two protocols are computed for every question, because papers report both:
 * **ARK** scores the fused answer list exactly as the agent returned it. Every node counts,
   whatever its type. ``recall@20 = |gold ∩ top-20| / |gold|``; MRR is ``1 / rank`` of the
   first gold node, and 0 when no gold node was selected at all.
-* **STaRK** mirrors the STaRK evaluator: only nodes of the snapshot's candidate types can be
-  answers, so non-candidate nodes are dropped from the ranking *before* ranks are counted,
-  and gold nodes that are not candidates are dropped from the denominator of recall. An
+* **STaRK** mirrors the STaRK evaluator on the paper's truncated ranking: the fused ranking
+  is first cut to its top ``CUTOFF`` (20), as the paper's appendix does, and only then are
+  non-candidate nodes dropped from it before ranks are counted (so a candidate at fused rank
+  22 never counts, even when non-candidates above it are dropped); gold nodes that are not
+  candidates are dropped from the denominator of recall. An
   empty prediction (or one with no candidate left) is a miss on every metric, never a crash.
   The STaRK evaluator ranks every unselected candidate below the selected ones in an
   arbitrary tie order; we count such a gold node as not retrieved (MRR 0), which is the
@@ -91,6 +93,9 @@ def stark_metrics(
 ) -> Scores:
     """Score a ranked list under the STaRK evaluator's protocol (candidate types only).
 
+    The ranking is cut at ``CUTOFF`` first and filtered to candidates second (the paper
+    truncates the fused ranking to 20 and computes every metric on that ranking).
+
     Args:
         ranked: External node ids, best first.
         gold: External ids of the correct answers.
@@ -99,7 +104,7 @@ def stark_metrics(
     Returns:
         ``{"hit@1", "hit@5", "recall@20", "mrr"}`` as floats in [0, 1].
     """
-    candidates = [node for node in _dedupe(ranked) if is_candidate(node)]
+    candidates = [node for node in _dedupe(ranked)[:CUTOFF] if is_candidate(node)]
     return _score(candidates, {node for node in gold if is_candidate(node)})
 
 

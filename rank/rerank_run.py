@@ -32,8 +32,8 @@ from rank.fusion import StaticRRF, apply_spec, spec_record
 from rank.fusion_grid import GridResult, grid_search, prepare_question
 from rank.rankings import RankingError, RankingSet, read_rankings
 from rank.rerank_cache import CacheStats, ScoreCache, cache_key
-from rank.rerank_doc import DocConfig, RerankPrompt, serialize_node
-from rank.rerank_models import Scorer
+from rank.rerank_doc import DocConfig, RerankPrompt, fit_document, grasp_limits, serialize_node
+from rank.rerank_models import LocalScorer, Scorer
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +59,9 @@ class RerankRequest:
         snapshot: Snapshot (default: the source's).
         protocol: Protocol whose Hit@1 the grid maximises.
         doc: Candidate serialisation.
+        max_length: Tokens per chat for a local reranker (None: GRASP's limit for the graph,
+            2,048 for Prime and 1,024 otherwise; `rank.rerank_doc.grasp_limits`). A longer
+            chat loses the end of its document, never its question.
     """
 
     source: str
@@ -73,6 +76,7 @@ class RerankRequest:
     snapshot: Path | None = None
     protocol: str = "stark"
     doc: DocConfig = field(default_factory=DocConfig)
+    max_length: int | None = None
 
 
 @dataclass
@@ -109,9 +113,16 @@ class Pool:
 
 
 def build_pools(
-    items: Sequence[QAItem], source: RankingSet, snapshot: Any, request: RerankRequest
+    items: Sequence[QAItem],
+    source: RankingSet,
+    snapshot: Any,
+    request: RerankRequest,
+    tokenizer: Any = None,
 ) -> list[Pool]:
-    """The top `depth` candidates of every question, serialised (unknown ids are skipped)."""
+    """The top `depth` candidates of every question, serialised (unknown ids are skipped).
+
+    With the reranker's `tokenizer` text fields are cut in its tokens, else in words.
+    """
     from graphs.errors import UnknownNodeError
 
     pools = []
@@ -125,9 +136,18 @@ def build_pools(
                 logger.warning("question %s: %s is not in the snapshot; skipped", item.id, node_id)
                 continue
             ids.append(node_id)
-            documents.append(serialize_node(snapshot, node, request.doc))
+            documents.append(serialize_node(snapshot, node, request.doc, tokenizer))
         pools.append(Pool(item, ids, documents))
     return pools
+
+
+def _fitted(scorer: Scorer, prompt: RerankPrompt, pool: Pool, index: int) -> str:
+    """Pool document `index`, cut to fit a local scorer's chat limit (the question kept)."""
+    document = pool.documents[index]
+    if not isinstance(scorer, LocalScorer):
+        return document  # a served model: its server decides
+    scorer.load()
+    return fit_document(scorer.tokenizer, prompt, pool.item.query, document, scorer.max_length)
 
 
 def score_pools(
@@ -154,7 +174,9 @@ def score_pools(
         todo = [i for i, key in enumerate(keys) if key not in known]
         for start in range(0, len(todo), chunk):
             rows = todo[start : start + chunk]
-            chats = [prompt.messages(pool.item.query, pool.documents[i]) for i in rows]
+            chats = [
+                prompt.messages(pool.item.query, _fitted(scorer, prompt, pool, i)) for i in rows
+            ]
             began = time.perf_counter()
             values = scorer.score(chats)
             seconds += time.perf_counter() - began
@@ -237,12 +259,17 @@ def run_rerank(
     snapshot = Snapshot.open(snapshot_path)
     is_candidate = CandidateFilter.from_snapshot(snapshot)
     prompt = RerankPrompt.for_snapshot(snapshot)
+    tokenizer = None
+    if isinstance(scorer, LocalScorer):  # token cuts need its tokenizer, loaded with it
+        scorer.max_length = request.max_length or grasp_limits(snapshot.manifest.name).max_length
+        scorer.load()
+        tokenizer = scorer.tokenizer
     tune_pools = (
-        build_pools(_items(request, request.tune_split), source, snapshot, request)
+        build_pools(_items(request, request.tune_split), source, snapshot, request, tokenizer)
         if request.tune_split
         else []
     )
-    out_pools = build_pools(_items(request, request.split), source, snapshot, request)
+    out_pools = build_pools(_items(request, request.split), source, snapshot, request, tokenizer)
     with ScoreCache(request.cache) as cache:
         scored, seconds = score_pools(
             [*tune_pools, *out_pools], scorer, prompt, cache, on_progress=on_progress

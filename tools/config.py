@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+Toolset = Literal["extended", "paper"]
+"""The two toolsets: the ARK paper's as published, or ARK's extensions of it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -10,6 +14,14 @@ class ToolConfig:
     """How the tools behave for one run.
 
     Attributes:
+        toolset: ``"paper"`` is the toolset as the ARK paper publishes it: ``search(query, k)``
+            over all nodes with no ``node_types`` filter, and ``neighbors(node_id, query,
+            node_types, edge_types)`` with no ``k``: every expansion shows a fixed budget of
+            `neighbors_k` neighbours (the paper's k = 20). ``"extended"`` (the default) adds
+            ARK's extensions: a ``node_types`` filter on search and a ``k`` on neighbors up to
+            `max_k`. The ablations below are defined relative to either, as the paper's
+            Table 2 defines them relative to its toolset. ``dense_search`` is not part of the
+            paper's toolset, so it needs ``"extended"``.
         search_k: Default number of global-search hits (paper: 5).
         neighbors_k: Default number of neighbours shown (paper: 20).
         max_k: Largest k a call may ask for; larger values are capped and the observation says so.
@@ -33,6 +45,7 @@ class ToolConfig:
             small distilled students, which learn the tools from their teacher's calls.
     """
 
+    toolset: Toolset = "extended"
     search_k: int = 5
     neighbors_k: int = 20
     max_k: int = 50
@@ -48,6 +61,15 @@ class ToolConfig:
     brief_schemas: bool = False
 
     def __post_init__(self) -> None:
+        if self.toolset not in ("extended", "paper"):
+            raise ValueError(
+                f"ToolConfig.toolset must be 'extended' or 'paper', got {self.toolset!r}"
+            )
+        if self.toolset == "paper" and self.enable_dense_search:
+            raise ValueError(
+                "dense_search is an extension, not part of the paper's toolset: drop the dense "
+                "search or use toolset 'extended' (--toolset extended)"
+            )
         if self.enable_dense_search and not self.dense_encoder:
             raise ValueError(
                 "ToolConfig.enable_dense_search needs dense_encoder, the local "

@@ -197,7 +197,8 @@ def neighbors_text(
         rows: The shown neighbours (one per node), in order.
         total: How many distinct neighbour nodes matched the filters.
         query: The ranking query, when one was given.
-        query_matches: How many of `total` matched a query word (0: the rows are unranked).
+        query_matches: How many of `total` matched a query word (0: the rows are unranked);
+            the matching rows come first, rows after them scored 0.
         filters: Output of :func:`filters_text`.
         breakdown: (relation, neighbours linked by it) over all `total`; shown when the list
             is cut (a node linked by two relations counts under both).
@@ -213,7 +214,14 @@ def neighbors_text(
             line += f" score {score_text(row.score)}"
         lines.append(f"{line} | {row.snippet}" if row.snippet else line)
     if query is not None and query_matches:
-        lines.append(f"{query_matches:,} of {total:,} match the query.")
+        summary = f"{query_matches:,} of {total:,} match the query"
+        if len(rows) > query_matches:
+            summary += (
+                f"; the other {len(rows) - query_matches:,} shown share no word with it"
+                " (listed by edge type and connectedness)"
+            )
+        summary += "."
+        lines.append(summary)
     elif query is not None:
         lines.append(
             f"no neighbour matches {_quoted(query)}; listed by edge type and connectedness."

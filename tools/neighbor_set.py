@@ -1,8 +1,10 @@
 """A neighbourhood as a set of nodes: its default order, per-node grouping and the top-k cut.
 
 `Snapshot.neighbors` returns one entry per (edge, direction); the paper's neighbours tool ranks
-the neighbour *set*. A node linked by several edges (PrimeKG stores every edge both ways) is
-one member here and keeps all its (relation, direction) entries. The default order of a node is
+the neighbour *set*, and that set is the open neighbourhood: a node is never its own neighbour,
+even when a self-loop is kept in the graph (:func:`open_neighborhood`). A node linked by
+several edges (PrimeKG stores every edge both ways) is one member here and keeps all its
+(relation, direction) entries. The default order of a node is
 that of its first entry: relation name, then outgoing before incoming, then neighbour degree
 (most connected first), then internal node id.
 """
@@ -11,16 +13,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from graphs.csr import Neighborhood
 from tools import neighbor_kernels
 
-if TYPE_CHECKING:
-    from graphs.snapshot import Neighborhood
-
 _KEY_BITS = 63
+
+
+def open_neighborhood(hood: Neighborhood, anchor: int) -> Neighborhood:
+    """`hood` without the entries that lead back to `anchor` itself (its self-loops).
+
+    The paper's N(v) is the open neighbourhood of v; a product kept in its own `also_buy`
+    would otherwise rank first among its own neighbours. Returns `hood` itself when it has
+    no self-loop (no copy at hubs).
+    """
+    loops = np.asarray(hood.nodes) == anchor
+    if not loops.any():
+        return hood
+    keep = ~loops
+    return Neighborhood(
+        nodes=np.asarray(hood.nodes)[keep],
+        relations=np.asarray(hood.relations)[keep],
+        directions=np.asarray(hood.directions)[keep],
+    )
 
 
 class NeighborOrder:
@@ -61,6 +79,21 @@ class NeighborOrder:
             every = self._lexsort_keys(hood)
             return np.minimum.reduceat(every[members.entry_order], members.starts)
         return neighbor_kernels.first_keys(self.inputs(hood, members))
+
+    def top_ranked(
+        self, hood: Neighborhood, members: NeighborSet, scores: np.ndarray, k: int
+    ) -> np.ndarray:
+        """Positions of the top k members under rel >= 0, as the paper ranks a neighbourhood.
+
+        The positively scored members come first (by score, then default order); members that
+        share no word with the query (score 0) fill the remaining slots in the default order.
+        """
+        scored = self.top_scored(hood, members, scores, k)
+        if len(scored) >= k or len(scored) == len(members):
+            return scored
+        unmatched = np.flatnonzero(np.asarray(scores) <= 0)
+        fill = _smallest_keys(self.first_keys(hood, members), unmatched, k - len(scored))
+        return np.concatenate((scored, fill))
 
     def top_scored(
         self, hood: Neighborhood, members: NeighborSet, scores: np.ndarray, k: int

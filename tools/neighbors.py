@@ -1,11 +1,14 @@
 """The neighbors tool: a node's one-hop neighbour *set*, filtered, ranked by BM25, top k formatted.
 
 One row per neighbour node, listing every relation and direction that links it to the anchor
-(`<-[cites]->` when edges go both ways), so k counts nodes. With a query, nodes are ranked by
-their BM25 score (`BM25Index.score_nodes`, the same statistics as global search) and only
-matching neighbours are listed, unless none matches: then the listing falls back to the default
-order and says that nothing matched. Equal scores, and the whole list without a query, follow
-the default order of :class:`tools.neighbor_set.NeighborOrder`.
+(`<-[cites]->` when edges go both ways), so k counts nodes. The neighbourhood is the open one:
+the anchor is never its own neighbour, even through a self-loop. With a query, the whole
+(filtered) neighbourhood is ranked by its BM25 score rel >= 0 (`BM25Index.score_nodes`, the
+same statistics as global search) and the top k are listed, as the paper defines the tool:
+neighbours that share a word with the query come first, and those that share none (score 0)
+fill the remaining slots. Equal scores, the zero-score fill, and the whole list without a
+query follow the default order of :class:`tools.neighbor_set.NeighborOrder` (relation name,
+outgoing before incoming, most connected first, then internal id).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from tools.format import (
     no_neighbors_text,
     page_size,
 )
-from tools.neighbor_set import NeighborOrder, NeighborSet, top_entries
+from tools.neighbor_set import NeighborOrder, NeighborSet, open_neighborhood, top_entries
 from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import NeighborsArgs
@@ -55,14 +58,16 @@ def run_neighbors(
     relation_codes = vocabulary.relation_codes(args.edge_types) if args.edge_types else None
     filters = filters_text(args.node_types or (), args.edge_types or ())
     k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
-    hood = snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes)
+    hood = open_neighborhood(
+        snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes), anchor
+    )
     if not len(hood.nodes):
         anchor_view = node_views(snapshot, np.array([anchor]))[0]
         return _empty(snapshot, anchor, anchor_view, filters, notes)
     members = NeighborSet.of(hood)
     query = args.query if args.query and args.query.strip() else None
     scores = snapshot.index.score_nodes(query, members.nodes) if query else None
-    matches = int(np.count_nonzero(scores)) if scores is not None else 0
+    matches = int(np.count_nonzero(scores > 0)) if scores is not None else 0
     if not matches:
         scores = None  # nothing matched: the default order, shown unranked
     shown = _shown(hood, members, order, scores, k)
@@ -71,10 +76,11 @@ def run_neighbors(
     shown_nodes = members.nodes[shown]
     anchor_view, *views = node_views(snapshot, np.concatenate(([anchor], shown_nodes)))
     snippets = [""] * len(shown)
-    if query and scores is not None:  # every shown row matched the query
-        names = [view.name for view in views]
-        snippets = query_snippets(
-            snapshot, query, shown_nodes, names, config.neighbor_snippet_chars
+    matched = min(matches, len(shown))  # the matching rows come first
+    if query and scores is not None and matched:
+        names = [view.name for view in views[:matched]]
+        snippets[:matched] = query_snippets(
+            snapshot, query, shown_nodes[:matched], names, config.neighbor_snippet_chars
         )
     links = _links(snapshot, hood, members, order, shown)
     rows = [
@@ -109,12 +115,13 @@ def _shown(
 ) -> np.ndarray:
     """Positions in `members` of the k listed, in order: by score, then the default order.
 
-    With scores only the positively scored nodes are listed, and only the few best-scored
-    need their default-order keys (to break ties).
+    With scores the whole neighbourhood is ranked by rel >= 0: the positively scored come
+    first and only they need their default-order keys up front (to break ties); when fewer
+    than k match, the zero-scored fill the rest in the default order.
     """
     if scores is None:
         return top_entries(order.first_keys(hood, members), None, k)
-    return order.top_scored(hood, members, scores, k)
+    return order.top_ranked(hood, members, scores, k)
 
 
 def _links(
@@ -148,7 +155,7 @@ def _empty(
 ) -> Observation:
     if not filters:
         return Observation(text=no_neighbors_text(view, notes=notes))
-    everything = snapshot.neighbors(anchor)
+    everything = open_neighborhood(snapshot.neighbors(anchor), anchor)
     members = NeighborSet.of(everything)
     type_counts = np.bincount(
         snapshot.node_type_codes[members.nodes], minlength=len(snapshot.node_type_names)

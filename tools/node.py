@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tools.format import EdgeGroup, NodeView, node_text
+from tools.neighbor_set import open_neighborhood
 from tools.observation import Observation
 from tools.schemas import NodeArgs
 from tools.vocab import resolve_node
@@ -45,7 +46,7 @@ def edge_groups(snapshot: Snapshot, node: int) -> list[EdgeGroup]:
     Ordered like the neighbors tool's default listing: relation name, outgoing before incoming,
     then neighbour type name. Counted in numpy, so a hub of any degree costs one pass.
     """
-    hood = snapshot.neighbors(node)
+    hood = open_neighborhood(snapshot.neighbors(node), node)
     if not len(hood.nodes):
         return []
     num_types = max(len(snapshot.node_type_names), 1)

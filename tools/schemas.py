@@ -107,7 +107,7 @@ class NeighborsArgs(ToolArgs):
     or the products of a brand. Each line names every edge between the anchor and that node:
     `-[relation]-> [id] name (type)` for an edge from the anchor, `<-[relation]- ...` for an
     edge into it, `<-[relation]-> ...` for edges both ways, several joined by commas. The last
-    line says how many neighbours matched in total.
+    line says how many neighbours there are in total and how many matched the query.
     """
 
     node_id: str = Field(description="The id of the anchor node, exactly as shown in brackets.")
@@ -115,7 +115,8 @@ class NeighborsArgs(ToolArgs):
         default=None,
         max_length=MAX_QUERY_CHARS,
         description="Rank the neighbours by relevance to these keywords (the same BM25 as "
-        "search). Without it, neighbours are listed by edge type, then by how connected they are.",
+        "search): those matching come first, the others fill the rest of the list. Without it, "
+        "neighbours are listed by edge type, then by how connected they are.",
     )
     node_types: NameList | None = Field(
         default=None, description="Only list neighbours of these node types."
@@ -193,8 +194,18 @@ def enabled_tools(config: ToolConfig) -> list[str]:
 
 
 def disabled_fields(name: str, config: ToolConfig) -> dict[str, str]:
-    """Parameters an ablation switches off for tool `name`, mapped to why (shown when ignored)."""
+    """Parameters an ablation or the paper's toolset switches off for tool `name`, mapped to why.
+
+    The paper's toolset (``config.toolset == "paper"``) has no ``node_types`` on search and no
+    ``k`` on neighbors (its budget is fixed at ``config.neighbors_k``); the reason is shown when
+    a model passes one anyway.
+    """
     disabled = {}
+    if config.toolset == "paper":
+        if name == "search":
+            disabled["node_types"] = "the paper's search has no type filter"
+        if name == "neighbors":
+            disabled["k"] = f"the paper's neighbors shows a fixed {config.neighbors_k} neighbours"
     if name in ("search", "dense_search", "neighbors") and not config.type_filters:
         disabled["node_types"] = "type filters are disabled"
         if name == "neighbors":

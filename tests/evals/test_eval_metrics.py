@@ -64,13 +64,24 @@ def test_mrr_is_computed_on_the_ranking_truncated_to_20(rank: int, mrr: float) -
     assert stark_metrics(ranked, ["p1"], IS_CANDIDATE)["mrr"] == pytest.approx(mrr)
 
 
-def test_stark_truncates_after_dropping_non_candidates() -> None:
-    # 22 brands then the gold product: ARK rank 23 (MRR 0), STaRK rank 1 among candidates.
-    filler = [f"x{i}" for i in range(22)]
+def test_stark_cuts_at_20_before_dropping_non_candidates() -> None:
+    """The paper's order: truncate the fused ranking to 20, then filter to candidates.
+
+    Five non-candidates on top and the gold product at fused rank 22: filtering first would
+    lift it to candidate rank 17; cutting first leaves it out, so every metric is 0.
+    """
+    filler = [f"x{i}" for i in range(5)]
     is_candidate = CandidateFilter(TYPES | dict.fromkeys(filler, "brand"), frozenset({"product"}))
-    ranked = [*filler, "p1"]
-    assert ark_metrics(ranked, ["p1"])["mrr"] == 0.0
-    assert stark_metrics(ranked, ["p1"], is_candidate)["mrr"] == 1.0
+    ranked = [*filler, *(f"p{i}" for i in range(10, 26)), "p1"]
+    assert ranked.index("p1") + 1 == 22
+    zeros = {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
+    assert stark_metrics(ranked, ["p1"], is_candidate) == zeros
+    assert ark_metrics(ranked, ["p1"]) == zeros
+    # within the cut the filter still lifts a candidate: fused rank 6 -> candidate rank 1
+    assert stark_metrics([*filler, "p1"], ["p1"], is_candidate)["mrr"] == 1.0
+    # ... and a gold at fused rank 20 stays in: candidate rank 15
+    edge = [*filler, *(f"p{i}" for i in range(10, 24)), "p1"]
+    assert stark_metrics(edge, ["p1"], is_candidate)["mrr"] == pytest.approx(1 / 15)
 
 
 @pytest.mark.parametrize("ranked", [[], ["b1", "c1"]])
@@ -100,14 +111,14 @@ def test_stark_recall_denominator_counts_candidate_gold_only() -> None:
     assert stark_metrics(ranked, gold, IS_CANDIDATE)["recall@20"] == 1.0
 
 
-def test_non_candidate_beyond_top_20_enters_stark_top_20() -> None:
-    # 19 brands-like non-candidates push p1 to rank 21 under ARK; STaRK drops them.
+def test_non_candidates_beyond_top_20_leave_the_stark_top_20_short() -> None:
+    # 20 brands fill the cut; p1 at fused rank 21 is outside it under both protocols.
     filler = [f"x{i}" for i in range(20)]
     types = TYPES | dict.fromkeys(filler, "brand")
     is_candidate = CandidateFilter(types, frozenset({"product"}))
     ranked = [*filler, "p1"]
     assert ark_metrics(ranked, ["p1"])["recall@20"] == 0.0
-    assert stark_metrics(ranked, ["p1"], is_candidate)["recall@20"] == 1.0
+    assert stark_metrics(ranked, ["p1"], is_candidate)["recall@20"] == 0.0
 
 
 def test_ties_and_repeats_rank_by_first_position() -> None:

@@ -244,17 +244,27 @@ def test_neighbor_ranking_equals_global_bm25_on_the_neighbour_set(
     global_scores = {snapshot.external_id(node): score for node, score in pairs}
     hood = snapshot.neighbors(snapshot.internal_id("N0"))
     entries = {snapshot.external_id(node) for node in hood.nodes.tolist()}
-    expected = sorted((-global_scores[e], e) for e in entries if global_scores.get(e, 0) > 0)
+    expected = sorted(
+        (-global_scores[e], e) for e in entries - {"N0"} if global_scores.get(e, 0) > 0
+    )
     assert 0 < len(expected) < len(entries)
-    # the listing is exactly the matching neighbour nodes, each once, by global score
-    assert sorted(observation.node_ids) == sorted(node_id for _, node_id in expected)
+    # the listing starts with the matching neighbour nodes, each once, by global score; every
+    # other neighbour follows with score 0 (the paper's Top-k under rel >= 0)
+    matched = observation.node_ids[: len(expected)]
+    assert sorted(matched) == sorted(node_id for _, node_id in expected)
+    assert sorted(observation.node_ids) == sorted(entries - {"N0"})
     np.testing.assert_allclose(
-        observation.scores, [-score for score, _ in expected], rtol=1e-6, atol=1e-6
+        observation.scores[: len(expected)],
+        [-score for score, _ in expected],
+        rtol=1e-6,
+        atol=1e-6,
     )
     np.testing.assert_allclose(
-        observation.scores, [global_scores[e] for e in observation.node_ids], rtol=1e-6
+        observation.scores[: len(expected)], [global_scores[e] for e in matched], rtol=1e-6
     )
-    assert f"{len(expected):,} of {len(entries):,} match the query." in observation.text
+    assert not any(observation.scores[len(expected) :])
+    total = len(entries - {"N0"})
+    assert f"{len(expected):,} of {total:,} match the query; the other " in observation.text
     top = toolset.call("neighbors", {"node_id": "N0", "query": query, "k": 5})
     assert top.node_ids == observation.node_ids[:5]
     assert top.scores == observation.scores[:5]

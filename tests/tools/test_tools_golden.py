@@ -124,14 +124,27 @@ def test_neighbors_ranked_and_cut(toolset: Toolset) -> None:
     assert [round(score, 2) for score in observation.scores] == [2.01]
 
 
-def test_neighbors_list_only_matches_when_some_match(toolset: Toolset) -> None:
+def test_neighbors_rank_the_whole_neighbourhood_and_fill_with_zero_scores(
+    toolset: Toolset,
+) -> None:
+    """The paper's Top-k under rel >= 0: matches first, the rest fill in the default order."""
     observation = toolset.call("neighbors", {"node_id": "P1", "query": "babbage engine"})
     assert observation.text == (
         'neighbours of [P1] Notes on the Analytical Engine (paper), ranked by "babbage engine":\n'
         "<-[cites]- [P3] Passages from the Life of a Philosopher (paper) score 0.89 | "
         "Autobiography of Babbage: the Difference…\n"
-        "1 of 4 match the query.\n"
-        "showing 1 of 4 (by edge type: cites 2, published_in 1, writes 1); "
+        "<-[cites]- [P2] On the Economy of Machinery (paper) score 0.00\n"
+        "-[published_in]-> [V1] Scientific Memoirs (venue) score 0.00\n"
+        "<-[writes]- [A1] Ada Lovelace (author) score 0.00\n"
+        "1 of 4 match the query; the other 3 shown share no word with it "
+        "(listed by edge type and connectedness)."
+    )
+    assert observation.node_ids == ["P3", "P2", "V1", "A1"]
+    assert observation.scores[1:] == [0.0, 0.0, 0.0]
+    two = toolset.call("neighbors", {"node_id": "P1", "query": "babbage engine", "k": 2})
+    assert two.node_ids == ["P3", "P2"]  # the fill stops at k
+    assert two.text.splitlines()[-1] == (
+        "showing 2 of 4 (by edge type: cites 2, published_in 1, writes 1); "
         "refine with query or filters."
     )
 
@@ -197,9 +210,9 @@ def test_neighbours_are_nodes_with_every_link_on_one_row(two_way_toolset: Toolse
         "refine with query or filters."
     )
     ranked = two_way_toolset.call("neighbors", {"node_id": "D1", "query": "platelets", "k": 5})
-    assert ranked.node_ids == ["G1"]
+    assert ranked.node_ids == ["G1", "X1", "G2"]  # the two unmatched fill in default order
     assert ranked.text.splitlines()[1].startswith("<-[target]-> [G1] PTGS1 (gene) score ")
-    assert "1 of 3 match the query." in ranked.text
+    assert "1 of 3 match the query; the other 2 shown share no word with it" in ranked.text
 
 
 def test_no_neighbours_after_filters_counts_nodes(two_way_toolset: Toolset) -> None:
