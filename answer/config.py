@@ -1,0 +1,89 @@
+"""SargConfig: one frozen object with the SARG paper's settings for answering a question."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from answer.errors import AnswerConfigError
+
+DirectionMode = Literal["rule", "llm", "forward", "backward", "bidirectional"]
+"""How the traversal direction is chosen: a classifier (`rule`, `llm`) or forced."""
+
+Method = Literal["sarg", "direct", "rag", "cot-rag", "flat-chains"]
+"""What produces the answer: SARG, or a baseline / ablation under the same retrieval."""
+
+Retriever = Literal["bm25", "agents", "dense"]
+"""Where the passages / nodes come from."""
+
+METHODS: tuple[str, ...] = ("sarg", "direct", "rag", "cot-rag", "flat-chains")
+DIRECTIONS: tuple[str, ...] = ("rule", "llm", "forward", "backward", "bidirectional")
+RETRIEVERS: tuple[str, ...] = ("bm25", "agents", "dense")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SargConfig:
+    """Everything that shapes one answer (the CLI maps its flags onto this and nothing else).
+
+    Attributes:
+        method: `sarg`, or a baseline under the same retrieval: `direct` (no context), `rag`
+            (the top passages as flat context), `cot-rag` (flat context, step-by-step), or the
+            ablation `flat-chains` (the chains' nodes and sources as flat context, no chains).
+        retriever: `bm25` (the snapshot's index), `agents` (ARK's agents' fused ranking) or
+            `dense` (the snapshot's embeddings; needs `ark graph embed`).
+        passages: Passages / nodes retrieved per question (paper: 10–50 documents).
+        tau: Cosine threshold for entry nodes, Eq. 3 (the paper gives no value).
+        keyphrases: Key phrases KeyBERT keeps from the question (K_q, Sec. 3.3).
+        keyphrase_max_words: Longest key phrase, in words.
+        direction: `rule` (the default classifier), `llm` (the model classifies), or a forced
+            `forward` / `backward` / `bidirectional` (the paper's blind-traversal ablation).
+        beam_width: Chains kept at each depth, β (paper: 3).
+        shared_beam: All entry nodes share one beam of β chains; by default each entry node
+            keeps its own (the paper does not say which).
+        top_k: Chains given to the generator, K (paper: 3).
+        max_depth: Hops after the start node before a chain stops (a cap on "until dead ends").
+        max_neighbors: Neighbours added per retrieved node of a typed KG (the most
+            query-relevant by BM25 first); 0 keeps only edges among the retrieved nodes.
+        evidence_chars: Characters of each source text shown in a prompt.
+        max_tokens: Cap on the tokens the generator writes.
+        temperature: Generator sampling temperature (0: greedy, comparable runs).
+    """
+
+    method: Method = "sarg"
+    retriever: Retriever = "bm25"
+    passages: int = 10
+    tau: float = 0.5
+    keyphrases: int = 5
+    keyphrase_max_words: int = 3
+    direction: DirectionMode = "rule"
+    beam_width: int = 3
+    shared_beam: bool = False
+    top_k: int = 3
+    max_depth: int = 4
+    max_neighbors: int = 30
+    evidence_chars: int = 600
+    max_tokens: int = 256
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        _choice("method", self.method, METHODS)
+        _choice("retriever", self.retriever, RETRIEVERS)
+        _choice("direction", self.direction, DIRECTIONS)
+        for name in ("passages", "keyphrases", "keyphrase_max_words", "beam_width", "top_k"):
+            if getattr(self, name) < 1:
+                raise AnswerConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.max_depth < 1:
+            raise AnswerConfigError(f"max_depth must be >= 1, got {self.max_depth}")
+        if self.max_neighbors < 0:
+            raise AnswerConfigError(f"max_neighbors must be >= 0, got {self.max_neighbors}")
+        if not -1.0 <= self.tau <= 1.0:
+            raise AnswerConfigError(f"tau is a cosine threshold in [-1, 1], got {self.tau}")
+
+    def to_record(self) -> dict[str, Any]:
+        """Plain-dict form stored in run directories and --json output."""
+        return asdict(self)
+
+
+def _choice(name: str, value: str, options: tuple[str, ...]) -> None:
+    if value not in options:
+        raise AnswerConfigError(f"unknown {name} {value!r}; choose one of: {', '.join(options)}")

@@ -1,0 +1,71 @@
+"""Entry nodes of the chain search: key phrases matched to graph nodes above τ (SARG Eq. 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EntryMatch:
+    """One entry node and why it was chosen.
+
+    Attributes:
+        node: The node key.
+        similarity: max over key phrases of cos(e_k, e_v).
+        phrase: The key phrase that attains it.
+    """
+
+    node: str
+    similarity: float
+    phrase: str
+
+
+def entry_nodes(
+    phrases: Sequence[str],
+    phrase_vectors: np.ndarray,
+    nodes: Sequence[str],
+    node_vectors: np.ndarray,
+    *,
+    tau: float,
+) -> list[EntryMatch]:
+    """S = {v ∈ V | max_k cos(e_k, e_v) > τ}, best match first (Eq. 3).
+
+    Args:
+        phrases: The key phrases K_q.
+        phrase_vectors: Their embeddings, one row each.
+        nodes: The node keys of V.
+        node_vectors: Their embeddings, one row each.
+        tau: The threshold; a node must exceed it strictly.
+
+    Returns:
+        The entry nodes, by similarity (then node key) descending.
+    """
+    if not len(phrases) or not len(nodes):
+        return []
+    similarity = _cosine(phrase_vectors, node_vectors)  # [phrases, nodes]
+    best = similarity.argmax(axis=0)
+    scores = similarity[best, np.arange(len(nodes))]
+    matches = [
+        EntryMatch(nodes[i], float(scores[i]), phrases[int(best[i])])
+        for i in range(len(nodes))
+        if scores[i] > tau
+    ]
+    return sorted(matches, key=lambda m: (-m.similarity, m.node))
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    a_norm = np.linalg.norm(a, axis=1, keepdims=True)
+    b_norm = np.linalg.norm(b, axis=1, keepdims=True)
+    a = np.divide(a, a_norm, out=np.zeros_like(a), where=a_norm > 0)
+    b = np.divide(b, b_norm, out=np.zeros_like(b), where=b_norm > 0)
+    return a @ b.T
+
+
+def cosine_to(query: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """cos(query, row) for every row of `vectors` (zero vectors give 0)."""
+    return _cosine(np.asarray(query)[None, :], vectors)[0]

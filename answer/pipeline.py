@@ -1,0 +1,193 @@
+"""The answerer: retrieve, build the query graph, search chains, prompt, answer (SARG Sec. 3)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent.models.base import Message, Model
+from answer.beam import BeamResult, Chain, beam_search
+from answer.config import SargConfig
+from answer.direction import DirectionClassifier, LLMDirection
+from answer.encoding import Embedder, KeyphraseExtractor
+from answer.entry import EntryMatch, cosine_to, entry_nodes
+from answer.offline import read_answer
+from answer.prompt import Evidence, PromptBuilder, chain_evidence, clip, parse_answer
+from answer.query_graph import Direction, Passage, QueryGraph
+from answer.records import chain_record, entry_record
+from answer.result import AnswerResult
+from answer.retrieve import Retriever
+
+
+class EvidenceSource(Protocol):
+    """Turns retrieved internal ids into a query graph (Eq. 2) and into flat passages."""
+
+    def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
+        """G_D over the retrieved evidence."""
+        ...
+
+    def passages(self, retrieved: Sequence[int]) -> list[Passage]:
+        """The retrieved items as flat context, in retrieval order."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChainSearch:
+    """What SARG's construction stage produced for one question."""
+
+    graph: QueryGraph
+    keyphrases: list[str]
+    entries: list[EntryMatch]
+    entry_fallback: bool
+    direction: Direction
+    beam: BeamResult
+    direction_llm_s: float
+
+
+class Answerer:
+    """Answers questions with SARG or a baseline, with or without a model."""
+
+    def __init__(
+        self,
+        config: SargConfig,
+        *,
+        retriever: Retriever,
+        source: EvidenceSource,
+        encoder: Embedder,
+        keyphrases: KeyphraseExtractor,
+        direction: DirectionClassifier,
+        model: Model | None = None,
+    ) -> None:
+        """Wire the stages (each built once by the caller and passed in)."""
+        self.config = config
+        self.retriever = retriever
+        self.source = source
+        self.encoder = encoder
+        self.keyphrases = keyphrases
+        self.direction = direction
+        self.model = model
+        self.prompts = PromptBuilder()
+
+    async def answer(self, question: str) -> AnswerResult:
+        """Answer one question; the result carries its chains, citations and timings."""
+        started = time.perf_counter()
+        retrieved = await self.retriever.retrieve(question, self.config.passages)
+        retrieve_s = time.perf_counter() - started
+        passages = self.source.passages(retrieved)
+        constructed = time.perf_counter()
+        search = None
+        if self.config.method in ("sarg", "flat-chains"):
+            search = await self.search(question, retrieved)
+        messages, evidence, offline = self._prompt(question, passages, search)
+        construct_s = time.perf_counter() - constructed - (search.direction_llm_s if search else 0)
+        generated = time.perf_counter()
+        answer, reply = offline, ""
+        if self.model is not None:
+            turn = await self.model.generate(messages, [], temperature=self.config.temperature)
+            reply = turn.message.get("content") or ""
+            answer = parse_answer(reply)
+        timings = {
+            "retrieve_s": retrieve_s,
+            "construct_s": construct_s,
+            "direction_llm_s": search.direction_llm_s if search else 0.0,
+            "generate_s": time.perf_counter() - generated if self.model is not None else 0.0,
+        }
+        return self._result(question, answer, reply, passages, search, evidence, timings, messages)
+
+    async def search(self, question: str, retrieved: Sequence[int]) -> ChainSearch:
+        """SARG steps 1–3: the query graph, entry nodes (Eq. 3), direction, beam search (Eq. 5)."""
+        config = self.config
+        graph = self.source.query_graph(retrieved, question)
+        labels = [graph.labels[node] for node in graph.nodes]
+        node_vectors = self.encoder.encode(labels)
+        query_vector = self.encoder.encode([question])[0]
+        scores = cosine_to(query_vector, node_vectors).tolist()
+        similarity = dict(zip(graph.nodes, scores, strict=True))
+        phrases = self.keyphrases.extract(question, config.keyphrases) if graph.nodes else []
+        phrase_vectors = self.encoder.encode(phrases)
+        entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=config.tau)
+        fallback = not entries and bool(phrases) and bool(graph.nodes)
+        if fallback:
+            entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=-2.0)[:1]
+        classified = time.perf_counter()
+        direction = await self.direction.classify(question)
+        llm_s = time.perf_counter() - classified if isinstance(self.direction, LLMDirection) else 0
+        beam = beam_search(
+            graph,
+            [entry.node for entry in entries],
+            similarity,
+            direction=direction,
+            beam_width=config.beam_width,
+            top_k=config.top_k,
+            max_depth=config.max_depth,
+            per_entry=not config.shared_beam,
+        )
+        return ChainSearch(graph, phrases, entries, fallback, direction, beam, llm_s)
+
+    def _prompt(
+        self, question: str, passages: list[Passage], search: ChainSearch | None
+    ) -> tuple[list[Message], list[Evidence], str]:
+        """The messages for the method, the evidence they show, and the offline answer."""
+        chars = self.config.evidence_chars
+        flat = [Evidence(p.id, clip(p.text, chars)) for p in passages]
+        top = passages[0] if passages else Passage("", "", "")
+        offline = read_answer(question, top.name, [top.text]) if passages else ""
+        method = self.config.method
+        if method == "direct":
+            return self.prompts.direct(question), [], ""
+        if method in ("rag", "cot-rag") or search is None or not search.beam.chains:
+            messages = self.prompts.flat(question, flat, step_by_step=method == "cot-rag")
+            return messages, flat, offline
+        chains = search.beam.chains
+        graph = search.graph
+        evidence = chain_evidence(chains, graph, chars=chars)
+        offline = _offline_from_chain(question, chains[0], graph)
+        if method == "flat-chains":
+            return self.prompts.flat(question, evidence), evidence, offline
+        serialized = [chain_record(chain, graph).text for chain in chains]
+        return self.prompts.sarg(question, serialized, evidence), evidence, offline
+
+    def _result(
+        self,
+        question: str,
+        answer: str,
+        reply: str,
+        passages: list[Passage],
+        search: ChainSearch | None,
+        evidence: list[Evidence],
+        timings: dict[str, float],
+        messages: list[Message],
+    ) -> AnswerResult:
+        result = AnswerResult(
+            question=question,
+            answer=answer,
+            method=self.config.method,
+            model=self.model.name if self.model is not None else "offline",
+            retrieved=[p.id for p in passages],
+            citations=[item.id for item in evidence],
+            messages=messages if self.model is not None else [],
+            reply=reply,
+            timings=timings,
+        )
+        if search is None:
+            return result
+        graph = search.graph
+        return result.model_copy(
+            update={
+                "keyphrases": search.keyphrases,
+                "entries": [entry_record(entry, graph) for entry in search.entries],
+                "entry_fallback": search.entry_fallback,
+                "direction": search.direction.value,
+                "chains": [chain_record(chain, graph) for chain in search.beam.chains],
+                "graph_nodes": len(graph.nodes),
+                "graph_triples": len(graph.triples),
+                "expanded": search.beam.expanded,
+            }
+        )
+
+
+def _offline_from_chain(question: str, chain: Chain, graph: QueryGraph) -> str:
+    texts = [graph.sources[s] for s in reversed(chain.sources()) if s in graph.sources]
+    return read_answer(question, graph.labels[chain.end], texts)
