@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agent.models.openai.url import redact_url
+from graphs.errors import ConfigError
 from tools.config import ToolConfig
 
 
@@ -13,15 +15,23 @@ class AgentConfig:
     """Everything that shapes one ARK run (the CLI maps its flags onto this and nothing else).
 
     Attributes:
-        model: Model spec: `rules`, `hf:PATH`, or a model name served by an OpenAI-compatible
-            endpoint (`openai:NAME` forces the HTTP adapter).
+        model: Model spec (agent/models/spec.py): `rules`, `hf:PATH` (a model or PEFT adapter
+            directory, or a .gguf file), `openai:NAME`, or a bare NAME when a base URL or API
+            key says an endpoint is meant.
         base_url: OpenAI-compatible endpoint; None falls back to OPENAI_BASE_URL, then OpenAI.
+            Credentials in it (user:password@) are redacted in every stored record.
         n_agents: Parallel agents whose answer lists are fused by vote (paper: 3).
         max_steps: Model turns per agent before it is stopped (paper: T_max = 20).
         temperature: Sampling temperature for diversity between agents (paper: 0.7).
         max_tokens: Cap on tokens per model turn.
-        request_timeout_s: Per-call timeout for HTTP models.
-        max_retries: Retries on timeouts, 429 and 5xx before a model call fails.
+        request_timeout_s: Seconds one HTTP attempt waits for the endpoint's reply. A timed-out
+            attempt is retried at most once, and not at all when the endpoint then fails a
+            short liveness check (GET /models): a server that accepts connections and never
+            answers fails each call after about this long.
+        max_retries: Retries on 429, 5xx and malformed replies before a model call fails
+            (timeouts: at most one retry; refused connections: two).
+        call_deadline_s: Wall-clock bound on one model call, every attempt and backoff wait
+            together; None: bounded only by the retry counts.
         seed: Base seed; agent i uses seed + i where the backend supports seeding.
         tools: Tool defaults and ablation switches.
         brief_prompt: Render the short system prompt (prompts/agent_system_brief.md.j2: the
@@ -35,18 +45,32 @@ class AgentConfig:
     max_steps: int = 20
     temperature: float = 0.7
     max_tokens: int = 1024
-    request_timeout_s: float = 120.0
+    request_timeout_s: float = 60.0
     max_retries: int = 6
+    call_deadline_s: float | None = 180.0
     seed: int = 0
     tools: ToolConfig = field(default_factory=ToolConfig)
     brief_prompt: bool = False
 
     def __post_init__(self) -> None:
         if self.n_agents < 1:
-            raise ValueError(f"n_agents must be >= 1, got {self.n_agents}")
+            raise ConfigError(f"n_agents must be >= 1, got {self.n_agents}")
         if self.max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1, got {self.max_steps}")
+            raise ConfigError(f"max_steps must be >= 1, got {self.max_steps}")
+        if self.request_timeout_s <= 0:
+            raise ConfigError(f"request_timeout_s must be > 0, got {self.request_timeout_s}")
+        if self.max_retries < 0:
+            raise ConfigError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.call_deadline_s is not None and self.call_deadline_s <= 0:
+            raise ConfigError(f"call_deadline_s must be > 0 or unset, got {self.call_deadline_s}")
 
     def to_record(self) -> dict[str, Any]:
-        """Plain-dict form stored in trajectories and run directories (no secrets live here)."""
-        return asdict(self)
+        """Plain-dict form stored in trajectories and run directories.
+
+        No secret is stored: the API key never enters the config, and credentials in
+        `base_url` are replaced by `***`.
+        """
+        record = asdict(self)
+        if self.base_url:
+            record["base_url"] = redact_url(self.base_url)
+        return record

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from graphs.errors import ArkError
+
 TRAJECTORY_VERSION = 1
 """The format version written; records of a newer version are refused on read."""
 
@@ -22,7 +24,7 @@ def new_question_id(source: str) -> str:
     return f"{source}-{stamp}-{uuid.uuid4().hex[:8]}"
 
 
-class TrajectoryVersionError(ValueError):
+class TrajectoryVersionError(ArkError, ValueError):
     """A record was written by a newer ARK in a format this one cannot read."""
 
 

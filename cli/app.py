@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from cli import (
     ask_cmds,
@@ -19,12 +22,33 @@ from cli import (
     synth_cmds,
     tool_cmds,
 )
+from cli.guards import USER_ERROR_EXIT, print_error, user_message
+
+
+class ArkGroup(TyperGroup):
+    """The root command group: a user error in any command ends as one line and exit 2.
+
+    An ArkError (or a missing optional extra) is printed as `error: message` and the command
+    exits with code 2; any other exception is a bug and propagates with its traceback.
+    """
+
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
+        """Run the command, turning user errors into one line and exit code 2."""
+        try:
+            return super().invoke(ctx)
+        except Exception as error:
+            message = user_message(error)
+            if message is None:
+                raise
+            print_error(message)
+            raise typer.Exit(code=USER_ERROR_EXIT) from None
 
 
 def build_app() -> typer.Typer:
     """Build the `ark` application with every command group registered."""
     app = typer.Typer(
         name="ark",
+        cls=ArkGroup,
         help="ARK: agentic retrieval over knowledge graphs.",
         no_args_is_help=True,
         pretty_exceptions_enable=False,

@@ -1,30 +1,94 @@
-"""Turning user errors and Ctrl-C into one clear line and an exit code, for long commands."""
+"""Turning user errors, missing extras and Ctrl-C into one clear line and an exit code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
+from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
-from cli.options import fail
+from graphs.errors import ArkError, MissingExtraError
+
+USER_ERROR_EXIT = 2
+"""Exit code of a command stopped by an ArkError (bad input or setup the message explains)."""
+
+EXTRA_OF_MODULE: Mapping[str, str] = MappingProxyType(
+    {
+        "torch": "distill",
+        "transformers": "distill",
+        "trl": "distill",
+        "peft": "distill",
+        "datasets": "distill",
+        "accelerate": "distill",
+        "tokenizers": "distill",
+        "gguf": "distill",
+        "sentence_transformers": "dense",
+        "scipy": "dense",
+        "mcp": "mcp",
+    }
+)
+"""The optional extra that installs each optional top-level module (pyproject.toml)."""
+
+
+def print_error(message: str, console: Console | None = None) -> None:
+    """Print `error: message` on one line; the message is plain text, never rich markup.
+
+    Brackets in a message (`pip install 'ark-kg[dense]'`, a node id `[x]`) are printed as
+    written: only the `error:` prefix is styled.
+    """
+    line = Text("error: ", style="bold red")
+    line.append(message)
+    (console or Console(stderr=True)).print(line, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, console: Console | None = None) -> NoReturn:
+    """Print one clear error line (see `print_error`) and exit with code 2."""
+    print_error(message, console)
+    raise typer.Exit(code=USER_ERROR_EXIT)
+
+
+def missing_extra(error: ModuleNotFoundError) -> MissingExtraError | None:
+    """The one-line hint for an optional module that is not installed (None: not optional)."""
+    module = (error.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    return MissingExtraError(extra, module) if extra else None
+
+
+def user_message(error: BaseException) -> str | None:
+    """The one line a user sees for `error`, or None when it is a bug (keep the traceback).
+
+    ArkError is a user error by definition; a missing optional module becomes the install
+    hint of its extra. Everything else is a bug.
+    """
+    if isinstance(error, ArkError):
+        return str(error) or type(error).__name__
+    if isinstance(error, ModuleNotFoundError):
+        hint = missing_extra(error)
+        return str(hint) if hint else None
+    return None
 
 
 @contextmanager
 def user_errors(console: Console, *extra: type[Exception]) -> Iterator[None]:
-    """Turn the typed errors of bad input (and `extra` ones) into one line and exit code 2."""
-    from agent.models.base import ModelError
-    from evals.qa import QAError
-    from evals.runstore import RunStoreError
-    from graphs.errors import GraphError
+    """Turn ArkErrors, a missing extra (and `extra` error types) into one line and exit 2.
 
-    handled: tuple[type[Exception], ...] = (RunStoreError, GraphError, QAError, ModelError, *extra)
+    The application (cli/app.py) already does this for every command; use this only to
+    print on a particular console or to add a type that is a user error at this call site.
+    """
+    handled: tuple[type[Exception], ...] = (ArkError, ModuleNotFoundError, *extra)
     try:
         yield
     except handled as error:
-        fail(str(error), console)
+        message = user_message(error)
+        if message is None and not isinstance(error, extra):
+            raise
+        fail(message if message is not None else str(error), console)
 
 
 @contextmanager
@@ -34,7 +98,7 @@ def interrupt_hint(err: Console, out: Path, *, how: str = "with --resume") -> It
         yield
     except KeyboardInterrupt:
         err.print(
-            f"[yellow]interrupted[/]: finished questions are saved under {out}; "
+            f"[yellow]interrupted[/]: finished questions are saved under {escape(str(out))}; "
             f"rerun the same command {how} to continue."
         )
         raise typer.Exit(code=130) from None

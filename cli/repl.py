@@ -7,13 +7,12 @@ import logging
 
 from rich.console import Console
 
-from agent.models.base import ModelError
 from agent.trajectory import new_question_id
 from cli.render import TracePrinter, answer_table, result_summary
-from cli.repl_directives import COMMANDS, CommandError, ReplCommands
+from cli.repl_directives import COMMANDS, ReplCommands
 from cli.repl_io import LineReader
 from cli.repl_session import ReplSession
-from graphs.errors import GraphError
+from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +69,7 @@ class Repl:
             return True
         try:
             handler(self.commands, rest.strip())
-        except (CommandError, GraphError, OSError, ValueError) as exc:
+        except (ArkError, OSError) as exc:
             self.console.print(f"[red]error:[/] {exc}", highlight=False)
         return True
 
@@ -83,7 +82,7 @@ class Repl:
         except KeyboardInterrupt:
             self.console.print("[yellow]cancelled[/]")
             return
-        except (ModelError, GraphError, OSError, ValueError) as exc:
+        except (ArkError, OSError) as exc:
             self.console.print(f"[red]error:[/] {exc}", highlight=False)
             return
         self.session.last = result

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from graphs.errors import ArkError
 from tools.format import edge_arrow
 from tools.node import edge_groups
 from tools.toolset import Toolset
@@ -35,7 +36,7 @@ Type a question to run the agents, or a command:
   :quit                    leave (Ctrl-D too; Ctrl-C cancels a running question)"""
 
 
-class CommandError(Exception):
+class CommandError(ArkError):
     """A REPL command was used wrongly; the message says the right form."""
 
 

@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.guards import user_errors
-from cli.options import fail
+from cli.guards import fail, user_errors
 
 
 def reranker(
@@ -69,14 +68,12 @@ def reranker(
     ] = None,
 ) -> None:
     """Train a listwise LoRA reranker on a fused pool's positives and hard negatives."""
-    from distill.errors import DistillError
     from distill.reranker_data import RerankDataOptions, build_records, write_data
     from distill.reranker_train import RerankerTrainConfig, train_reranker
     from evals.qa import load_qa
     from graphs.snapshot import Snapshot
-    from rank.rankings import RankingError, read_rankings
+    from rank.rankings import read_rankings
     from rank.rerank_doc import DocConfig, RerankPrompt
-    from rank.rerank_models import RerankError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     err = Console(stderr=True)
@@ -87,7 +84,7 @@ def reranker(
             max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
         ),
     )  # fmt: skip
-    with user_errors(err, RankingError, RerankError, DistillError):
+    with user_errors(err):
         config = RerankerTrainConfig().with_overrides(
             group_size=group_size, gradient_accumulation_steps=grad_accum, max_steps=max_steps,
             max_length=max_length, learning_rate=learning_rate, num_train_epochs=epochs,
@@ -109,4 +106,4 @@ def reranker(
         result = train_reranker(data_dir, base_model, out, config)
     last = f"{result.losses[-1][1]:.4f}" if result.losses else "n/a"
     console.print(f"trained {result.global_step} steps; last loss {last}")
-    console.print(f"adapter saved to {out}; rerank with `ark rerank ... --model {out}`")
+    console.print(f"adapter saved to {out}; rerank with `ark rerank ... --model hf:{out}`")

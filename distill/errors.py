@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from graphs.errors import ArkError
 
-class DistillError(Exception):
+
+class DistillError(ArkError):
     """Base of everything distill/ raises on bad input or a bad setup."""
 
 

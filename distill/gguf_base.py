@@ -1,126 +1,42 @@
-"""GGUF base models: dequantise a `.gguf` file once into a cached transformers checkpoint."""
+"""GGUF base models for training: the agent's one GGUF cache, with distill's error type."""
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import json
-import logging
-import os
-import shutil
 from pathlib import Path
 
+from agent.models.hf import gguf
+from agent.models.hf.gguf import CACHE_ENV_VAR, SOURCE_RECORD, checkpoint_dir, default_cache_dir
 from distill.errors import BaseModelError
 
-logger = logging.getLogger(__name__)
-
-GGUF_SUFFIX = ".gguf"
-SOURCE_RECORD = "ark_gguf_source.json"
-CACHE_ENV_VAR = "ARK_CACHE_DIR"
-"""Where dequantised GGUF bases are cached (default: $XDG_CACHE_HOME/ark or ~/.cache/ark)."""
-
-GGUF_INSTALL_HINT = (
-    "reading a GGUF base model needs the `gguf` package: pip install 'ark-kg[distill]' "
-    "(or pip install gguf)"
-)
-
-
-def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
-    """The directory holding dequantised GGUF checkpoints.
-
-    `$ARK_CACHE_DIR/gguf` when set, else `$XDG_CACHE_HOME/ark/gguf`, else `~/.cache/ark/gguf`.
-    """
-    env = dict(os.environ) if environ is None else environ
-    if env.get(CACHE_ENV_VAR):
-        return Path(env[CACHE_ENV_VAR]).expanduser() / "gguf"
-    root = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return root / "ark" / "gguf"
+__all__ = [
+    "CACHE_ENV_VAR",
+    "SOURCE_RECORD",
+    "checkpoint_dir",
+    "default_cache_dir",
+    "dequantised_base",
+    "find_gguf",
+]
 
 
 def find_gguf(path: Path) -> Path | None:
-    """The GGUF file `path` names: the file itself, or the only `.gguf` in a directory.
-
-    Returns None for a directory that holds a transformers checkpoint (config.json) or
-    no GGUF file, and for a path that is neither.
+    """The GGUF file `path` names (see `agent.models.hf.gguf.find_gguf`).
 
     Raises:
         BaseModelError: A directory holds several GGUF files and no config.json.
     """
-    if path.is_file():
-        return path if path.suffix.lower() == GGUF_SUFFIX else None
-    if not path.is_dir() or (path / "config.json").is_file():
-        return None
-    files = sorted(p for p in path.iterdir() if p.suffix.lower() == GGUF_SUFFIX)
-    if len(files) > 1:
-        names = ", ".join(p.name for p in files)
-        raise BaseModelError(
-            f"{path} holds several GGUF files ({names}); pass --base-model with the one to use"
-        )
-    return files[0] if files else None
-
-
-def checkpoint_dir(gguf_file: Path, cache_dir: Path) -> Path:
-    """Where `gguf_file`'s dequantised checkpoint lives: keyed by its path, size and mtime."""
-    stat = gguf_file.stat()
-    key = f"{gguf_file.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    return cache_dir / f"{gguf_file.stem}-{digest}"
+    try:
+        return gguf.find_gguf(path)
+    except gguf.GGUFError as error:
+        raise BaseModelError(str(error)) from error
 
 
 def dequantised_base(gguf_file: Path, cache_dir: Path) -> Path:
-    """A transformers checkpoint of `gguf_file`, dequantised on first use and cached.
-
-    transformers loads a GGUF model dequantised to float32 but refuses to save it; the weights
-    are copied into a fresh model built from the same config, which saves like any other. The
-    tokenizer (vocabulary, merges, special tokens) is read from the GGUF metadata too. The
-    checkpoint is written to a temporary directory and renamed, so an interrupted conversion
-    leaves nothing that looks complete.
-
-    Args:
-        gguf_file: The `.gguf` file.
-        cache_dir: Parent directory of the cached checkpoints.
-
-    Returns:
-        The checkpoint directory (config.json, weights, tokenizer).
+    """`gguf_file` dequantised once into `cache_dir`, the cache `-m hf:FILE.gguf` uses too.
 
     Raises:
         BaseModelError: The `gguf` package is missing or the file cannot be read as a model.
     """
-    target = checkpoint_dir(gguf_file, cache_dir)
-    if (target / SOURCE_RECORD).is_file():
-        logger.info("using the cached dequantised checkpoint %s of %s", target, gguf_file)
-        return target
     try:
-        import gguf  # noqa: F401
-    except ImportError as error:
-        raise BaseModelError(f"{GGUF_INSTALL_HINT} ({error})") from error
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    folder, name = str(gguf_file.parent), gguf_file.name
-    logger.info("dequantising %s into %s (once; later runs reuse it)", gguf_file, target)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-        loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
-    except (OSError, ValueError, KeyError, RuntimeError) as error:
-        raise BaseModelError(
-            f"cannot read {gguf_file} as a transformers model ({error}); transformers "
-            "dequantises GGUF files of the architectures it supports (llama, qwen2, qwen3, "
-            "gemma3, ...): check the file, or convert it yourself and pass the directory"
-        ) from error
-    config = copy.deepcopy(loaded.config)
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config  # else trainers refuse the model as GGUF-quantised
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.load_state_dict(loaded.state_dict())
-    model.generation_config = loaded.generation_config
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    model.save_pretrained(str(partial))
-    tokenizer.save_pretrained(str(partial))
-    record = {"gguf_file": str(gguf_file.resolve()), "size": gguf_file.stat().st_size}
-    (partial / SOURCE_RECORD).write_text(json.dumps(record, indent=2) + "\n")
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target
+        return gguf.dequantised_base(gguf_file, cache_dir)
+    except gguf.GGUFError as error:
+        raise BaseModelError(str(error)) from error

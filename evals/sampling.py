@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from graphs.errors import ArkError
+
 ItemT = TypeVar("ItemT")
 
 
-class SampleError(ValueError):
+class SampleError(ArkError, ValueError):
     """A sample was asked for with values that cannot work (the message says which)."""
 
 

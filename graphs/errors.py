@@ -3,7 +3,37 @@
 from __future__ import annotations
 
 
-class GraphError(Exception):
+class ArkError(Exception):
+    """Root of every user-facing error: bad input or setup that the message says how to fix.
+
+    The CLI prints an ArkError as one line and exits with code 2; any other exception is a
+    bug and keeps its traceback. Subclass it (through a package's own base) for errors a user
+    can cause and fix; never for a broken invariant.
+    """
+
+
+class ConfigError(ArkError, ValueError):
+    """A configuration value is out of range or unknown (raised by config validation)."""
+
+
+class MissingExtraError(ArkError, ImportError):
+    """A command needs an optional extra that is not installed.
+
+    Attributes:
+        extra: The extra to install (`distill`, `dense`, `mcp`, ...).
+        module: The missing top-level module.
+    """
+
+    def __init__(self, extra: str, module: str, *, what: str = "this command") -> None:
+        super().__init__(
+            f"{what} needs the {extra} extra (missing module {module!r}): "
+            f"pip install 'ark-kg[{extra}]'"
+        )
+        self.extra = extra
+        self.module = module
+
+
+class GraphError(ArkError):
     """Base class for every error graphs/ raises on bad input."""
 
 

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from evals.runstore import CONFIG_FILE, RunRecord, read_config, read_results
+from graphs.errors import ArkError
 
 SOURCE_SEPARATOR = ","
 NEIGHBOR_TOOL = "neighbors"
 
 
-class RankingError(ValueError):
+class RankingError(ArkError, ValueError):
     """A ranking source cannot be read or does not fit the question set (message says why)."""
 
 

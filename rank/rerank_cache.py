@@ -15,8 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphs.errors import ArkError
 
-class RerankCacheError(Exception):
+
+class RerankCacheError(ArkError):
     """The cache file cannot be opened (the message names it and how to recover)."""
 
 

@@ -5,9 +5,10 @@ tokens of the first generated token, as GRASP's reranker does. Locally the logit
 ``logsumexp(yes tokens) - logsumexp(no tokens)`` is also what the listwise training in
 distill/reranker_train.py optimises, so a trained adapter is scored exactly as it learned.
 
-Model specs: a Hugging Face model directory or hub name; a ``.gguf`` file (loaded through
-transformers' ``gguf_file``, dequantised; needs the ``gguf`` package); a directory written by
-``ark distill reranker`` (base + LoRA adapter); or ``openai:MODEL`` with a base URL.
+Model specs are the agent's (agent/models/registry.py): ``hf:PATH`` for a local model
+directory, a ``.gguf`` file (dequantised once into the shared cache) or a directory written by
+``ark distill reranker`` (base + LoRA adapter), loaded by the one local loader
+(agent/models/hf/loader.py); ``openai:MODEL`` (or a bare name with a base URL) for an endpoint.
 """
 
 from __future__ import annotations
@@ -21,18 +22,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.models.openai.retry import RetryPolicy
+from agent.models.openai.url import redact_url
+from agent.models.registry import parse_model_spec
+from graphs.errors import ArkError
+
 logger = logging.getLogger(__name__)
 
 YES_VARIANTS = ("yes", " yes", "Yes", " Yes", "YES")
 NO_VARIANTS = ("no", " no", "No", " No", "NO")
 ADAPTER_RECORD = "ark_reranker.json"
-OPENAI_PREFIX = "openai:"
-INSTALL_HINT = "local reranker models need the distill extra: pip install 'ark-kg[distill]'"
 
 Messages = list[dict[str, str]]
 
 
-class RerankError(Exception):
+class RerankError(ArkError):
     """A reranker model cannot be loaded or cannot score (the message says how to fix it)."""
 
 
@@ -48,45 +52,47 @@ class Scorer(Protocol):
 
 @dataclass(frozen=True)
 class ModelSource:
-    """Where a local model's weights are: a directory or hub name, optionally one GGUF file."""
+    """A local model path: a model or adapter directory, or a GGUF file (or a folder of one)."""
 
     path: str
-    gguf_file: str | None = None
 
     @classmethod
     def parse(cls, spec: str) -> ModelSource:
-        """A spec as written on the command line (a .gguf path splits into dir + file)."""
-        if spec.endswith(".gguf"):
-            file = Path(spec)
-            if not file.is_file():
-                raise RerankError(f"GGUF file {spec} does not exist; pass an existing .gguf")
-            return cls(str(file.parent), file.name)
-        return cls(spec)
+        """A local path as written (an `hf:` prefix is accepted); it must exist."""
+        path = spec.removeprefix("hf:")
+        if not Path(path).expanduser().exists():
+            raise RerankError(
+                f"no such model directory or .gguf file: {path}; pass a local model directory, "
+                "a .gguf file or an adapter written by `ark distill reranker`"
+            )
+        return cls(path)
 
 
-def load_causal_lm(source: ModelSource, *, dtype: Any = None) -> tuple[Any, Any]:
-    """(tokenizer, model) of `source`, tokenizer left-padded with a pad token.
+def load_causal_lm(
+    source: ModelSource, *, base: str | None = None, dtype: Any = None
+) -> tuple[Any, Any]:
+    """(tokenizer, model) of `source` through the shared loader, tokenizer left-padded.
+
+    Args:
+        source: The model, adapter or GGUF path.
+        base: An adapter's base model, overriding its adapter_config.json.
+        dtype: torch dtype (float32 by default: scores stay comparable across devices).
 
     Raises:
-        RerankError: the extra is missing or the model cannot be loaded.
+        ModelError: the distill extra is missing or the model cannot be loaded.
     """
-    try:
+    from agent.models.hf.loader import load_causal_lm as load_local
+
+    if dtype is None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-    except ImportError as error:
-        raise RerankError(INSTALL_HINT) from error
-    kwargs = {"gguf_file": source.gguf_file} if source.gguf_file else {}
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source.path, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            source.path, dtype=dtype or torch.float32, **kwargs
-        )
-    except (OSError, ValueError) as error:
-        raise RerankError(f"cannot load reranker model {source.path!r}: {error}") from error
+
+        dtype = torch.float32
+    loaded = load_local(source.path, base=base, dtype=dtype)
+    tokenizer = loaded.tokenizer
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer, model
+    return tokenizer, loaded.model
 
 
 def answer_token_ids(tokenizer: Any) -> tuple[list[int], list[int]]:
@@ -163,7 +169,7 @@ class LocalScorer:
             )
             self.identity = f"{self.base}+lora:{Path(spec).resolve()}"
         else:
-            ModelSource.parse(spec)  # a missing .gguf fails here, before any work
+            ModelSource.parse(spec)  # a missing path fails here, before any work
             self.identity = str(Path(spec).resolve()) if Path(spec).exists() else spec
         self.model: Any = None
 
@@ -175,14 +181,8 @@ class LocalScorer:
         """
         if self.model is not None:
             return
-        if self.base is not None:
-            self.tokenizer, model = load_causal_lm(ModelSource.parse(self.base))
-            from peft import PeftModel
-
-            # Merged once at load: scoring then costs what the base costs.
-            model = PeftModel.from_pretrained(model, self.spec).merge_and_unload()
-        else:
-            self.tokenizer, model = load_causal_lm(ModelSource.parse(self.spec))
+        # An adapter is merged once at load: scoring then costs what the base costs.
+        self.tokenizer, model = load_causal_lm(ModelSource(self.spec), base=self.base)
         self.tokenizer.truncation_side = "left"  # keep the answer position, as in training
         self.yes, self.no = answer_token_ids(self.tokenizer)
         self.model = model.eval()
@@ -215,25 +215,30 @@ class OpenAIScorer:
         self, model: str, *, base_url: str | None, api_key: str | None = None,
         concurrency: int = 4, timeout_s: float = 60.0,
     ) -> None:  # fmt: skip
-        import openai
+        from agent.models.openai.client import endpoint, sync_client
 
-        if not base_url:
+        url, key = endpoint(base_url, api_key)
+        if not url:
             raise RerankError("openai: rerankers need --base-url (or OPENAI_BASE_URL)")
-        self.identity = f"openai:{model}@{base_url}"
+        self.identity = f"openai:{model}@{redact_url(url)}"
         self.model = model
         self.concurrency = max(1, concurrency)
-        self.client = openai.OpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=2
-        )
+        self.retry = RetryPolicy(max_retries=2)
+        self.client = sync_client(url, key, timeout_s=timeout_s)
 
     def _one(self, chat: Messages) -> float:
         import openai
 
-        try:
-            completion = self.client.chat.completions.create(
+        from agent.models.openai.client import call_with_retries
+
+        def call() -> Any:
+            return self.client.chat.completions.create(
                 model=self.model, messages=chat, max_tokens=1, temperature=0.0,  # type: ignore[arg-type]
                 logprobs=True, top_logprobs=20,
             )  # fmt: skip
+
+        try:
+            completion = call_with_retries(call, self.retry)
         except openai.APIConnectionError as error:
             raise RerankError(f"cannot reach the reranker endpoint: {error}") from error
         except openai.APIStatusError as error:
@@ -277,8 +282,20 @@ def yes_probability(completion: Any) -> float:
 def make_scorer(
     spec: str, *, base_url: str | None = None, api_key: str | None = None, batch_size: int = 8
 ) -> Scorer:
-    """A scorer for `spec` (``openai:MODEL`` or a local model; see the module docstring)."""
-    if spec.startswith(OPENAI_PREFIX):
-        name = spec[len(OPENAI_PREFIX) :]
-        return OpenAIScorer(name, base_url=base_url, api_key=api_key, concurrency=batch_size)
-    return LocalScorer(spec, batch_size=batch_size)
+    """A scorer for model spec `spec`, parsed as every `-m` is (agent/models/registry.py).
+
+    Raises:
+        RerankError: `rules` (it cannot score relevance).
+        ModelSpecError: a bad spec (e.g. a bare name without a base URL: use hf:PATH).
+    """
+    parsed = parse_model_spec(spec, base_url=base_url)
+    if parsed.backend == "openai":
+        return OpenAIScorer(
+            parsed.target, base_url=base_url, api_key=api_key, concurrency=batch_size
+        )
+    if parsed.backend == "hf":
+        return LocalScorer(str(parsed.path), batch_size=batch_size)
+    raise RerankError(
+        "the rule policy cannot score relevance; rerank with -m hf:PATH (a local causal LM, "
+        "GGUF or `ark distill reranker` adapter) or -m openai:NAME with --base-url"
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from graphs.errors import ArkError
+
 Message = dict[str, Any]
 """An OpenAI chat message dict (role, content, tool_calls, tool_call_id, ...)."""
 
@@ -24,7 +26,7 @@ class ModelReply:
     usage: dict[str, int] | None = None
 
 
-class ModelError(Exception):
+class ModelError(ArkError):
     """The model could not produce a turn (endpoint down after retries, bad credentials, ...).
 
     Attributes:
@@ -46,6 +48,14 @@ class EndpointUnreachableError(ModelError):
     def __init__(self, message: str, *, url: str) -> None:
         super().__init__(message)
         self.url = url
+
+
+class EndpointTimeoutError(EndpointUnreachableError):
+    """The endpoint answers (its liveness check passes) but not in time for this call.
+
+    It keeps `EndpointUnreachableError`'s kind, so a batch's circuit breaker counts it: a
+    batch whose every call times out stops like one whose endpoint is down.
+    """
 
 
 class ContextLengthError(ModelError):

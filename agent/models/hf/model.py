@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from agent.models.base import ContextLengthError, Message, ModelError, ModelReply
 from agent.models.hf.chat_messages import renders_string_arguments, template_messages
 from agent.models.hf.kv_reuse import PrefixCache
+from agent.models.hf.loader import load_causal_lm
 from agent.models.toolcall_parse import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -23,7 +23,6 @@ from agent.models.toolcall_parse import (
 
 logger = logging.getLogger(__name__)
 
-INSTALL_HINT = "the hf: backend needs the distill extra: pip install 'ark-kg[distill]'"
 _PARSER_TAGS = frozenset({TOOL_CALL_OPEN, TOOL_CALL_CLOSE, THINK_OPEN, THINK_CLOSE})
 
 
@@ -100,50 +99,26 @@ class LocalHFModel:
         *,
         max_tokens: int = 1024,
         device: str | None = None,
+        gguf_cache: Path | None = None,
     ) -> LocalHFModel:
-        """Load `path`: a model directory, or a PEFT adapter directory (merged on load).
+        """Load `path` with the shared loader (agent/models/hf/loader.py).
 
-        An adapter's base is read from `base_model_name_or_path` in adapter_config.json; its
-        tokenizer comes from the adapter directory when saved there, else from the base.
+        `path` is a model directory, a PEFT adapter directory (merged on load; its base is
+        read from adapter_config.json) or a `.gguf` file (dequantised once into the cache
+        training uses, then loaded from there).
 
         Args:
-            path: Directory with config.json or adapter_config.json.
+            path: Directory with config.json or adapter_config.json, or a .gguf file.
             max_tokens: max_new_tokens per turn.
             device: torch device; None picks cuda when available, else cpu.
+            gguf_cache: Where a GGUF file is dequantised (default: the shared cache).
 
         Raises:
             ModelError: The distill extra is missing, or the files cannot be loaded.
         """
-        path = Path(path).expanduser()
-        adapter_config = path / "adapter_config.json"
-        if not adapter_config.is_file() and not (path / "config.json").is_file():
-            raise ModelError(
-                f"hf:{path}: no config.json (a model) or adapter_config.json (a PEFT adapter) "
-                "there; point -m hf:PATH at a saved model or adapter directory"
-            )
-        torch, transformers = _import_backend()
-        base = _adapter_base(adapter_config) if adapter_config.is_file() else str(path)
-        if not Path(base).is_dir() and (path / base).is_dir():
-            base = str(path / base)  # a base given relative to the adapter directory
-        tokenizer_source = path if (path / "tokenizer_config.json").is_file() else base
-        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_source)
-            model = transformers.AutoModelForCausalLM.from_pretrained(base, dtype=dtype)
-            if adapter_config.is_file():
-                from peft import PeftModel
-
-                model = PeftModel.from_pretrained(model, str(path)).merge_and_unload()
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(
-                f"hf:{path}: cannot load the model ({exc}); the directory must hold a "
-                "transformers model (config.json + weights + tokenizer) or a PEFT adapter "
-                "whose base_model_name_or_path is a local model directory"
-            ) from exc
-        model.to(device).eval()
-        logger.info("loaded hf:%s on %s (base %s)", path, device, base)
-        return cls(model, tokenizer, name=f"hf:{path}", max_tokens=max_tokens)
+        loaded = load_causal_lm(path, device=device, gguf_cache=gguf_cache)
+        name = f"hf:{Path(path).expanduser()}"
+        return cls(loaded.model, loaded.tokenizer, name=name, max_tokens=max_tokens)
 
     async def generate(
         self,
@@ -263,32 +238,6 @@ def _cache_field() -> str:
         return "past_key_values"
     fields = getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {})
     return "cache" if "cache" in fields else "past_key_values"
-
-
-def _import_backend() -> tuple[Any, Any]:
-    try:
-        import torch
-        import transformers
-    except ImportError as exc:
-        raise ModelError(f"{INSTALL_HINT} ({exc})") from exc
-    return torch, transformers
-
-
-def _adapter_base(adapter_config: Path) -> str:
-    try:
-        base = json.loads(adapter_config.read_text()).get("base_model_name_or_path")
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{adapter_config}: unreadable adapter config ({exc})") from exc
-    if not isinstance(base, str) or not base:
-        raise ModelError(
-            f"{adapter_config} does not name its base model; set base_model_name_or_path "
-            "to the base model directory, or merge the adapter (ark distill merge)"
-        )
-    try:
-        import peft  # noqa: F401
-    except ImportError as exc:
-        raise ModelError(f"{INSTALL_HINT} ({exc})") from exc
-    return base
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:

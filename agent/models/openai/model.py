@@ -5,23 +5,31 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import openai
 
 from agent.config import AgentConfig
 from agent.models.base import (
-    ContextLengthError,
-    EndpointUnreachableError,
     Message,
     ModelError,
     ModelReply,
 )
+from agent.models.openai.client import PLACEHOLDER_API_KEY, async_client, endpoint
+from agent.models.openai.failures import (
+    Rejected,
+    RetryableFailure,
+    deadline_error,
+    final_error,
+    rejection_error,
+    server_message,
+    silent_error,
+)
+from agent.models.openai.liveness import PROBE_TIMEOUT_S, endpoint_answers
 from agent.models.openai.reply import MalformedCompletionError, reply_from_completion
 from agent.models.openai.request import strict_messages
 from agent.models.openai.retry import (
@@ -31,39 +39,15 @@ from agent.models.openai.retry import (
     is_validation_rejection,
     parse_retry_after,
 )
+from agent.models.openai.url import redact_url
 from agent.models.toolcall_parse import count_tool_calls
 
 logger = logging.getLogger(__name__)
 
-PLACEHOLDER_API_KEY = "EMPTY"
-"""Sent when OPENAI_API_KEY is unset: local servers (vLLM, Ollama, llama.cpp) accept any key."""
-
-_MAX_SERVER_MESSAGE = 300
 # OpenAI's reasoning models reject max_tokens (wanting max_completion_tokens) and any
 # temperature but 1: "Unsupported parameter: 'max_tokens' ...", "Unsupported value: 'temperature'".
 _UNSUPPORTED = re.compile(r"unsupported (?:parameter|value)\W+(\w+)", re.IGNORECASE)
 _ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice"})
-
-
-class _RetryableFailure(Exception):
-    """One failed attempt worth retrying; `reason` is safe to show (no key)."""
-
-    def __init__(
-        self, reason: str, *, retry_after_s: float | None = None, unreachable: bool = False
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after_s = retry_after_s
-        self.unreachable = unreachable
-
-
-class _Rejected(Exception):
-    """A non-retryable HTTP status; `detail` is the server's message, key redacted."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(f"HTTP {status}: {detail}")
-        self.status = status
-        self.detail = detail
 
 
 class OpenAIChatModel:
@@ -75,7 +59,13 @@ class OpenAIChatModel:
     The openai client's own retries are off; this adapter retries timeouts, connection
     errors, 429 and 5xx (and malformed bodies) under `RetryPolicy`, honouring Retry-After.
     A URL where nothing answers (connection refused, DNS, TLS) is retried only
-    `max_connect_retries` times, then `EndpointUnreachableError` is raised. A 5xx whose message
+    `max_connect_retries` times, then `EndpointUnreachableError` is raised. A timed-out
+    attempt is followed by a liveness check (GET /models, a few seconds): an endpoint that
+    fails it accepts connections but answers nothing, and the call fails at once with
+    `EndpointUnreachableError` (later calls check first, so they fail in seconds); one that
+    passes is slow and gets `max_timeout_retries` more tries. All tries of one call stay
+    within `call_deadline_s`; a call that ends timed out raises `EndpointTimeoutError`, which
+    the batch's circuit breaker counts like an unreachable endpoint. A 5xx whose message
     says the request is invalid is not retried (the same request fails the same way).
     Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup, except
     a 400 naming an unsupported `max_tokens` (sent as `max_completion_tokens` instead),
@@ -91,10 +81,12 @@ class OpenAIChatModel:
         base_url: str | None = None,
         api_key: str | None = None,
         max_tokens: int = 1024,
-        timeout_s: float = 120.0,
+        timeout_s: float = 60.0,
+        call_deadline_s: float | None = 180.0,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
     ) -> None:
         """Create the adapter.
@@ -105,38 +97,46 @@ class OpenAIChatModel:
                 to OpenAI's default.
             api_key: None falls back to OPENAI_API_KEY, then to the placeholder `EMPTY`.
             max_tokens: Cap on generated tokens per turn.
-            timeout_s: Per-call timeout in seconds.
+            timeout_s: Seconds one attempt waits for the reply.
+            call_deadline_s: Bound on one call's tries and waits together (None: none).
             retry: Retry policy; defaults to `RetryPolicy()`.
             sleep: Awaitable sleep (inject a recorder in tests).
             clock: POSIX clock used to read Retry-After dates.
+            monotonic: Clock of the call deadline.
             rng: Jitter source.
         """
         if not model:
             raise ModelError("empty model name: pass -m NAME (e.g. -m gpt-4o-mini)")
         self.name = model
-        key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
-        resolved_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        resolved_url, key = endpoint(base_url, api_key)
         # A closure, not a stored key: the key never shows in vars() or repr().
-        self._new_client: Callable[[], openai.AsyncOpenAI] = lambda: openai.AsyncOpenAI(
-            api_key=key, base_url=resolved_url, max_retries=0, timeout=timeout_s
+        self._new_client: Callable[[], openai.AsyncOpenAI] = lambda: async_client(
+            resolved_url, key, timeout_s=timeout_s
         )
         self._client = self._new_client()
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self.base_url = str(self._client.base_url)
+        # Shown in messages and logs: credentials in the URL are redacted.
+        self.base_url = redact_url(str(self._client.base_url))
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
+        self.call_deadline_s = call_deadline_s
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._clock = clock
+        self._monotonic = monotonic
         self._rng = rng or random.Random()
         self._unsupported: set[str] = set()
+        self._silent = False  # the last liveness check failed: check before each call
+        self._probe_s = min(PROBE_TIMEOUT_S, timeout_s)
+        self._where = f"model {model!r} at {self.base_url}"
 
     @classmethod
     def from_config(cls, config: AgentConfig, model: str, **overrides: Any) -> OpenAIChatModel:
         """Build the adapter for model id `model` from an AgentConfig.
 
         Args:
-            config: Supplies base_url, max_tokens, request_timeout_s and max_retries.
+            config: Supplies base_url, max_tokens, request_timeout_s, max_retries and
+                call_deadline_s.
             model: Model id sent to the endpoint.
             **overrides: Extra constructor arguments (sleep, clock, rng, api_key).
         """
@@ -145,7 +145,8 @@ class OpenAIChatModel:
             base_url=config.base_url,
             max_tokens=config.max_tokens,
             timeout_s=config.request_timeout_s,
-            retry=RetryPolicy(max_retries=config.max_retries),
+            call_deadline_s=config.call_deadline_s,
+            retry=RetryPolicy.for_max_retries(config.max_retries),
             **overrides,
         )
 
@@ -184,42 +185,65 @@ class OpenAIChatModel:
         """
         request = self._request(messages, tools, temperature, seed)
         first_call = count_tool_calls(messages)
+        deadline = (
+            None if self.call_deadline_s is None else self._monotonic() + self.call_deadline_s
+        )
+        if self._silent and not await self._answers():
+            raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
         attempt = 0
         while True:
             try:
-                body = await self._post(request)
+                body = await self._post(request, self._attempt_timeout(deadline, attempt))
+                self._silent = False
                 return reply_from_completion(body, first_call_index=first_call)
-            except _Rejected as rejected:
+            except Rejected as rejected:
                 request = self._adapted(request, rejected)
                 continue
-            except _RetryableFailure as failure:
+            except RetryableFailure as failure:
                 last = failure
             except MalformedCompletionError as exc:
-                last = _RetryableFailure(str(exc))
-            reason = self._redact(last.reason)
-            if last.unreachable and attempt >= self.retry.max_connect_retries:
-                raise EndpointUnreachableError(
-                    f"cannot reach model {self.name!r} at {self.base_url} ({attempt + 1} "
-                    f"attempt(s); {reason}). Check that the server is running and listening "
-                    f"there (curl {self.base_url.rstrip('/')}/models) or fix --base-url / "
-                    "OPENAI_BASE_URL.",
-                    url=self.base_url,
-                )
-            if attempt >= self.retry.max_retries:
-                raise ModelError(
-                    f"model {self.name!r} at {self.base_url} failed {attempt + 1} time(s); last "
-                    f"failure: {reason}. Check that the server is up and not overloaded, or "
-                    "raise the request timeout / max_retries."
-                )
+                last = RetryableFailure(str(exc))
+            if last.timed_out and not await self._answers():
+                self._silent = True
+                raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
+            limit = self._retry_limit(last)
             delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
+            out_of_time = deadline is not None and self._monotonic() + delay >= deadline
+            if attempt >= limit or out_of_time:
+                deadline_s = self.call_deadline_s if out_of_time else None
+                raise final_error(
+                    self._where, self.base_url, last, self._redact(last.reason), attempt + 1,
+                    deadline_s=deadline_s,
+                )  # fmt: skip
             attempt += 1
             # A dead URL ends in one EndpointUnreachableError; its retries are not news.
-            limit = self.retry.max_connect_retries if last.unreachable else self.retry.max_retries
             logger.log(
                 logging.INFO if last.unreachable else logging.WARNING,
-                "model %s: %s; retry %d/%d in %.2fs", self.name, reason, attempt, limit, delay,
+                "model %s: %s; retry %d/%d in %.2fs",
+                self.name, self._redact(last.reason), attempt, limit, delay,
             )  # fmt: skip
             await self._sleep(delay)
+
+    def _retry_limit(self, failure: RetryableFailure) -> int:
+        if failure.unreachable:
+            return self.retry.max_connect_retries
+        if failure.timed_out:
+            return self.retry.max_timeout_retries
+        return self.retry.max_retries
+
+    def _attempt_timeout(self, deadline: float | None, attempt: int) -> float:
+        """This attempt's timeout: the request timeout, cut to what the deadline leaves."""
+        if deadline is None:
+            return self.timeout_s
+        left = deadline - self._monotonic()
+        if left <= 0:
+            raise deadline_error(self._where, self.base_url, self.call_deadline_s or 0, attempt)
+        return min(self.timeout_s, left)
+
+    async def _answers(self) -> bool:
+        """The liveness check: does the endpoint answer GET /models within a few seconds?"""
+        client = self._client_for_running_loop()
+        return await endpoint_answers(client, timeout_s=self._probe_s)
 
     def _request(
         self,
@@ -232,7 +256,6 @@ class OpenAIChatModel:
             "model": self.name,
             "messages": strict_messages(messages),
             "max_tokens": self.max_tokens,
-            "timeout": self.timeout_s,
         }
         if tools:
             request.update(tools=tools, tool_choice="auto")
@@ -242,95 +265,52 @@ class OpenAIChatModel:
             request["seed"] = seed
         return _without(request, self._unsupported)
 
-    def _adapted(self, request: dict[str, Any], rejected: _Rejected) -> dict[str, Any]:
+    def _adapted(self, request: dict[str, Any], rejected: Rejected) -> dict[str, Any]:
         """Drop (or rename) a parameter the endpoint says it does not support, or raise."""
         match = _UNSUPPORTED.search(rejected.detail) if rejected.status == 400 else None
         param = match.group(1) if match else None
         if param not in _ADAPTABLE or param not in request:
-            raise self._rejection_error(rejected.status, rejected.detail)
+            raise rejection_error(self._where, rejected.status, rejected.detail)
         self._unsupported.add(param)
         action = "sending max_completion_tokens" if param == "max_tokens" else "omitting it"
         logger.warning("model %s does not support %r; %s from now on", self.name, param, action)
         return _without(request, {param})
 
-    async def _post(self, request: dict[str, Any]) -> Any:
+    async def _post(self, request: dict[str, Any], timeout_s: float) -> Any:
         try:
             client = self._client_for_running_loop()
-            raw = await client.chat.completions.with_raw_response.create(**request)
+            raw = await client.chat.completions.with_raw_response.create(
+                **request, timeout=timeout_s
+            )
         except openai.APITimeoutError as exc:
-            raise _RetryableFailure(f"timed out after {self.timeout_s:g}s") from exc
+            raise RetryableFailure(f"timed out after {timeout_s:g}s", timed_out=True) from exc
         except openai.APIConnectionError as exc:
             # httpx's (or httpx2's) ConnectError: refused, DNS or TLS failure, nothing sent.
             unreachable = type(exc.__cause__).__name__ == "ConnectError"
             cause = f": {exc.__cause__}" if unreachable and str(exc.__cause__) else ""
-            raise _RetryableFailure(
+            raise RetryableFailure(
                 f"cannot connect to {self.base_url} ({exc}{cause})", unreachable=unreachable
             ) from exc
         except openai.APIStatusError as exc:
-            detail = self._redact(_server_message(exc))
+            detail = self._redact(server_message(exc))
             if is_validation_rejection(exc.status_code, detail) or is_context_overflow(
                 exc.status_code, detail
             ):
-                raise _Rejected(exc.status_code, detail) from None
+                raise Rejected(exc.status_code, detail) from None
             if is_retryable_status(exc.status_code):
                 wait = parse_retry_after(exc.response.headers, now=self._clock())
-                raise _RetryableFailure(
+                raise RetryableFailure(
                     f"HTTP {exc.status_code}: {detail}", retry_after_s=wait
                 ) from exc
-            raise _Rejected(exc.status_code, detail) from None
+            raise Rejected(exc.status_code, detail) from None
         try:
             return json.loads(raw.http_response.text)
         except ValueError as exc:
             raise MalformedCompletionError(f"response body is not JSON: {exc}") from exc
 
-    def _rejection_error(self, status: int, detail: str) -> ModelError:
-        """The typed error for a request the server refused, saying how to fix it."""
-        where = f"model {self.name!r} at {self.base_url}"
-        if is_context_overflow(status, detail):
-            return ContextLengthError(
-                f"{where} returned HTTP {status} ({detail}): the conversation no longer fits "
-                "the model's context window; start the server with a larger one "
-                "(llama-cpp-python --n_ctx, llama.cpp -c, vLLM --max-model-len, Ollama "
-                "num_ctx) or lower --max-steps or --max-tokens"
-            )
-        if status == 401:
-            fix = "set OPENAI_API_KEY to a key valid for this endpoint"
-        elif status == 403:
-            fix = "the key lacks access to this model; check OPENAI_API_KEY and the model name"
-        elif status == 404:
-            fix = (
-                "check the model name given with -m and that OPENAI_BASE_URL points at the "
-                "server's OpenAI root (it usually ends in /v1)"
-            )
-        elif status in (400, 422):
-            fix = (
-                "the server rejected the request; check that the model supports tool calling "
-                "(vLLM needs --enable-auto-tool-choice and a --tool-call-parser)"
-            )
-        elif status >= 500:
-            fix = (
-                "the server rejected the request as invalid (not retried: the same request "
-                "fails the same way); check that the model and the server's chat format support "
-                "tool calling (llama-cpp-python: --chat_format chatml-function-calling)"
-            )
-        else:
-            fix = "check -m, OPENAI_BASE_URL and OPENAI_API_KEY"
-        return ModelError(f"{where} returned HTTP {status} ({detail}): {fix}")
-
     def _redact(self, text: str) -> str:
         key = self._client.api_key
         return text.replace(key, "***") if key and key != PLACEHOLDER_API_KEY else text
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        text = error.get("message") if isinstance(error, Mapping) else error
-        message = str(text) if text else exc.message
-    else:
-        message = str(body) if body else exc.message
-    return message[:_MAX_SERVER_MESSAGE]
 
 
 def _without(request: dict[str, Any], unsupported: set[str]) -> dict[str, Any]:

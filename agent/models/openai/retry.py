@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from graphs.errors import ConfigError
+
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 """Client-side statuses worth retrying (timeout, conflict, rate limit); every 5xx retries too."""
 
@@ -67,6 +69,9 @@ class RetryPolicy:
         max_retries: Retries after the first attempt (so at most max_retries + 1 calls).
         max_connect_retries: Retries when nothing answers at the URL (connection refused,
             DNS or TLS failure): a down server stays down, so a batch learns it quickly.
+        max_timeout_retries: Retries of a request that timed out: a server that took the whole
+            timeout once is unlikely to answer the same request faster, and each try costs a
+            full timeout (never more than `max_retries`).
         base_delay_s: Backoff ceiling of the first retry.
         max_delay_s: Cap on the backoff ceiling.
         max_retry_after_s: Cap on a server-requested wait.
@@ -74,18 +79,30 @@ class RetryPolicy:
 
     max_retries: int = 6
     max_connect_retries: int = 2
+    max_timeout_retries: int = 1
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
 
     def __post_init__(self) -> None:
-        if self.max_retries < 0 or self.max_connect_retries < 0:
-            raise ValueError(
-                f"max_retries and max_connect_retries must be >= 0, got {self.max_retries}, "
-                f"{self.max_connect_retries}"
+        if min(self.max_retries, self.max_connect_retries, self.max_timeout_retries) < 0:
+            raise ConfigError(
+                f"retry counts must be >= 0, got max_retries={self.max_retries}, "
+                f"max_connect_retries={self.max_connect_retries}, "
+                f"max_timeout_retries={self.max_timeout_retries}"
             )
         if self.base_delay_s < 0 or self.max_delay_s < 0 or self.max_retry_after_s < 0:
-            raise ValueError("retry delays must be >= 0")
+            raise ConfigError("retry delays must be >= 0")
+
+    @classmethod
+    def for_max_retries(cls, max_retries: int) -> RetryPolicy:
+        """The default policy with `max_retries`, the other counts capped at it."""
+        defaults = cls()
+        return cls(
+            max_retries=max_retries,
+            max_connect_retries=min(defaults.max_connect_retries, max_retries),
+            max_timeout_retries=min(defaults.max_timeout_retries, max_retries),
+        )
 
     def delay_s(
         self, attempt: int, rng: random.Random, *, retry_after_s: float | None = None

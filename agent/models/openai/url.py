@@ -1,0 +1,45 @@
+"""Endpoint URLs as they are shown and stored: credentials in them replaced by `***`."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+REDACTED = "***"
+_SECRET_PARAMS = ("key", "token", "secret", "password", "auth", "signature", "sig")
+
+
+def redact_url(url: str) -> str:
+    """`url` with its user:password part and secret-looking query values replaced by `***`.
+
+    `http://user:pw@host:8000/v1?api_key=k` becomes `http://***@host:8000/v1?api_key=***`;
+    a URL without credentials is returned unchanged, so records stay comparable.
+
+    Args:
+        url: An endpoint URL as given (with --base-url or OPENAI_BASE_URL).
+
+    Returns:
+        The URL safe to print, log and store.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL at all: keep nothing that could be a secret after '@'
+        return url.rsplit("@", 1)[-1] if "@" in url else url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rsplit('@', 1)[1]}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(_is_secret(name) for name, _ in pairs):
+            query = urlencode(
+                [(name, REDACTED if _is_secret(name) else value) for name, value in pairs],
+                safe="*",
+            )
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _is_secret(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in _SECRET_PARAMS)
