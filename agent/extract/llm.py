@@ -1,0 +1,191 @@
+"""The LLM extractor: a few-shot prompt through any OpenAI-compatible model, as a tool call."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.extract.pacing import RequestPacer
+from agent.extract.parse import ExtractionReplyError, extraction_from_payload, reply_payload
+from agent.models.base import ContextLengthError, EndpointUnreachableError, Model, ModelError
+from graphs.importers.documents.chunker import sentence_spans
+from graphs.importers.documents.extractor import ExtractorDownError
+from graphs.importers.documents.model import Extraction, ExtractionFailure
+from prompts.loader import read_prompt, render_prompt
+
+logger = logging.getLogger(__name__)
+
+SYSTEM_PROMPT = "extract_system.md.j2"
+USER_PROMPT = "extract_user.md.j2"
+ENTITY_TYPES = (
+    "person", "organisation", "place", "work", "date", "event", "group", "product", "concept",
+)  # fmt: skip
+TOOL_NAME = "record_extraction"
+
+
+def extraction_tool() -> dict[str, Any]:
+    """The OpenAI tool schema the model fills in (one source for prompt and parser)."""
+    entity = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The name as written in the passage."},
+            "type": {"type": "string", "enum": list(ENTITY_TYPES)},
+        },
+        "required": ["name", "type"],
+    }
+    triple = {
+        "type": "object",
+        "properties": {
+            "subject": {"type": "string", "description": "An entity name."},
+            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
+            "object": {"type": "string", "description": "An entity name."},
+            "sentence": {"type": "integer", "description": "Number of the stating sentence."},
+        },
+        "required": ["subject", "relation", "object", "sentence"],
+    }
+    return {
+        "type": "function",
+        "function": {
+            "name": TOOL_NAME,
+            "description": "Record the entities and relation triples read from the passage.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "entities": {"type": "array", "items": entity},
+                    "triples": {"type": "array", "items": triple},
+                },
+                "required": ["entities", "triples"],
+            },
+        },
+    }
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMExtractConfig:
+    """How the LLM extractor calls the model.
+
+    Attributes:
+        concurrency: Requests in flight at once (--concurrency); 4 keeps a local llama.cpp
+            server's slots busy without queueing past its timeout.
+        requests_per_minute: Start at most this many requests a minute (--rpm; None: no
+            limit). Hosted APIs' free tiers allow a few hundred.
+        batch_size: Passages per batch; the cache is written after each (a killed build loses
+            at most one batch).
+        use_tools: Ask for a tool call (default); off: ask for bare JSON in the reply text,
+            for servers that cannot call tools.
+        unreachable_limit: Passages in a row that cannot reach the endpoint (after the
+            adapter's own connection retries) before the build stops.
+    """
+
+    concurrency: int = 4
+    requests_per_minute: float | None = None
+    batch_size: int = 16
+    use_tools: bool = True
+    unreachable_limit: int = 3
+
+
+@dataclass
+class LLMExtractStats:
+    """Counts over the extractor's life: requests sent, failures, repaired replies, tokens."""
+
+    requests: int = 0
+    failures: int = 0
+    repaired: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+class LLMExtractor:
+    """Extracts through a Model (OpenAI-compatible adapter: strict-server handling, retries).
+
+    A reply that is not usable (no JSON even after lenient repair, wrong shape) or a model
+    error costs that passage only; `unreachable_limit` passages in a row that cannot reach the
+    endpoint stop the build with ExtractorDownError (the cache keeps what finished).
+    """
+
+    name = "llm"
+
+    def __init__(self, model: Model, config: LLMExtractConfig | None = None) -> None:
+        """Wrap `model` (its `name` is the cache key's model)."""
+        self.config = config or LLMExtractConfig()
+        self._model = model
+        self.model = str(getattr(model, "name", type(model).__name__))
+        self.batch_size = self.config.batch_size
+        template = read_prompt(SYSTEM_PROMPT) + read_prompt(USER_PROMPT)
+        mode = "tools" if self.config.use_tools else "json"
+        self.prompt_version = hashlib.sha256(f"{mode}\n{template}".encode()).hexdigest()[:12]
+        self._system = render_prompt(
+            SYSTEM_PROMPT, entity_types=ENTITY_TYPES, tools=self.config.use_tools
+        )
+        self._tools = [extraction_tool()] if self.config.use_tools else []
+        self._pacer = RequestPacer(self.config.requests_per_minute)
+        self._unreachable = 0
+        self.stats = LLMExtractStats()
+
+    def extract(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
+        """Extract a batch concurrently (one request per passage).
+
+        Raises:
+            ExtractorDownError: The endpoint could not be reached for `unreachable_limit`
+                passages in a row.
+        """
+        return asyncio.run(self._extract_all(texts))
+
+    async def _extract_all(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
+        gate = asyncio.Semaphore(max(self.config.concurrency, 1))
+
+        async def one(text: str) -> Extraction | ExtractionFailure:
+            async with gate:
+                return await self._extract_one(text)
+
+        try:
+            return list(await asyncio.gather(*(one(text) for text in texts)))
+        finally:
+            close = getattr(self._model, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def _extract_one(self, text: str) -> Extraction | ExtractionFailure:
+        sentences = [text[a:b] for a, b in sentence_spans(text)] or [text]
+        messages = [
+            {"role": "system", "content": self._system},
+            {"role": "user", "content": render_prompt(USER_PROMPT, sentences=sentences)},
+        ]
+        await self._pacer.wait()
+        self.stats.requests += 1
+        try:
+            reply = await self._model.generate(messages, self._tools, temperature=0.0)
+        except EndpointUnreachableError as error:
+            self._unreachable += 1
+            if self._unreachable >= self.config.unreachable_limit:
+                raise ExtractorDownError(
+                    f"{error} (stopped after {self._unreachable} passages in a row; rerun the "
+                    "same command to resume: finished passages are cached)"
+                ) from error
+            return self._failed("endpoint unreachable")
+        except ContextLengthError:
+            return self._failed("passage too long for the model's context (lower --chunk-tokens)")
+        except ModelError as error:
+            return self._failed(f"model error: {str(error)[:120]}")
+        self._unreachable = 0
+        usage = reply.usage or {}
+        self.stats.prompt_tokens += usage.get("prompt_tokens", 0)
+        self.stats.completion_tokens += usage.get("completion_tokens", 0)
+        try:
+            payload, repaired = reply_payload(reply.message)
+            extraction = extraction_from_payload(payload, sentences, repaired=repaired)
+        except ExtractionReplyError as error:
+            return self._failed(str(error))
+        self.stats.repaired += int(repaired)
+        return extraction
+
+    def _failed(self, reason: str) -> ExtractionFailure:
+        self.stats.failures += 1
+        self.stats.reasons[reason] = self.stats.reasons.get(reason, 0) + 1
+        logger.info("extraction failed: %s", reason)
+        return ExtractionFailure(reason)
