@@ -1,4 +1,4 @@
-"""A run-wide circuit breaker: stop a batch whose model endpoint cannot be reached at all."""
+"""A run-wide circuit breaker: stop a batch whose model endpoint is down, silent or too slow."""
 
 from __future__ import annotations
 
@@ -8,19 +8,24 @@ from pathlib import Path
 from agent.models.base import EndpointUnreachableError, ModelError
 
 UNREACHABLE = EndpointUnreachableError.__name__
-"""`FailureRecord.error_type` of a question whose agents could not reach the endpoint."""
+"""`FailureRecord.error_type` of a question whose agents could not reach the endpoint, or got
+no answer from it in time (EndpointTimeoutError shares EndpointUnreachableError's kind)."""
 
 
 class EndpointDownError(ModelError):
-    """The batch stopped: several questions in a row could not reach the model endpoint."""
+    """The batch stopped: several questions in a row got no answer from the model endpoint."""
 
 
 @dataclass
 class CircuitBreaker:
     """Counts consecutive questions that failed because nothing answered at the endpoint.
 
-    A question that reached the model (answered or failed otherwise) resets the count; at
-    `threshold` the breaker opens and the runner starts no further question.
+    Refused connections, an endpoint that accepts connections and never answers (its
+    liveness check fails) and calls that time out on every try all count; a question that
+    reached the model (answered or failed otherwise) resets the count. At `threshold` the
+    breaker opens and the runner starts no further question. With the adapter's defaults a
+    silent endpoint stops a batch within about request_timeout_s + 5 s (questions run
+    concurrently; later calls fail after the 5 s liveness check alone).
 
     Attributes:
         threshold: Consecutive unreachable questions that open the breaker.
@@ -54,7 +59,7 @@ class CircuitBreaker:
     def error(self, out: Path, *, remaining: int) -> EndpointDownError:
         """The one message the batch stops with: what happened, what is kept, what to do."""
         return EndpointDownError(
-            f"stopped the batch: {self.consecutive} questions in a row could not reach the "
+            f"stopped the batch: {self.consecutive} questions in a row got no answer from the "
             f"model endpoint ({self.last_error}). Nothing is lost: finished questions are "
             f"saved in {out} and the {remaining} not yet answered stay pending; once the "
             "server answers, rerun the same command with --resume."

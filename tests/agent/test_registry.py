@@ -10,8 +10,10 @@ from agent.config import AgentConfig
 from agent.models.base import ModelError
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.registry import (
+    ModelSpec,
     ModelSpecError,
     load_model,
+    parse_model_spec,
     resolve_model_spec,
 )
 from agent.models.rules.policy import RulePolicy
@@ -80,3 +82,40 @@ def test_resolve_model_spec_reads_the_process_environment(monkeypatch: pytest.Mo
     monkeypatch.setenv("ARK_MODEL", "openai:from-env")
     assert resolve_model_spec(None) == "openai:from-env"
     assert resolve_model_spec(None, default="x", environ={}) == "x"
+
+
+@pytest.mark.parametrize(
+    ("spec", "hint"),
+    [
+        ("rule", "did you mean 'rules'?"),
+        ("Rules", "did you mean 'rules'?"),
+        ("openia", "did you mean 'openai:openia'?"),
+        ("gpt-4o-mini", "use one of"),
+    ],
+)
+def test_a_bare_name_without_an_endpoint_is_an_unknown_model(spec: str, hint: str) -> None:
+    with pytest.raises(ModelSpecError) as info:
+        load_model(AgentConfig(model=spec))
+    message = str(info.value)
+    assert message.startswith(f"unknown model {spec!r} — ") and hint in message
+    assert "OPENAI_BASE_URL" in message  # says how to mean an endpoint
+
+
+def test_a_bare_existing_path_suggests_hf(tmp_path: Path) -> None:
+    with pytest.raises(ModelSpecError, match=f"did you mean 'hf:{tmp_path}'"):
+        parse_model_spec(str(tmp_path), environ={})
+
+
+@pytest.mark.parametrize("env", [{"OPENAI_API_KEY": "k"}, {"OPENAI_BASE_URL": "http://h/v1"}])
+def test_a_bare_name_goes_to_the_endpoint_a_key_or_url_names(env: dict[str, str]) -> None:
+    assert parse_model_spec("rule", environ=env) == ModelSpec("openai", "rule")
+    assert parse_model_spec("qwen3:8b", base_url="http://h/v1", environ={}).backend == "openai"
+
+
+def test_hf_takes_a_directory_or_a_gguf_file(tmp_path: Path) -> None:
+    gguf = tmp_path / "model.Q4_K_M.gguf"
+    gguf.write_bytes(b"GGUF")
+    assert parse_model_spec(f"hf:{gguf}") == ModelSpec("hf", str(gguf))
+    assert parse_model_spec(f"hf:{tmp_path}").path == tmp_path
+    assert str(parse_model_spec("openai:gpt-4o")) == "openai:gpt-4o"
+    assert str(parse_model_spec(" rules ")) == "rules"

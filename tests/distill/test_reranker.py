@@ -181,7 +181,7 @@ def test_cli_distill_reranker_then_rerank(setup: dict[str, Path], tmp_path: Path
     out = tmp_path / "reranked"
     cache = tmp_path / "cache.sqlite"
     args = ["rerank", f"{setup['stage2']}", "--qa", str(setup["qa"]), "--snapshot",
-            str(setup["snapshot"]), "--model", str(adapter), "--depth", "4",
+            str(setup["snapshot"]), "--model", f"hf:{adapter}", "--depth", "4",
             "--cache", str(cache)]  # fmt: skip
     result = runner.invoke(build_app(), [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -193,11 +193,22 @@ def test_cli_distill_reranker_then_rerank(setup: dict[str, Path], tmp_path: Path
     assert summary["cache_hit_rate"] == 1.0 and summary["scored"] == 0
 
 
-def test_cli_rerank_bad_model_is_one_line(setup: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("hf:{tmp}/none.gguf", "no such directory or .gguf file"),
+        ("{tmp}", "did you mean 'hf:"),  # -m means what it means in `ark ask`: hf:PATH
+        ("rules", "cannot score relevance"),
+    ],
+)
+def test_cli_rerank_bad_model_is_one_line(
+    setup: dict[str, Path], tmp_path: Path, model: str, message: str
+) -> None:
     result = runner.invoke(
         build_app(),
         ["rerank", str(setup["stage2"]), "--qa", str(setup["qa"]), "--model",
-         str(tmp_path / "none.gguf"), "--out", str(tmp_path / "o")],
+         model.format(tmp=tmp_path), "--out", str(tmp_path / "o")],
     )  # fmt: skip
-    assert result.exit_code == 2
-    assert "does not exist" in " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert result.output.count("error:") == 1 and "Traceback" not in result.output
+    assert message in " ".join(result.output.split())
