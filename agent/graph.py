@@ -40,7 +40,13 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
         return {"step": step, "steps": [record], "stop_reason": reason, "error": str(exc)}
     message = ensure_call_ids({**reply.message, "role": "assistant"}, state["messages"])
     record = _step(state, "model", started, usage=reply.usage)
-    _emit(ctx, AgentEvent(ctx.agent_index, "model", step, content=message.get("content")))
+    calls = len(message.get("tool_calls") or [])
+    _emit(
+        ctx,
+        AgentEvent(
+            ctx.agent_index, "model", step, content=message.get("content"), tool_calls=calls
+        ),
+    )
     return {"step": step, "messages": [message], "steps": [record]}
 
 
@@ -99,6 +105,11 @@ async def run_tools(state: AgentState, runtime: Runtime[RunContext]) -> dict[str
 
 async def nudge(state: AgentState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Answer a turn without tool calls with one short corrective user message."""
+    step = state.get("step", 0)
+    _emit(
+        runtime.context,
+        AgentEvent(runtime.context.agent_index, "nudge", step, content=NO_TOOL_CALL_NUDGE),
+    )
     return {"messages": [{"role": "user", "content": NO_TOOL_CALL_NUDGE}]}
 
 

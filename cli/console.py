@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from types import TracebackType
 
@@ -26,24 +27,47 @@ from evals.metrics import (
     METRIC_TITLES,
     OVERALL,
     PROTOCOL_TITLES,
+    PROTOCOLS,
     metric_cell,
     successful_cell,
 )
+from evals.report import Report
 from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
 from evals.summary import RunSummary
 
 
 class RunProgress:
-    """Progress bar with ETA and running Hit@1 / Recall@20 (ARK protocol) of this session.
+    """Progress with ETA and running Hit@1 / Recall@20 (ARK protocol) of this session.
 
+    On a terminal it is a live bar. When the console is not a terminal (piped into `tee`, a log
+    file, CI) it prints plain lines instead: one when the run starts, one every `interval_s`
+    seconds while questions finish, and one at the end, so a logged run is never silent.
     Like the final tables, the running means count a failed question as a miss.
 
-    Disabled (a no-op) when `enabled` is False, e.g. with --json or when not on a TTY.
+    Disabled (a no-op) when `enabled` is False, e.g. with --json.
+
+    Args:
+        console: Where to print.
+        enabled: Show progress at all.
+        label: The run's name, first on every line.
+        interval_s: Seconds between plain lines when not on a terminal.
+        clock: Monotonic clock in seconds (tests pass a fake one).
     """
 
-    def __init__(self, console: Console, *, enabled: bool, label: str = "eval") -> None:
-        self._enabled = enabled
+    def __init__(
+        self,
+        console: Console,
+        *,
+        enabled: bool,
+        label: str = "eval",
+        interval_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._console = console
         self._label = label
+        self._lines = enabled and not console.is_terminal
+        self._interval_s = interval_s
+        self._clock = clock
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -53,9 +77,12 @@ class RunProgress:
             TimeRemainingColumn(),
             TextColumn("{task.fields[running]}"),
             console=console,
-            disable=not enabled,
+            disable=not enabled or self._lines,
         )
         self._task: TaskID | None = None
+        self._total = 0
+        self._started = self._last_line = 0.0
+        self._lined = -1  # questions finished when the last plain line was printed
         self._done = 0
         self._failed = 0
         self._hit1 = 0.0
@@ -72,12 +99,18 @@ class RunProgress:
         traceback: TracebackType | None,
     ) -> None:
         self._progress.__exit__(exc_type, exc, traceback)
+        if self._lines and self._task is not None and self._lined != self._done + self._failed:
+            self._line()
 
     def start(self, plan: RunPlan) -> None:
-        """Create the bar for the questions still to run."""
+        """Create the bar (or print the first line) for the questions still to run."""
+        self._total = len(plan.pending)
         self._task = self._progress.add_task(
-            self._label, total=len(plan.pending), running=self._running_text()
+            self._label, total=self._total, running=self._running_text(markup=True)
         )
+        self._started = self._clock()
+        if self._lines:
+            self._line()
 
     def update(self, outcome: Outcome) -> None:
         """Advance by one finished question and refresh the running metrics."""
@@ -88,12 +121,42 @@ class RunProgress:
         else:
             self._failed += 1
         if self._task is not None:
-            self._progress.update(self._task, advance=1, running=self._running_text())
+            self._progress.update(self._task, advance=1, running=self._running_text(markup=True))
+        if self._lines and self._now() - self._last_line >= self._interval_s:
+            self._line()
 
-    def _running_text(self) -> str:
+    def _now(self) -> float:
+        return self._clock() - self._started
+
+    def _line(self) -> None:
+        """One plain progress line: done/total, elapsed, ETA and the running metrics."""
+        finished = self._done + self._failed
+        elapsed = self._now()
+        eta = ""
+        if 0 < finished < self._total:
+            eta = f", ETA {_clock_text(elapsed / finished * (self._total - finished))}"
+        self._console.print(
+            f"{self._label}: {finished}/{self._total} questions, {_clock_text(elapsed)} "
+            f"elapsed{eta}; {self._running_text(markup=False)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        self._last_line = elapsed
+        self._lined = finished
+
+    def _running_text(self, *, markup: bool = True) -> str:
         count = max(self._done + self._failed, 1)  # a failed question is a miss
         text = f"Hit@1 {self._hit1 / count:.3f}  R@20 {self._recall / count:.3f}"
-        return text + (f"  [red]failed {self._failed}[/]" if self._failed else "")
+        if not self._failed:
+            return text
+        return text + (f"  [red]failed {self._failed}[/]" if markup else f"  failed {self._failed}")
+
+
+def _clock_text(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{rest:02d}"
 
 
 class ProgressPerRun:
@@ -114,11 +177,11 @@ class ProgressPerRun:
         self._bars.close()
 
     def handlers(self, label: str) -> tuple[StartHandler, OutcomeHandler]:
-        """Open a bar for the run called `label` (disabled when not on a terminal).
+        """Open a bar for the run called `label` (plain periodic lines when not on a terminal).
 
         Its start handler also prints the plan's warnings and notes, once.
         """
-        bar = RunProgress(self._console, enabled=self._console.is_terminal, label=label)
+        bar = RunProgress(self._console, enabled=True, label=label)
         self._bars.enter_context(bar)
 
         def start(plan: RunPlan) -> None:
@@ -212,4 +275,13 @@ def demo_view(result: DemoResult) -> Group:
         if result.baseline_example is not None:
             bm25 = _marks(result.baseline_example.result.fused, gold)
             parts.append(Text(f"BM25  top-10 vs gold: {bm25}"))
+    return Group(*parts)
+
+
+def report_view(report: Report) -> Group:
+    """What `ark eval report` prints: the overall tables of both protocols, then its notes."""
+    parts: list[RenderableType] = [
+        results_table(report.summaries, protocol, families=False) for protocol in PROTOCOLS
+    ]
+    parts += [Text(note, style="yellow") for note in report.notes]
     return Group(*parts)

@@ -1,4 +1,4 @@
-"""PNG figures mirroring the paper's: tool-call shares, neighbors calls by outcome, grid heatmaps.
+"""PNG figures: metrics per run, and the paper's tool-call shares, neighbors calls, grid heatmaps.
 
 Figures are drawn on `matplotlib.figure.Figure` objects directly (the Agg canvas), so no
 pyplot state or display backend is involved.
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from evals.metrics import ark_metrics
+from evals.metrics import METRIC_NAMES, METRIC_TITLES, PROTOCOL_TITLES, PROTOCOLS, ark_metrics
 from evals.runstore import RunRecord
 from evals.summary import RunSummary
 
@@ -23,6 +23,35 @@ SUCCESS_METRIC = ("stark", "hit@5")
 """A trajectory is successful when its own answers have a gold node in the top 5 (Fig. 5)."""
 HEATMAP_PROTOCOL = "stark"
 """Fig. 2's heatmaps use the STaRK protocol, like the paper's tables."""
+
+
+def metric_bars(summaries: Sequence[RunSummary], path: Path) -> Path | None:
+    """Grouped bars: Hit@1, Hit@5, Recall@20 and MRR of every run, one panel per protocol.
+
+    The headline means (a failed question counts as a miss), as in the report's tables.
+    """
+    if not summaries:
+        return None
+    panel_width = 3.0 + 0.9 * len(summaries)
+    figure = Figure(figsize=(panel_width * len(PROTOCOLS) + 2.0, 3.8))
+    width = 0.8 / len(summaries)
+    positions = np.arange(len(METRIC_NAMES))
+    for panel, protocol in enumerate(PROTOCOLS, start=1):
+        axes = figure.add_subplot(1, len(PROTOCOLS), panel)
+        for index, summary in enumerate(summaries):
+            means = summary.overall.means()[protocol]
+            values = [means[name] for name in METRIC_NAMES]
+            offset = (index - (len(summaries) - 1) / 2) * width
+            bars = axes.bar(positions + offset, values, width, label=summary.label)
+            axes.bar_label(bars, fmt="%.2f", fontsize="x-small", padding=1)
+        axes.set_xticks(positions, [METRIC_TITLES[name] for name in METRIC_NAMES])
+        axes.set_ylim(0, 1.08)
+        axes.set_title(f"{PROTOCOL_TITLES[protocol]} protocol")
+    figure.axes[-1].legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
+    figure.suptitle("Metrics per run (overall)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    return path
 
 
 def tool_share_plot(summaries: Sequence[RunSummary], path: Path) -> Path | None:
@@ -134,18 +163,26 @@ def grid_cells(summaries: Sequence[RunSummary]) -> dict[tuple[int, int], RunSumm
     cells: dict[tuple[int, int], RunSummary] = {}
     for summary in summaries:
         n, steps = summary.n_agents, summary.max_steps
-        if n is None or steps is None:
-            continue
-        if (n, steps) in cells:
-            logger.warning(
-                "two runs with agents=%d, max_steps=%d; the heatmap shows %s",
-                n,
-                steps,
-                cells[(n, steps)].run_dir,
-            )
-            continue
-        cells[(n, steps)] = summary
+        if n is not None and steps is not None:
+            cells.setdefault((n, steps), summary)
     return cells
+
+
+def _warn_duplicate_cells(
+    summaries: Sequence[RunSummary], cells: dict[tuple[int, int], RunSummary]
+) -> None:
+    """Say which run a drawn heatmap shows where two runs share a cell."""
+    for summary in summaries:
+        n, steps = summary.n_agents, summary.max_steps
+        if n is None or steps is None or cells[(n, steps)] is summary:
+            continue
+        logger.warning(
+            "two runs with agents=%d, max_steps=%d; the heatmap shows %s, not %s",
+            n,
+            steps,
+            cells[(n, steps)].run_dir,
+            summary.run_dir,
+        )
 
 
 HEATMAP_PANELS: tuple[tuple[str, Callable[[RunSummary], float], str], ...] = (
@@ -181,6 +218,7 @@ def grid_heatmaps(summaries: Sequence[RunSummary], path: Path) -> Path | None:
     agents, steps, grids = heatmap_grids(summaries)
     if not grids or np.count_nonzero(~np.isnan(grids[0][1])) < 2:
         return None
+    _warn_duplicate_cells(summaries, grid_cells(summaries))
     figure = Figure(figsize=(4.2 * len(grids), 0.7 * len(agents) + 2.2))
     for index, (title, grid, fmt) in enumerate(grids, start=1):
         axes = figure.add_subplot(1, len(grids), index)

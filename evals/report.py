@@ -15,7 +15,6 @@ from evals.metrics import (
     metric_cell,
     successful_cell,
 )
-from evals.plots import grid_heatmaps, neighbors_plot, tool_share_plot
 from evals.runstore import RunRecord, read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
 
@@ -29,10 +28,14 @@ class Report:
     Attributes:
         markdown: The report text.
         files: Files written (report.md and the PNGs), empty when nothing was written.
+        summaries: The runs compared, in the order given (for a terminal table).
+        notes: What the reader should know that the files do not say (figures skipped).
     """
 
     markdown: str
     files: list[Path] = field(default_factory=list)
+    summaries: list[RunSummary] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def load_runs(run_dirs: Sequence[Path]) -> list[tuple[RunSummary, list[RunRecord]]]:
@@ -175,17 +178,32 @@ def build_report(run_dirs: Sequence[Path], out: Path | None = None) -> Report:
     runs = load_runs(run_dirs)
     summaries = [summary for summary, _ in runs]
     if out is None:
-        return Report(markdown_report(summaries))
+        return Report(markdown_report(summaries), summaries=summaries)
     out.mkdir(parents=True, exist_ok=True)
-    images = [
-        image
-        for image in (
-            tool_share_plot(summaries, out / "tool_share.png"),
-            neighbors_plot(runs, out / "neighbors_by_outcome.png"),
-            grid_heatmaps(summaries, out / "grid_heatmaps.png"),
-        )
-        if image is not None
-    ]
+    images, notes = _figures(runs, out)
     markdown = markdown_report(summaries, images)
     (out / REPORT_FILE).write_text(markdown, encoding="utf-8")
-    return Report(markdown, [out / REPORT_FILE, *images])
+    return Report(markdown, [out / REPORT_FILE, *images], summaries=summaries, notes=notes)
+
+
+def _figures(
+    runs: list[tuple[RunSummary, list[RunRecord]]], out: Path
+) -> tuple[list[Path], list[str]]:
+    """Draw the PNG figures that apply; without matplotlib, none, and a note saying how."""
+    try:
+        from evals.plots import grid_heatmaps, metric_bars, neighbors_plot, tool_share_plot
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] != "matplotlib":
+            raise
+        return [], [
+            "figures skipped: matplotlib is not installed (pip install -e '.[plots]'); "
+            "report.md has every table"
+        ]
+    summaries = [summary for summary, _ in runs]
+    drawn = (
+        metric_bars(summaries, out / "metrics.png"),
+        tool_share_plot(summaries, out / "tool_share.png"),
+        neighbors_plot(runs, out / "neighbors_by_outcome.png"),
+        grid_heatmaps(summaries, out / "grid_heatmaps.png"),
+    )
+    return [image for image in drawn if image is not None], []

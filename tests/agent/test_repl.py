@@ -100,9 +100,10 @@ def test_a_session(tiny_snapshot: Snapshot, tmp_path: Path) -> None:
         ],
     )
     # the question: live trace per agent, then the fused table
-    assert "[agent 1] search" in shown and "[agent 2] search" in shown
+    # identical agents (the rule policy) are traced once, their votes left out
+    assert "[agent 1] search" in shown and "[agent 2] same steps as the agent shown" in shown
     assert "Sparse retrieval revisited" in shown
-    assert "2/2" in shown  # votes column
+    assert "2 agents with identical answer lists: votes left out" in shown
     # :node shows the text and a summary by relation
     assert "Researcher in retrieval and graphs." in shown
     assert "-[writes]->" in shown and "-[affiliated_with]->" in shown

@@ -94,7 +94,13 @@ def test_report_tables_failures_and_heatmaps(tmp_path: Path) -> None:
     assert "successful question(s) only: Hit@1 0.500" in text and "f0, f1" in text
     assert "### one_hop" in text and "### text" in text and "STaRK protocol" in text
     names = sorted(path.name for path in report.files)
-    assert names == ["grid_heatmaps.png", "neighbors_by_outcome.png", "report.md", "tool_share.png"]
+    assert names == [
+        "grid_heatmaps.png",
+        "metrics.png",
+        "neighbors_by_outcome.png",
+        "report.md",
+        "tool_share.png",
+    ]
     assert all(path.stat().st_size > 0 for path in report.files)
     assert (tmp_path / "out" / "report.md").read_text() == text
 
