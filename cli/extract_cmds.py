@@ -1,0 +1,241 @@
+"""`ark graph extract`: build a snapshot from documents with the offline or the LLM extractor."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from agent.models.base import ModelError
+from cli.import_options import AnalyzerOpt, OverwriteOpt
+from graphs.errors import GraphError
+
+ExtractorName = Literal["spacy", "llm"]
+
+
+def register(graph_app: typer.Typer) -> None:
+    """Add `extract` to the `graph` group."""
+    graph_app.command("extract")(extract)
+
+
+def _fail(error: Exception) -> typer.Exit:
+    Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+class _RateColumn(ProgressColumn):
+    """Passages per second since the bar started."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f} passages/s" if speed else "- passages/s")
+
+
+class _Bar:
+    """The extraction progress bar (rate and ETA) as a `progress(done, total)` callback."""
+
+    def __init__(self, console: Console) -> None:
+        self._bar = Progress(
+            TextColumn("extracting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not console.is_terminal,
+        )
+        self._task: Any = None
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        self._bar.start()
+        return self.update
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def update(self, done: int, total: int) -> None:
+        if self._task is None:
+            self._task = self._bar.add_task("extract", total=max(total, 1))
+        self._bar.update(self._task, completed=done)
+
+
+def extract(
+    docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
+    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    extractor: Annotated[
+        ExtractorName,
+        typer.Option(help="spacy: offline NER + dependency triples; llm: a served model (-m)."),
+    ] = "spacy",
+    model: Annotated[
+        str | None, typer.Option("-m", "--model", help="LLM extractor: openai:NAME or NAME.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible root, e.g. http://127.0.0.1:8080/v1.")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="LLM requests in flight.")] = 4,
+    rpm: Annotated[float | None, typer.Option(help="LLM requests per minute (no limit).")] = None,
+    tools: Annotated[
+        bool, typer.Option(help="Ask the LLM for a tool call (--no-tools: bare JSON text).")
+    ] = True,
+    max_tokens: Annotated[int, typer.Option(help="LLM: tokens per reply.")] = 1024,
+    timeout: Annotated[float, typer.Option(help="LLM: seconds per request.")] = 120.0,
+    chunk_tokens: Annotated[int, typer.Option(help="Most tokens in a passage.")] = 200,
+    chunk_overlap: Annotated[int, typer.Option(help="Tokens shared by passages.")] = 30,
+    max_file_mb: Annotated[float, typer.Option(help="Skip larger files.")] = 16.0,
+    relation_types: Annotated[int, typer.Option(help="Labels that become edge types.")] = 24,
+    relation_min: Annotated[int, typer.Option(help="Edges a label needs to be a type.")] = 3,
+    aliases: Annotated[bool, typer.Option(help="Merge last names and acronyms.")] = True,
+    encoder: Annotated[
+        Path | None, typer.Option(help="Sentence-transformers dir: merge similar names too.")
+    ] = None,
+    merge_similarity: Annotated[float, typer.Option(help="Cosine for --encoder merges.")] = 0.92,
+    cache: Annotated[
+        Path | None, typer.Option(help="Extraction cache (~/.cache/ark/extractions.sqlite).")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's).")] = None,
+    candidate_types: Annotated[
+        str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
+    ] = None,
+    overwrite: OverwriteOpt = False,
+    analyzer: AnalyzerOpt = "english",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Build a snapshot from documents: passages, typed entities, relations with evidence."""
+    from graphs.build_options import BuildOptions
+    from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
+    from graphs.importers.documents.cache import ExtractionCache, default_cache_path
+    from graphs.importers.documents.chunker import ChunkConfig
+    from graphs.importers.documents.reader import ReadConfig
+    from graphs.importers.documents.resolve import ResolveConfig
+    from graphs.importers.documents.vocabulary import VocabularyConfig
+
+    console = Console(stderr=True)
+    try:
+        config = DocumentBuildConfig(
+            read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20)),
+            chunk=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=chunk_overlap),
+            resolve=ResolveConfig(aliases=aliases, similarity=merge_similarity),
+            vocabulary=VocabularyConfig(max_types=relation_types, min_count=relation_min),
+            options=BuildOptions(overwrite=overwrite, analyzer=analyzer),
+            name=name,
+            candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
+        )
+        worker = _extractor(
+            extractor, model, base_url, concurrency, rpm, tools, max_tokens, timeout
+        )
+        encode = _encoder(encoder)
+        started = time.perf_counter()
+        with ExtractionCache(cache or default_cache_path()) as store, _Bar(console) as progress:
+            summary = build_document_snapshot(
+                docs, out, extractor=worker, cache=store, config=config, encode=encode,
+                progress=progress,
+            )  # fmt: skip
+    except (GraphError, ModelError) as error:
+        raise _fail(error) from None
+    data = summary.model_dump()
+    data["wall_seconds"] = round(time.perf_counter() - started, 2)
+    stats = getattr(worker, "stats", None)
+    if stats is not None:
+        data["llm"] = vars(stats)
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    print(
+        f"snapshot {out}: {summary.documents:,} documents, {summary.passages:,} passages, "
+        f"{summary.entities:,} entities, {summary.triples:,} triples in {data['wall_seconds']}s"
+    )
+    print_extraction_info(data, Console())
+
+
+def _extractor(
+    kind: ExtractorName,
+    model: str | None,
+    base_url: str | None,
+    concurrency: int,
+    rpm: float | None,
+    tools: bool,
+    max_tokens: int,
+    timeout: float,
+) -> Any:
+    if kind == "spacy":
+        from graphs.importers.documents.spacy_extractor import SpacyExtractor
+
+        return SpacyExtractor()
+    from agent.extract.llm import LLMExtractConfig, LLMExtractor
+    from agent.models.openai.model import OpenAIChatModel
+    from agent.models.registry import resolve_model_spec
+
+    spec = resolve_model_spec(model, default="")
+    if not spec or spec == "rules" or spec.startswith("hf:"):
+        raise ModelError(
+            "--extractor llm needs -m openai:NAME (or NAME) served by an OpenAI-compatible "
+            "endpoint; point --base-url at it (e.g. a local llama-cpp-python server)"
+        )
+    chat = OpenAIChatModel(
+        spec.removeprefix("openai:"), base_url=base_url, max_tokens=max_tokens, timeout_s=timeout
+    )
+    return LLMExtractor(
+        chat,
+        LLMExtractConfig(concurrency=concurrency, requests_per_minute=rpm, use_tools=tools),
+    )
+
+
+def _encoder(path: Path | None) -> Callable[[Any], Any] | None:
+    if path is None:
+        return None
+    from graphs.dense.encoder import TextEncoder
+
+    return TextEncoder.load(path).encode
+
+
+def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
+    """The extraction part of `ark graph info` (and of `ark graph extract`'s report)."""
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")
+    skipped = summary["skipped"]
+    rows = (
+        ("documents", f"{summary['documents']:,}"),
+        ("passages", f"{summary['passages']:,} (chunks of {summary['chunk']['max_tokens']} "
+                     f"tokens, {summary['chunk']['overlap_tokens']} overlap)"),
+        ("skipped inputs", ", ".join(f"{k}: {v}" for k, v in skipped.items()) or "none"),
+        ("extractor", f"{summary['extractor']} ({summary['model']}, {summary['prompt_version']})"),
+        ("extracted", f"{summary['extracted']:,} new, {summary['cache_hits']:,} cache hits "
+                      f"({summary['cache']})"),
+        ("failed", f"{summary['failed']:,} (retried next run)" + "".join(
+            f"\n  {reason}: {count}" for reason, count in summary["failures"].items())),
+        ("repaired replies", f"{summary['repaired']:,}"),
+        ("mentions, triples", f"{summary['mentions']:,}, {summary['triples']:,}"),
+        ("entities", f"{summary['entities']:,}"),
+        ("merges", ", ".join(f"{k} {v}" for k, v in summary["merges"].items())),
+        ("generic labels", f"{summary['generic_labels']:,} labels kept as text under the "
+                           "generic type"),
+    )  # fmt: skip
+    for label, value in rows:
+        head.add_row(label, Text(value))
+    console.print(head, highlight=False)
+    types = Table("entity type", "count", title="Entities by type")
+    for kind, count in sorted(summary["entities_by_type"].items(), key=lambda kv: -kv[1]):
+        types.add_row(kind, f"{count:,}")
+    relations = Table("relation type", "edges", title="Relations by type")
+    for kind, count in summary["relation_types"].items():
+        relations.add_row(kind, f"{count:,}")
+    console.print(types)
+    console.print(relations)
