@@ -153,14 +153,25 @@ def pick_example(
 
 
 def trajectory_lines(trajectory: Trajectory, *, observation_lines: int = 3) -> list[str]:
-    """A compact transcript: each tool call with its arguments, then the first lines it saw."""
+    """A compact transcript: each tool call with its arguments, then the first lines it saw.
+
+    A turn without a tool call shows what the model wrote, and the nudge it got after it.
+    """
     lines: list[str] = []
+    users = 0
     for message in trajectory.messages:
         role = message.get("role")
+        users += role == "user"
         if role == "assistant":
-            for call in message.get("tool_calls") or []:
+            calls = message.get("tool_calls") or []
+            if not calls:
+                said = " ".join(str(message.get("content") or "").split())
+                lines.append(f"said (no tool call): {said or '(an empty reply)'}")
+            for call in calls:
                 function = call.get("function", {})
                 lines.append(f"→ {function.get('name')}({_compact(function.get('arguments'))})")
+        elif role == "user" and users > 1:  # the first is the question
+            lines.append(f"nudged: {message.get('content')}")
         elif role == "tool":
             observed = str(message.get("content") or "").splitlines()
             lines += [f"    {line}" for line in observed[:observation_lines]]

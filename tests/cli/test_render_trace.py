@@ -206,3 +206,17 @@ def test_the_summary_counts_model_turns_with_plurals(films: Snapshot) -> None:
     assert "2 agents (finish ×2)" in result_summary(rules) and "model turns each" in result_summary(
         rules
     )
+
+
+def test_the_demo_transcript_shows_text_turns_and_nudges(films: Snapshot) -> None:
+    from cli.demo import trajectory_lines
+
+    turns = [text_message("Parasite was directed by Bong Joon-ho."), text_message("")]
+    result, _, _ = ask(films, ScriptedModel(turns), n_agents=1, max_steps=2)
+    lines = trajectory_lines(result.trajectories[0])
+    assert lines == [
+        "said (no tool call): Parasite was directed by Bong Joon-ho.",
+        f"nudged: {NO_TOOL_CALL_NUDGE}",
+        "said (no tool call): (an empty reply)",
+        "stopped: max_steps; answers: 0",
+    ]
