@@ -22,6 +22,13 @@ metric is computed on that truncated ranking: Recall@20, Hit@1, Hit@5 and MRR al
 node first found at rank 25 gives MRR 0, not 1/25. A question with no gold node (after
 candidate filtering under STaRK) scores 0 everywhere.
 
+Every question is also scored at depth ``DEPTH`` (40), GME's retrieval budget: ``recall@40``
+is the share of the gold nodes among the first 40 nodes returned (cut at 40 first, then
+filtered under STaRK), which is GME's gold-evidence recovery within 40 nodes when the gold set
+is the evidence set (nodes of other types use up the budget but never count). It is kept
+beside the headline metrics (``DEPTH_METRIC_NAMES``), so a dense baseline returning 40 nodes
+is scored at the depth its strategies are designed for.
+
 Aggregates count every question: one whose agents all failed scores 0 on every metric in the
 headline means (the paper's tables count every test question); the means over successful
 questions only are kept beside them as a note.
@@ -37,7 +44,16 @@ if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
 METRIC_NAMES: tuple[str, ...] = ("hit@1", "hit@5", "recall@20", "mrr")
-METRIC_TITLES = {"hit@1": "Hit@1", "hit@5": "Hit@5", "recall@20": "R@20", "mrr": "MRR"}
+DEPTH_METRIC_NAMES: tuple[str, ...] = ("recall@40",)
+"""Scored and aggregated for every question, shown where depth matters (dense baselines)."""
+ALL_METRIC_NAMES: tuple[str, ...] = METRIC_NAMES + DEPTH_METRIC_NAMES
+METRIC_TITLES = {
+    "hit@1": "Hit@1",
+    "hit@5": "Hit@5",
+    "recall@20": "R@20",
+    "mrr": "MRR",
+    "recall@40": "R@40",
+}
 PROTOCOLS: tuple[str, ...] = ("ark", "stark")
 PROTOCOL_TITLES = {"ark": "ARK", "stark": "STaRK"}
 OVERALL = "all"
@@ -46,6 +62,8 @@ NO_FAMILY = "unlabelled"
 """Family name used for questions that carry none."""
 CUTOFF = 20
 """Rankings are truncated to this many nodes before any metric is computed (paper appendix)."""
+DEPTH = 40
+"""GME's retrieval budget: ``recall@40`` sees this many nodes."""
 
 Scores = dict[str, float]
 ProtocolScores = dict[str, dict[str, float]]
@@ -62,9 +80,10 @@ def _dedupe(ranked: Iterable[str]) -> list[str]:
     return unique
 
 
-def _score(ranked: list[str], gold: set[str]) -> Scores:
+def _score(ranked: list[str], gold: set[str], deep: list[str]) -> Scores:
+    """Metrics of `ranked` (already cut at CUTOFF) and recall@40 of `deep` (cut at DEPTH)."""
     if not gold:
-        return dict.fromkeys(METRIC_NAMES, 0.0)
+        return dict.fromkeys(ALL_METRIC_NAMES, 0.0)
     top = ranked[:CUTOFF]
     first = next((rank for rank, node in enumerate(top, start=1) if node in gold), None)
     return {
@@ -72,6 +91,7 @@ def _score(ranked: list[str], gold: set[str]) -> Scores:
         "hit@5": float(first is not None and first <= 5),
         "recall@20": len(gold.intersection(top)) / len(gold),
         "mrr": 0.0 if first is None else 1.0 / first,
+        "recall@40": len(gold.intersection(deep[:DEPTH])) / len(gold),
     }
 
 
@@ -83,9 +103,10 @@ def ark_metrics(ranked: Sequence[str], gold: Iterable[str]) -> Scores:
         gold: External ids of the correct answers.
 
     Returns:
-        ``{"hit@1", "hit@5", "recall@20", "mrr"}`` as floats in [0, 1].
+        ``{"hit@1", "hit@5", "recall@20", "mrr", "recall@40"}`` as floats in [0, 1].
     """
-    return _score(_dedupe(ranked), set(gold))
+    unique = _dedupe(ranked)
+    return _score(unique, set(gold), unique)
 
 
 def stark_metrics(
@@ -102,10 +123,13 @@ def stark_metrics(
         is_candidate: True for ids whose node type can be an answer.
 
     Returns:
-        ``{"hit@1", "hit@5", "recall@20", "mrr"}`` as floats in [0, 1].
+        ``{"hit@1", "hit@5", "recall@20", "mrr", "recall@40"}`` as floats in [0, 1]
+        (``recall@40``: cut at ``DEPTH``, then filtered).
     """
-    candidates = [node for node in _dedupe(ranked)[:CUTOFF] if is_candidate(node)]
-    return _score(candidates, {node for node in gold if is_candidate(node)})
+    unique = _dedupe(ranked)
+    candidates = [node for node in unique[:CUTOFF] if is_candidate(node)]
+    deep = [node for node in unique[:DEPTH] if is_candidate(node)]
+    return _score(candidates, {node for node in gold if is_candidate(node)}, deep)
 
 
 def score_question(
@@ -165,7 +189,7 @@ class Aggregate:
     questions: int = 0
     failures: int = 0
     sums: dict[str, dict[str, float]] = field(
-        default_factory=lambda: {p: dict.fromkeys(METRIC_NAMES, 0.0) for p in PROTOCOLS}
+        default_factory=lambda: {p: dict.fromkeys(ALL_METRIC_NAMES, 0.0) for p in PROTOCOLS}
     )
 
     @property
@@ -177,7 +201,7 @@ class Aggregate:
         """Add one successful question's scores."""
         self.questions += 1
         for protocol in PROTOCOLS:
-            for name in METRIC_NAMES:
+            for name in ALL_METRIC_NAMES:
                 self.sums[protocol][name] += metrics.get(protocol, {}).get(name, 0.0)
 
     def means(self) -> ProtocolScores:

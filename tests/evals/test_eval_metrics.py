@@ -26,6 +26,7 @@ def test_several_gold_answers() -> None:
         "hit@5": 1.0,
         "recall@20": pytest.approx(2 / 3),
         "mrr": 0.5,
+        "recall@40": pytest.approx(2 / 3),
     }
     assert stark_metrics(ranked, gold, IS_CANDIDATE) == ark_metrics(ranked, gold)
 
@@ -36,6 +37,7 @@ def test_first_position_hit() -> None:
         "hit@5": 1.0,
         "recall@20": 1.0,
         "mrr": 1.0,
+        "recall@40": 1.0,
     }
 
 
@@ -53,7 +55,7 @@ def test_recall_and_mrr_see_only_the_top_20() -> None:
     assert scores["recall@20"] == 0.5
     assert scores["mrr"] == 1.0
     deep = ark_metrics(ranked, ["p39"])
-    assert deep == {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
+    assert deep == {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0, "recall@40": 1.0}
 
 
 @pytest.mark.parametrize(("rank", "mrr"), [(20, 1 / 20), (21, 0.0), (25, 0.0)])
@@ -75,8 +77,8 @@ def test_stark_cuts_at_20_before_dropping_non_candidates() -> None:
     ranked = [*filler, *(f"p{i}" for i in range(10, 26)), "p1"]
     assert ranked.index("p1") + 1 == 22
     zeros = {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
-    assert stark_metrics(ranked, ["p1"], is_candidate) == zeros
-    assert ark_metrics(ranked, ["p1"]) == zeros
+    assert stark_metrics(ranked, ["p1"], is_candidate) == {**zeros, "recall@40": 1.0}
+    assert ark_metrics(ranked, ["p1"]) == {**zeros, "recall@40": 1.0}
     # within the cut the filter still lifts a candidate: fused rank 6 -> candidate rank 1
     assert stark_metrics([*filler, "p1"], ["p1"], is_candidate)["mrr"] == 1.0
     # ... and a gold at fused rank 20 stays in: candidate rank 15
@@ -86,7 +88,7 @@ def test_stark_cuts_at_20_before_dropping_non_candidates() -> None:
 
 @pytest.mark.parametrize("ranked", [[], ["b1", "c1"]])
 def test_empty_prediction_is_a_miss_under_stark(ranked: list[str]) -> None:
-    zeros = {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0}
+    zeros = {"hit@1": 0.0, "hit@5": 0.0, "recall@20": 0.0, "mrr": 0.0, "recall@40": 0.0}
     assert stark_metrics(ranked, ["p1", "p2"], IS_CANDIDATE) == zeros
     assert ark_metrics(ranked, ["p1", "p2"]) == zeros
 
@@ -132,6 +134,7 @@ def test_ties_and_repeats_rank_by_first_position() -> None:
         "hit@5": 1.0,
         "recall@20": 1.0,
         "mrr": 1.0,
+        "recall@40": 1.0,
     }
 
 
@@ -173,3 +176,23 @@ def test_aggregate_overall_per_family_and_failures() -> None:
     assert as_dict["failures"] == 1
     assert as_dict["metrics"]["ark"]["hit@1"] == 0.5  # type: ignore[index]
     assert as_dict["metrics_successful_only"]["ark"]["hit@1"] == 1.0  # type: ignore[index]
+
+
+def test_recall_at_40_is_gme_recovery_within_40_nodes() -> None:
+    """GME: the share of the gold evidence among the 40 nodes returned; others use budget."""
+    ranked = [f"p{i}" for i in range(10, 30)] + ["p1", *(f"b{i}" for i in range(18)), "p2", "p3"]
+    types = TYPES | {f"b{i}": "brand" for i in range(18)}
+    is_candidate = CandidateFilter(types, frozenset({"product"}))
+    assert ranked.index("p2") + 1 == 40 and ranked.index("p3") + 1 == 41
+    ark = ark_metrics(ranked, ["p1", "p2", "p3", "p4"])
+    assert ark["recall@20"] == 0.0
+    assert ark["recall@40"] == 0.5  # p1 (rank 21) and p2 (rank 40); p3 is the 41st node
+    # STaRK cuts at 40 first: the 18 brands still use up budget, so p3 stays out
+    assert stark_metrics(ranked, ["p1", "p2", "p3", "p4"], is_candidate)["recall@40"] == 0.5
+
+
+def test_aggregates_carry_recall_at_40() -> None:
+    scored = [("text", score_question(["a", "b"], ["b"], lambda _: True))]
+    means = aggregate(scored)[OVERALL].means()
+    assert means["ark"]["recall@40"] == 1.0
+    assert means["stark"]["recall@40"] == 1.0
