@@ -11,6 +11,7 @@ import numpy as np
 from graphs.errors import SnapshotError
 from graphs.invariants import (
     fail,
+    load_array,
     require_ascending_rows,
     require_offsets,
     require_range,
@@ -121,11 +122,7 @@ class CSR:
     """Read-only adjacency over memory-mapped arrays; nothing is loaded until touched."""
 
     def __init__(self, directory: Path, num_types: int) -> None:
-        # Plain ndarray views of the memmaps: slicing a np.memmap is ~4x slower.
-        arrays = {
-            name: np.asarray(np.load(csr_file(directory, name), mmap_mode="r"))
-            for name in CSR_ARRAYS
-        }
+        arrays = {name: load_array(csr_file(directory, name)) for name in CSR_ARRAYS}
         self.indptr: np.ndarray = arrays["indptr"]
         self.neighbors: np.ndarray = arrays["neighbors"]
         self.neighbor_types: np.ndarray = arrays["neighbor_types"]

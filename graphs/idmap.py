@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from graphs.invariants import fail, require_range, require_shape
+from graphs.invariants import fail, load_array, require_range, require_shape
 from graphs.layout import ID_ORDER_FILE as ORDER_FILE
 from graphs.layout import SORTED_IDS_FILE as SORTED_FILE
 
@@ -33,8 +33,8 @@ class IdMap:
     """Binary search from external id to internal id over memory-mapped sorted ids."""
 
     def __init__(self, directory: Path) -> None:
-        self._sorted = np.asarray(np.load(directory / SORTED_FILE, mmap_mode="r"))
-        self._order = np.asarray(np.load(directory / ORDER_FILE, mmap_mode="r"))
+        self._sorted = load_array(directory / SORTED_FILE)
+        self._order = load_array(directory / ORDER_FILE)
         self._width = self._sorted.dtype.itemsize
 
     def __len__(self) -> int:

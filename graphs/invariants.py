@@ -9,13 +9,36 @@ ordering checks run by ``ark graph verify``.
 
 from __future__ import annotations
 
+import tokenize
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
 from graphs.errors import SnapshotError
 
 REBUILD = "rebuild the snapshot with `ark graph import ...` (--overwrite)"
+
+
+LOAD_ERRORS = (OSError, ValueError, SyntaxError, EOFError, tokenize.TokenError)
+"""What np.load raises on a damaged .npy header (numpy parses it as a Python literal)."""
+
+
+def load_array(path: Path) -> np.ndarray:
+    """The .npy array at `path`, memory-mapped read-only (a plain ndarray view of the map).
+
+    A plain view slices several times faster than the np.memmap itself.
+
+    Raises:
+        SnapshotError: the file is missing or its header is damaged.
+    """
+    try:
+        return np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
+    except LOAD_ERRORS as error:
+        detail = str(error)[:120]
+        raise SnapshotError(
+            f"cannot read {path} (the file is damaged: {detail}); {REBUILD}"
+        ) from error
 
 
 def fail(where: str, problem: str) -> SnapshotError:

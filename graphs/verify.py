@@ -10,6 +10,7 @@ codes against nodes.parquet, the CSR against edges.parquet, counts against the m
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ from graphs.errors import GraphError, SnapshotError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
-from graphs.nodestore import NodeStore
+from graphs.nodestore import NodeStore, write_node_store
 from graphs.snapshot import Snapshot
 
 REBUILD = "rebuild the snapshot with `ark graph import ...` (--overwrite)"
@@ -126,6 +127,13 @@ def _check_nodes(snapshot: Snapshot, manifest: Manifest) -> None:
         stored = store.column(column)
         if not stored.equals(table.column(column).combine_chunks().cast(stored.type)):
             raise SnapshotError(f"nodes.arrow column {column} differs from {NODES_FILE}; {REBUILD}")
+    with tempfile.TemporaryDirectory() as temp:
+        rebuilt = Path(temp) / STORE_FILE
+        write_node_store(rebuilt, table, manifest.content_hash)
+        if rebuilt.read_bytes() != (snapshot.path / STORE_FILE).read_bytes():
+            raise SnapshotError(
+                f"{STORE_FILE} differs from the store rebuilt from {NODES_FILE}; {REBUILD}"
+            )
     by_node = IdMap(snapshot.path / IDS_DIR).ids_by_node()
     expected = np.asarray(table.column("id").cast(pa.binary()).to_numpy(zero_copy_only=False))
     if not np.array_equal(by_node, expected.astype(by_node.dtype)):

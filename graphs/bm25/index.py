@@ -17,6 +17,7 @@ from graphs.bm25.postings import FieldPostings, load_vocab, term_ids
 from graphs.bm25.scorer import BM25Scorer
 from graphs.bm25.tokenize import Tokenizer
 from graphs.errors import GraphError, SnapshotError
+from graphs.invariants import load_array as _load
 from graphs.layout import INDEX_FIELD, INDEX_FORMAT_VERSION, META_FILE, TYPES_FILE, posting_file
 
 __all__ = ["MAX_QUERY_TERMS", "BM25Index"]
@@ -229,8 +230,3 @@ class BM25Index:
         scores = np.empty(nodes.size, dtype=np.float32)
         scores[order] = distinct_scores[np.cumsum(first) - 1]
         return scores
-
-
-def _load(path: Path) -> np.ndarray:
-    # a plain ndarray view of the memmap slices several times faster than the memmap itself
-    return np.asarray(np.load(path, mmap_mode="r"))

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphs.errors import GraphError
+from graphs.invariants import LOAD_ERRORS
 from graphs.layout import EMBED_DIR, EMBED_MANIFEST
 
 __all__ = ["EMBED_DIR", "EMBED_MANIFEST", "EmbeddingManifest", "Embeddings", "EmbeddingsError"]
@@ -159,8 +160,8 @@ class Embeddings:
             file = embed_dir(self.snapshot_path) / info.file
             try:
                 # "c" maps copy-on-write: writable views for torch without touching the file
-                matrix = np.load(file, mmap_mode="c")
-            except (OSError, ValueError) as error:
+                matrix = np.load(file, mmap_mode="c", allow_pickle=False)
+            except LOAD_ERRORS as error:
                 raise EmbeddingsError(
                     f"cannot read {file} ({error}); rebuild with `ark graph embed "
                     f"{self.snapshot_path} --encoder PATH --overwrite`"
