@@ -12,39 +12,29 @@ from rich.console import Console
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from agent.models.base import ModelError
 from agent.trajectory import QuestionResult, new_question_id
-from cli.options import (
-    AblateOpt,
-    AgentsOpt,
-    BaseUrlOpt,
-    BriefPromptOpt,
-    DenseSearchOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    SnapshotArg,
-    StepsOpt,
-    TemperatureOpt,
-    agent_config,
-    fail,
-)
+from cli.flag_groups import with_flags
+from cli.guards import fail
+from cli.options import AgentFlags, SnapshotArg
 from cli.render import TracePrinter, answer_table, result_summary
-from graphs.errors import GraphError
+from evals.qa_records import MAX_QUESTION_CHARS, check_question
 from graphs.snapshot import Snapshot
 
+QuestionArg = Annotated[
+    str,
+    typer.Argument(
+        help=f"The question, in natural language (UTF-8, at most {MAX_QUESTION_CHARS:,} "
+        "characters)."
+    ),
+]
 
+
+@with_flags()
 def ask(
     snapshot: SnapshotArg,
-    question: Annotated[str, typer.Argument(help="The question, in natural language.")],
-    model: ModelOpt = None,
-    agents: AgentsOpt = None,
-    max_steps: StepsOpt = None,
-    base_url: BaseUrlOpt = None,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    ablate: AblateOpt = None,
-    dense_search: DenseSearchOpt = None,
-    brief_prompt: BriefPromptOpt = False,
+    question: QuestionArg,
+    *,
+    agent: AgentFlags,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live trace.")] = False,
     save: Annotated[
@@ -52,44 +42,31 @@ def ask(
         typer.Option(
             "--save",
             help="Append the result to this run directory (the `ark eval` format; "
-            "`ark eval report` and `ark distill dataset` read it).",
+            "`ark eval report` and `ark distill dataset` read it). One writer at a time: "
+            "concurrent saves to one directory wait for each other.",
         ),
     ] = None,
 ) -> None:
     """Answer QUESTION over SNAPSHOT: n agents explore in parallel, answers fused by vote."""
     console = Console()
-    if not question.strip():
-        fail("the question is empty; pass it as the second argument in quotes")
-    try:
-        graph = Snapshot.open(snapshot)
-        config = agent_config(
-            model=model,
-            agents=agents,
-            max_steps=max_steps,
-            base_url=base_url,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            ablate=ablate,
-            dense_search=dense_search,
-            brief_prompt=brief_prompt,
-        )
-        agent = make_agent(graph, config)
-    except (GraphError, ModelError, ValueError) as exc:
-        fail(str(exc))
+    question = check_question(question)
+    graph = Snapshot.open(snapshot)
+    config = agent.config()
+    ark = make_agent(graph, config)
     if save is not None:
         _check_save(save, config, snapshot)
     trace = None if (quiet or as_json) else TracePrinter(console)
     question_id = None if save is None else new_question_id("ask")
-    result = asyncio.run(agent.ask(question, question_id=question_id, on_event=trace))
-    if save is not None:
-        _save(save, result, config, snapshot, quiet=quiet or as_json)
+    result = asyncio.run(ark.ask(question, question_id=question_id, on_event=trace))
     if as_json:
         print(json.dumps(result.model_dump(mode="json")))
-        return
-    if result.failed:
+    elif not result.failed:
+        console.print(answer_table(result, graph))
+        console.print(result_summary(result), style="dim")
+    if save is not None:  # after printing: an answer that cannot be saved is still shown
+        _save(save, result, config, snapshot, quiet=quiet or as_json)
+    if result.failed and not as_json:
         fail("every agent failed: " + "; ".join(result.errors))
-    console.print(answer_table(result, graph))
-    console.print(result_summary(result), style="dim")
 
 
 def _check_save(run_dir: Path, config: AgentConfig, snapshot: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -10,10 +11,12 @@ import typer
 from rich.console import Console
 
 from agent.config import AgentConfig
-from cli.guards import interrupt_hint, user_errors
-from cli.options import AgentsOpt, StepsOpt, agent_config, fail
+from cli.flag_groups import with_flags
+from cli.guards import fail, interrupt_hint, user_errors
+from cli.options import AgentFlags
 
 
+@with_flags()
 def demo(
     domain: Annotated[
         str, typer.Option("--domain", help="products | academic | biomed.")
@@ -21,26 +24,28 @@ def demo(
     out: Annotated[Path, typer.Option("--out", help="Demo directory (graph + runs).")] = Path(
         "ark-demo"
     ),
-    model: Annotated[
-        str | None,
-        typer.Option("-m", "--model", help="A served model (uses OPENAI_BASE_URL/API_KEY)."),
-    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
-    agents: AgentsOpt = None,
-    max_steps: StepsOpt = None,
+    *,
+    agent: AgentFlags,
 ) -> None:
-    """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run."""
+    """Generate a synthetic graph, evaluate the agent (rule policy) next to BM25, show a run.
+
+    The agent is the offline rule policy unless -m names another model ($ARK_MODEL is not
+    read here, so the demo stays offline by default).
+    """
     from cli.console import ProgressPerRun, demo_view
     from cli.demo import DOMAINS, DemoRequest, run_demo
 
     console, err = Console(), Console(stderr=True)
     if domain not in DOMAINS:
         fail(f"unknown domain {domain!r}; choose one of {', '.join(DOMAINS)}", err)
-    if model and not _endpoint_configured(model):
-        fail(f"-m {model} needs an endpoint: set OPENAI_BASE_URL (and OPENAI_API_KEY if it asks "
-             "for one), or leave out -m to run the offline rule policy", err)  # fmt: skip
-    with user_errors(err, ValueError):
-        config = agent_config(model=model or AgentConfig.model, agents=agents, max_steps=max_steps)
+    model = agent.model
+    if model and not (agent.base_url or _endpoint_configured(model)):
+        fail(f"-m {model} needs an endpoint: pass --base-url or set OPENAI_BASE_URL (and "
+             "OPENAI_API_KEY if it asks for one), or leave out -m to run the offline rule "
+             "policy", err)  # fmt: skip
+    with user_errors(err):
+        config = replace(agent, model=model or AgentConfig.model).config()
         request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
     console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
                   f"first {limit} test questions")  # fmt: skip

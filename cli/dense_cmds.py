@@ -8,27 +8,18 @@ import typer
 from rich.console import Console
 
 from cli.embed_cmds import EncoderOpt
-from cli.eval_cmds import (
-    JsonOpt,
-    LimitOpt,
-    OutOpt,
-    QaOpt,
-    ResumeOpt,
-    SampleFractionOpt,
-    SampleOpt,
-    SeedOpt,
-    SplitOpt,
-    run_request,
-    run_with_progress,
-)
+from cli.eval_cmds import run_with_progress
+from cli.flag_groups import with_flags
 from cli.guards import user_errors
 from cli.options import SnapshotArg
+from cli.run_options import RunFlags
 
 
+@with_flags()
 def baseline_dense(
     snapshot: SnapshotArg,
-    qa: QaOpt,
-    out: OutOpt,
+    *,
+    run: RunFlags,
     encoder: EncoderOpt,
     strategy: Annotated[
         str,
@@ -54,31 +45,14 @@ def baseline_dense(
     budget: Annotated[
         int, typer.Option("--budget", min=1, help="Nodes returned (paper: 40).")
     ] = 40,
-    split: SplitOpt = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    sample_fraction: SampleFractionOpt = None,
-    seed: SeedOpt = 0,
-    resume: ResumeOpt = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
     from graphs.dense.encoder import TextEncoder
     from rank.dense_baseline import run_dense_baseline
     from rank.dense_strategies import StrategyConfig
 
-    request = run_request(
-        snapshot,
-        qa,
-        out,
-        split=split,
-        sample=sample,
-        sample_fraction=sample_fraction,
-        seed=seed,
-        limit=limit,
-        resume=resume,
-    )
     with user_errors(Console(stderr=True), ValueError):
+        request = run.request(snapshot)
         config = StrategyConfig(
             strategy=strategy,  # type: ignore[arg-type]  # checked in __post_init__
             variant=variant,
@@ -88,8 +62,8 @@ def baseline_dense(
         model = TextEncoder.load(encoder)
     run_with_progress(
         Console(),
-        out,
-        as_json=as_json,
+        run.out,
+        as_json=run.as_json,
         label=config.label,
         execute=lambda **handlers: run_dense_baseline(request, config, model, **handlers),
     )

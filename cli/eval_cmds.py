@@ -5,72 +5,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from cli.flag_groups import with_flags
 from cli.guards import interrupt_hint, user_errors
-from cli.options import (
-    AblateOpt,
-    AgentsOpt,
-    BaseUrlOpt,
-    BriefPromptOpt,
-    DenseSearchOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    SnapshotArg,
-    StepsOpt,
-    TemperatureOpt,
-    agent_config,
-    fail,
-)
+from cli.options import AgentFlags, SnapshotArg
+from cli.run_options import RunFlags
 
-if TYPE_CHECKING:
-    from evals.request import RunRequest
-
-QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
-SplitOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--split",
-        help=(
-            "train, val, test, or all (every question of the file or directory). Default: "
-            "test; a .jsonl file, or a STaRK CSV without split/*.index files: all of it "
-            "(a notice says so)."
-        ),
-    ),
-]
-LimitOpt = Annotated[
-    int | None,
-    typer.Option("--limit", min=1, help="Only the first N questions (of the sample, if any)."),
-]
-SampleOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--sample",
-        help="A random N questions of the split (seeded by --seed; the paper distils from up "
-        "to 6,000 training queries).",
-    ),
-]
-SampleFractionOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--sample-fraction",
-        help="A random fraction of the split, e.g. 0.1 (the paper's ablations use a random "
-        "10%% of the test set); seeded by --seed.",
-    ),
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample / --sample-fraction.")]
 ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", min=1, help="Questions in flight at once.")
 ]
-OutOpt = Annotated[Path, typer.Option("--out", help="Run directory (results.jsonl, ...).")]
-ResumeOpt = Annotated[
-    bool, typer.Option("--resume", help="Continue the run in --out; retries failed questions.")
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable summary.")]
 
 
 class DefaultCommandGroup(TyperGroup):
@@ -107,7 +55,7 @@ def run_with_progress(
     from evals.summary import summarize_run
 
     err = Console(stderr=True)
-    show = not as_json and console.is_terminal
+    show = not as_json  # a bar on a terminal, plain periodic lines otherwise
     plans: list[RunPlan] = []
     answered: list[bool] = []
 
@@ -156,130 +104,64 @@ def run_with_progress(
         raise typer.Exit(code=1)
 
 
-def run_request(
-    snapshot: Path,
-    qa: Path,
-    out: Path,
-    *,
-    split: str | None,
-    sample: int | None,
-    sample_fraction: float | None,
-    seed: int,
-    limit: int | None,
-    concurrency: int = 4,
-    resume: bool = False,
-) -> RunRequest:
-    """The shared run request; bad sample values exit 2 with the reason."""
-    from evals.request import RunRequest
-    from evals.sampling import QuestionSample
-
-    try:
-        return RunRequest(
-            snapshot=snapshot,
-            qa=qa,
-            out=out,
-            split=split,
-            sample=QuestionSample(size=sample, fraction=sample_fraction, seed=seed),
-            limit=limit,
-            concurrency=concurrency,
-            resume=resume,
-        )
-    except ValueError as error:
-        fail(str(error), Console(stderr=True))
-
-
+@with_flags()
 def eval_run(
     snapshot: SnapshotArg,
-    qa: QaOpt,
-    out: OutOpt,
-    split: SplitOpt = None,
-    model: ModelOpt = None,
-    agents: AgentsOpt = None,
-    max_steps: StepsOpt = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    sample_fraction: SampleFractionOpt = None,
-    seed: SeedOpt = 0,
+    *,
+    run: RunFlags,
+    agent: AgentFlags,
     concurrency: ConcurrencyOpt = 4,
-    ablate: AblateOpt = None,
-    dense_search: DenseSearchOpt = None,
-    brief_prompt: BriefPromptOpt = False,
-    base_url: BaseUrlOpt = None,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    resume: ResumeOpt = False,
-    as_json: JsonOpt = False,
 ) -> None:
     """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
     from evals.runner import evaluate
 
-    console = Console()
-    with user_errors(Console(stderr=True), ValueError):
-        config = agent_config(
-            model=model,
-            agents=agents,
-            max_steps=max_steps,
-            base_url=base_url,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            ablate=ablate,
-            dense_search=dense_search,
-            brief_prompt=brief_prompt,
-        )
-    request = run_request(
-        snapshot,
-        qa,
-        out,
-        split=split,
-        sample=sample,
-        sample_fraction=sample_fraction,
-        seed=seed,
-        limit=limit,
-        concurrency=concurrency,
-        resume=resume,
-    )
+    err = Console(stderr=True)
+    with user_errors(err):
+        config = agent.config()
+        request = run.request(snapshot, concurrency=concurrency)
     run_with_progress(
-        console,
-        out,
-        as_json=as_json,
+        Console(),
+        run.out,
+        as_json=run.as_json,
         label=f"{config.model} n={config.n_agents}",
         execute=lambda **handlers: evaluate(request, config, **handlers),
     )
 
 
+@with_flags()
 def baseline_bm25(
     snapshot: SnapshotArg,
-    qa: QaOpt,
-    out: OutOpt,
-    split: SplitOpt = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    sample_fraction: SampleFractionOpt = None,
-    seed: SeedOpt = 0,
+    *,
+    run: RunFlags,
     k: Annotated[int, typer.Option("--k", min=1, help="Hits kept per question.")] = 100,
-    resume: ResumeOpt = False,
-    as_json: JsonOpt = False,
+    preset: Annotated[
+        str,
+        typer.Option(
+            "--preset",
+            help="ark: the snapshot's index over every node; stark: STaRK's own BM25 baseline "
+            "(candidate nodes only, bm25s defaults), to check a STaRK import against Table 1.",
+        ),
+    ] = "ark",
 ) -> None:
     """Score plain BM25 global search (top-k for the raw question) like an agent run."""
-    from rank.baseline import run_baseline
+    from rank.baseline import PRESETS, run_baseline
 
-    request = run_request(
-        snapshot,
-        qa,
-        out,
-        split=split,
-        sample=sample,
-        sample_fraction=sample_fraction,
-        seed=seed,
-        limit=limit,
-        resume=resume,
-    )
+    if preset not in PRESETS:
+        raise typer.BadParameter(f"choose one of: {', '.join(PRESETS)}", param_hint="--preset")
+
+    with user_errors(Console(stderr=True)):
+        request = run.request(snapshot)
     run_with_progress(
         Console(),
-        out,
-        as_json=as_json,
+        run.out,
+        as_json=run.as_json,
         label="bm25",
-        execute=lambda **handlers: run_baseline(request, k=k, **handlers),
+        execute=lambda **handlers: run_baseline(
+            request,
+            k=k,
+            preset=preset,
+            **handlers,  # type: ignore[arg-type]
+        ),
     )
 
 
@@ -292,65 +174,44 @@ def eval_report(
     """Compare runs side by side (overall and per family, both protocols) with figures."""
     from evals.report import build_report
 
-    with user_errors(Console(stderr=True), ValueError):
+    with user_errors(Console(stderr=True)):
         report = build_report(run_dirs, out)
     if out is None:
         print(report.markdown, end="")
         return
-    Console().print(f"wrote {', '.join(str(path) for path in report.files)}")
+    from cli.console import report_view
+
+    console = Console()
+    console.print(report_view(report))
+    console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 
+@with_flags(without={"run": ("resume", "as_json"), "agent": ("agents", "max_steps")})
 def eval_sweep(
     snapshot: SnapshotArg,
-    qa: QaOpt,
-    out: Annotated[Path, typer.Option("--out", help="Sweep directory (one run dir per cell).")],
+    *,
+    run: RunFlags,
     agents: Annotated[str, typer.Option("--agents", help="Grid of agent counts.")] = "1,3,5",
     max_steps: Annotated[
         str, typer.Option("--max-steps", help="Grid of step budgets.")
     ] = "5,10,20",
-    split: SplitOpt = None,
-    model: ModelOpt = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    sample_fraction: SampleFractionOpt = None,
-    seed: SeedOpt = 0,
+    agent: AgentFlags,
     concurrency: ConcurrencyOpt = 4,
-    ablate: AblateOpt = None,
-    dense_search: DenseSearchOpt = None,
-    brief_prompt: BriefPromptOpt = False,
-    base_url: BaseUrlOpt = None,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
     baseline: Annotated[bool, typer.Option(help="Also score BM25 on the questions.")] = True,
 ) -> None:
-    """Run a grid of agents × max steps (resumable), then write the report with heatmaps."""
+    """Run a grid of agents × max steps (resumable), then write the report with heatmaps.
+
+    A sweep always continues the cells already in --out, so it takes no --resume; it
+    replaces --agents and --max-steps by grids of them.
+    """
     from cli.console import ProgressPerRun
     from cli.sweep import SweepRequest, parse_grid, run_sweep
 
     console, err = Console(), Console(stderr=True)
-    questions = run_request(
-        snapshot,
-        qa,
-        out,
-        split=split,
-        sample=sample,
-        sample_fraction=sample_fraction,
-        seed=seed,
-        limit=limit,
-        concurrency=concurrency,
-    )
     with user_errors(err, ValueError):
         request = SweepRequest(
-            questions=questions,
-            agent=agent_config(
-                model=model,
-                base_url=base_url,
-                temperature=temperature,
-                max_tokens=max_tokens,
-                ablate=ablate,
-                dense_search=dense_search,
-                brief_prompt=brief_prompt,
-            ),
+            questions=run.request(snapshot, concurrency=concurrency),
+            agent=agent.config(),
             agents=parse_grid(agents, "--agents"),
             max_steps=parse_grid(max_steps, "--max-steps"),
             baseline=baseline,
@@ -358,9 +219,12 @@ def eval_sweep(
     with (
         ProgressPerRun(console) as bars,
         user_errors(err),
-        interrupt_hint(err, out, how="(finished cells are kept)"),
+        interrupt_hint(err, run.out, how="(finished cells are kept)"),
     ):
         report = run_sweep(request, on_cell=bars.handlers)
+    from cli.console import report_view
+
+    console.print(report_view(report))
     console.print(f"wrote {', '.join(str(path) for path in report.files)}")
 
 

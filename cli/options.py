@@ -1,20 +1,28 @@
-"""Flags shared by the commands that run agents, and their mapping onto AgentConfig."""
+"""The agent flags, declared once (AgentFlags), and their one mapping onto AgentConfig."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from agent.config import AgentConfig
 from agent.models.registry import MODEL_ENV_VAR, resolve_model_spec
+from cli.flag_groups import flag_group
+from cli.guards import fail
+from graphs.errors import ArkError
 from tools.config import ToolConfig
 
+__all__ = ["Ablation", "AgentFlags", "FlagError", "SnapshotArg", "agent_config", "fail"]
+
 _PAPER = AgentConfig()
+
+
+class FlagError(ArkError, ValueError):
+    """Command-line flags that cannot be combined or are out of range (the message says why)."""
 
 
 class Ablation(StrEnum):
@@ -25,6 +33,13 @@ class Ablation(StrEnum):
     no_type_filters = "no-type-filters"
 
 
+class ToolsetChoice(StrEnum):
+    """The toolsets of ToolConfig.toolset."""
+
+    paper = "paper"
+    extended = "extended"
+
+
 ModelOpt = Annotated[
     str | None,
     typer.Option(
@@ -33,6 +48,10 @@ ModelOpt = Annotated[
         help=f"rules | hf:PATH | openai:NAME or a served model name (env {MODEL_ENV_VAR}; "
         f"default {_PAPER.model}).",
     ),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
 ]
 AgentsOpt = Annotated[
     int | None,
@@ -48,10 +67,6 @@ StepsOpt = Annotated[
         help=f"Turns per agent (default {_PAPER.max_steps}).",
         show_default=False,
     ),
-]
-BaseUrlOpt = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
 ]
 TemperatureOpt = Annotated[
     float | None,
@@ -69,8 +84,47 @@ MaxTokensOpt = Annotated[
         show_default=False,
     ),
 ]
+RequestTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--request-timeout",
+        min=0.1,
+        help="Seconds one HTTP model request waits for the reply before it counts as timed "
+        f"out (default {_PAPER.request_timeout_s:g}).",
+        show_default=False,
+    ),
+]
+MaxRetriesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-retries",
+        min=0,
+        help="Retries of a model request after a 429, 5xx or malformed reply "
+        f"(default {_PAPER.max_retries}).",
+        show_default=False,
+    ),
+]
+CallDeadlineOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--call-deadline",
+        min=0.1,
+        help="Seconds one model call may take in all, retries and waits included, before "
+        f"the agent's turn fails (default {_PAPER.call_deadline_s}).",
+        show_default=False,
+    ),
+]
 AblateOpt = Annotated[
     list[Ablation] | None, typer.Option("--ablate", help="Remove a tool capability (repeatable).")
+]
+ToolsetOpt = Annotated[
+    ToolsetChoice | None,
+    typer.Option(
+        "--toolset",
+        help="paper: the tools as the ARK paper publishes them; extended: ARK's additions "
+        f"(type filter on search, k on neighbors). Default {ToolConfig().toolset}.",
+        show_default=False,
+    ),
 ]
 DenseSearchOpt = Annotated[
     Path | None,
@@ -91,6 +145,48 @@ BriefPromptOpt = Annotated[
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class AgentFlags:
+    """The flags of every command that runs agents, declared once (see cli.flag_groups).
+
+    A flag left out is None (False for switches) and keeps AgentConfig's value.
+    """
+
+    model: ModelOpt = None
+    base_url: BaseUrlOpt = None
+    agents: AgentsOpt = None
+    max_steps: StepsOpt = None
+    temperature: TemperatureOpt = None
+    max_tokens: MaxTokensOpt = None
+    request_timeout: RequestTimeoutOpt = None
+    max_retries: MaxRetriesOpt = None
+    call_deadline: CallDeadlineOpt = None
+    ablate: AblateOpt = None
+    toolset: ToolsetOpt = None
+    dense_search: DenseSearchOpt = None
+    brief_prompt: BriefPromptOpt = False
+
+    def config(self, base: AgentConfig | None = None) -> AgentConfig:
+        """The AgentConfig these flags ask for (see `agent_config`)."""
+        return agent_config(
+            model=self.model,
+            base_url=self.base_url,
+            agents=self.agents,
+            max_steps=self.max_steps,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            request_timeout=self.request_timeout,
+            max_retries=self.max_retries,
+            call_deadline=self.call_deadline,
+            ablate=self.ablate,
+            toolset=self.toolset,
+            dense_search=self.dense_search,
+            brief_prompt=self.brief_prompt,
+            base=base,
+        )
+
+
 def agent_config(
     *,
     model: str | None = None,
@@ -99,7 +195,11 @@ def agent_config(
     base_url: str | None = None,
     temperature: float | None = None,
     max_tokens: int | None = None,
+    request_timeout: float | None = None,
+    max_retries: int | None = None,
+    call_deadline: float | None = None,
     ablate: list[Ablation] | None = None,
+    toolset: str | None = None,
     base: AgentConfig | None = None,
     dense_search: Path | None = None,
     brief_prompt: bool = False,
@@ -108,11 +208,56 @@ def agent_config(
 
     A flag left out (None) keeps the value of `base`, else AgentConfig's paper default; the
     model falls back to $ARK_MODEL through `resolve_model_spec`, the one place that reads it.
+
+    Raises:
+        FlagError: flags that no configuration allows (e.g. --dense-search --toolset paper).
     """
     config = base or AgentConfig()
+    try:
+        tools = _tool_config(
+            config.tools if base else ToolConfig(),
+            ablate=ablate,
+            toolset=toolset,
+            dense_search=dense_search,
+            brief_prompt=brief_prompt,
+        )
+        return replace(
+            config,
+            model=resolve_model_spec(model, default=config.model),
+            n_agents=config.n_agents if agents is None else agents,
+            max_steps=config.max_steps if max_steps is None else max_steps,
+            base_url=base_url or config.base_url,
+            temperature=config.temperature if temperature is None else temperature,
+            max_tokens=config.max_tokens if max_tokens is None else max_tokens,
+            tools=tools,
+            request_timeout_s=_given(request_timeout, config.request_timeout_s),
+            max_retries=_given(max_retries, config.max_retries),
+            call_deadline_s=_given(call_deadline, config.call_deadline_s),
+            brief_prompt=brief_prompt or config.brief_prompt,
+        )
+    except ArkError:
+        raise
+    except ValueError as error:
+        raise FlagError(str(error)) from error
+
+
+def _given(flag: Any, kept: Any) -> Any:
+    """The flag's value, or `kept` when the flag was left out (None)."""
+    return kept if flag is None else flag
+
+
+def _tool_config(
+    tools: ToolConfig,
+    *,
+    ablate: list[Ablation] | None,
+    toolset: str | None,
+    dense_search: Path | None,
+    brief_prompt: bool,
+) -> ToolConfig:
     ablations = set(ablate or [])
     tools = replace(
-        config.tools if base else ToolConfig(),
+        tools,
+        toolset=tools.toolset if toolset is None else str(toolset),  # type: ignore[arg-type]
         enable_neighbors=Ablation.no_neighbors not in ablations,
         neighbor_query_ranking=Ablation.no_query_ranking not in ablations,
         type_filters=Ablation.no_type_filters not in ablations,
@@ -121,20 +266,4 @@ def agent_config(
         tools = replace(tools, enable_dense_search=True, dense_encoder=str(dense_search))
     if brief_prompt:
         tools = replace(tools, brief_schemas=True)
-    return replace(
-        config,
-        model=resolve_model_spec(model, default=config.model),
-        n_agents=config.n_agents if agents is None else agents,
-        max_steps=config.max_steps if max_steps is None else max_steps,
-        base_url=base_url or config.base_url,
-        temperature=config.temperature if temperature is None else temperature,
-        max_tokens=config.max_tokens if max_tokens is None else max_tokens,
-        tools=tools,
-        brief_prompt=brief_prompt or config.brief_prompt,
-    )
-
-
-def fail(message: str, console: Console | None = None) -> NoReturn:
-    """Print one clear error line and exit with code 2."""
-    (console or Console(stderr=True)).print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code=2)
+    return tools

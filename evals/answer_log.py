@@ -5,6 +5,8 @@ line) in the same record format, so `ark eval report` and `ark distill dataset` 
 any run. Such questions have no gold answers: their records hold `gold=[]` and no metrics, and
 reports count them apart from the scored questions. A run directory holds one configuration
 (agent config and snapshot); saving an answer of another configuration there is refused.
+Saves from several processes (two `ark ask --save` loops) take turns on the directory's
+writer lock, each waiting up to SAVE_WAIT_S for the other.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from evals.runstore import (
     config_differences,
     read_config,
 )
+
+SAVE_WAIT_S = 30.0
+"""How long a save waits for another writer of the same directory before it is refused."""
 
 
 def answer_run_config(agent: Mapping[str, Any], snapshot: Path) -> dict[str, Any]:
@@ -44,7 +49,9 @@ def check_answer_dir(run_dir: Path, config: Mapping[str, Any]) -> None:
     """
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise RunStoreError(f"{run_dir} exists and is not a directory; choose another directory")
+        raise RunStoreError(
+            f"{run_dir} exists and is a file, not a directory; choose another directory"
+        )
     if (run_dir / CONFIG_FILE).is_file():
         differences = config_differences(read_config(run_dir), config)
         if differences:
@@ -74,7 +81,7 @@ def save_answer(run_dir: Path, result: QuestionResult, config: Mapping[str, Any]
     if not question_id:
         raise ValueError("save_answer needs a result with a question_id (see new_question_id)")
     check_answer_dir(run_dir, config)
-    with RunStore.open(run_dir, config, resume=True) as store:
+    with RunStore.open(run_dir, config, resume=True, wait_s=SAVE_WAIT_S) as store:
         if question_id in store.finished_ids():
             raise RunStoreError(f"question {question_id} is already saved in {run_dir}")
         if result.failed:

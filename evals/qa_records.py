@@ -10,10 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from graphs.errors import ArkError
+
 logger = logging.getLogger(__name__)
 
 
-class QAError(ValueError):
+class QAError(ArkError, ValueError):
     """A question set cannot be loaded; the message names the file, row and problem."""
 
     def __init__(
@@ -35,6 +37,44 @@ class QAFormatError(QAError):
 
 class QASplitError(QAError):
     """The requested split does not exist or its index file is bad."""
+
+
+class QuestionError(QAError):
+    """A question that cannot be asked: empty, not UTF-8, or over MAX_QUESTION_CHARS."""
+
+
+MAX_QUESTION_CHARS = 4_000
+"""The longest question (in characters) `ark ask`, the REPL and question files accept.
+
+STaRK's and HotpotQA's questions are far shorter (hundreds of characters); every agent
+carries the question in each turn, so a huge one only multiplies time, tokens and disk.
+"""
+
+
+def check_question(text: str) -> str:
+    """The question without surrounding whitespace, once it is fit to be asked.
+
+    Raises:
+        QuestionError: it is empty, holds characters that are not valid UTF-8 (bytes a
+            command line could not decode, or lone surrogates in JSON), or is longer than
+            MAX_QUESTION_CHARS.
+    """
+    question = text.strip()
+    if not question:
+        raise QuestionError("the question is empty")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise QuestionError(
+            f"the question holds bytes that are not UTF-8 text (at character {error.start + 1}); "
+            "re-encode it as UTF-8"
+        ) from None
+    if len(question) > MAX_QUESTION_CHARS:
+        raise QuestionError(
+            f"the question is {len(question):,} characters long, over the limit of "
+            f"{MAX_QUESTION_CHARS:,}; shorten it to the question itself"
+        )
+    return question
 
 
 class QAItem(BaseModel):
@@ -104,7 +144,12 @@ def make_item(
         )
     if not isinstance(query, str) or not query.strip():
         raise QAFormatError("query is empty", file=path, row=row)
-    return QAItem(id=str(raw_id).strip(), query=query.strip(), answer_ids=answers, family=family)
+    try:
+        question = check_question(query)
+    except QuestionError as error:
+        raise QAFormatError(str(error).replace("the question", "query", 1), file=path,
+                            row=row) from None  # fmt: skip
+    return QAItem(id=str(raw_id).strip(), query=question, answer_ids=answers, family=family)
 
 
 def unique_items(items: list[tuple[int, QAItem]], path: Path) -> list[QAItem]:

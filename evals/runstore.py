@@ -8,7 +8,12 @@ Layout (the contract with distill/, see docs/contracts.md)::
 
 Every line is written with a single ``write`` followed by ``fsync``, so a crash or
 ``kill -9`` leaves at most one torn (newline-less or unparsable) final line. Readers ignore
-such a line with a warning, and ``RunStore.open`` truncates it before appending again.
+such a line with a warning, and ``RunStore.open`` truncates it before appending again. A write
+that fails (a full disk) is cut back to the last complete line before the error is raised.
+
+One writer at a time: ``RunStore.open`` locks the directory (evals/run_lock.py) and a second
+writer is refused with the holder's pid, host and command. config.json is written to a
+temporary file and renamed into place, so it is either absent or complete.
 """
 
 from __future__ import annotations
@@ -16,154 +21,55 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent.config import AgentConfig
-from agent.trajectory import QuestionResult, TrajectoryVersionError
+from evals.run_errors import RunLockedError, RunStoreError, RunWriteError
+from evals.run_files import (
+    append_line,
+    run_content,
+    truncate_torn_tail,
+    write_atomically,
+    write_error,
+)
+from evals.run_lock import RunLock
+from evals.run_records import (
+    CONFIG_FILE,
+    FAILURES_FILE,
+    RESULTS_FILE,
+    FailureRecord,
+    RunRecord,
+    read_config,
+    read_failures,
+    read_results,
+)
 
 logger = logging.getLogger(__name__)
 
-CONFIG_FILE = "config.json"
-RESULTS_FILE = "results.jsonl"
-FAILURES_FILE = "failures.jsonl"
 IDENTITY_KEYS: tuple[str, ...] = ("agent", "baseline", "snapshot", "qa", "split", "sample")
 """config.json keys that must match for --resume to continue a run (limit may change)."""
 
-RecordT = TypeVar("RecordT", bound=BaseModel)
-
-
-class RunStoreError(Exception):
-    """A run directory cannot be used as asked (not empty, other config, corrupt file)."""
-
-
-class RunRecord(BaseModel):
-    """One finished question: its gold answers, the agents' result and both metric protocols."""
-
-    question_id: str
-    query: str
-    family: str | None = None
-    gold: list[str]
-    result: QuestionResult
-    metrics: dict[str, dict[str, float]]
-    agent_metrics: list[dict[str, dict[str, float]]] = Field(default_factory=list)
-    """Each trajectory's own answers scored like `metrics`, in agent order (Fig. 5 labels
-    trajectories by these); empty for baselines and records written without gold."""
-
-
-class FailureRecord(BaseModel):
-    """One failed attempt at a question (all agents failed, or `ask` raised)."""
-
-    question_id: str
-    query: str = ""
-    family: str | None = None
-    error_type: str
-    error: str
-    traceback: str | None = None
-    at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-
-
-def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield (line number, raw line, is_last) for every non-empty line, torn tail included."""
-    if not path.is_file():
-        return
-    chunks = path.read_bytes().split(b"\n")
-    # A file ending in "\n" yields a final empty chunk; a torn tail yields a non-empty one.
-    last_index = len(chunks) - 1 if chunks[-1] else len(chunks) - 2
-    for number, chunk in enumerate(chunks, start=1):
-        if chunk.strip():
-            yield number, chunk, number - 1 == last_index and bool(chunks[-1])
-
-
-def _read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
-    records: list[RecordT] = []
-    entries = list(_lines(path))
-    for position, (number, raw, torn) in enumerate(entries):
-        try:
-            records.append(model.model_validate_json(raw))
-        except ValidationError as error:
-            newer = _version_error(error)
-            if newer is not None:
-                raise RunStoreError(f"{path}:{number}: {newer}") from error
-            if torn or position == len(entries) - 1:
-                logger.warning(
-                    "%s:%d: ignoring an incomplete last line (the run was interrupted mid-write)",
-                    path,
-                    number,
-                )
-                continue
-            raise RunStoreError(
-                f"{path}:{number} is not a valid {model.__name__} "
-                f"({error.errors()[0]['msg']}); delete that line and rerun with --resume"
-            ) from error
-    return records
-
-
-def _version_error(error: ValidationError) -> TrajectoryVersionError | None:
-    """The format-version refusal inside a validation error, if that is what failed."""
-    for detail in error.errors():
-        cause = detail.get("ctx", {}).get("error")
-        if isinstance(cause, TrajectoryVersionError):
-            return cause
-    return None
-
-
-def read_results(run_dir: Path) -> list[RunRecord]:
-    """Every finished question of a run, in the order they finished.
-
-    A torn last line is ignored; should a question id appear twice (a file edited by hand),
-    the later record wins and a warning is logged.
-
-    Raises:
-        RunStoreError: `run_dir` is not a run directory, a line other than the last is
-            corrupt, or a record was written in a newer trajectory format (any line).
-    """
-    run_dir = Path(run_dir)
-    if not (run_dir / CONFIG_FILE).is_file():
-        raise RunStoreError(
-            f"{run_dir} is not a run directory ({CONFIG_FILE} is missing); "
-            "create one with `ark eval SNAPSHOT --qa FILE --out RUN_DIR`"
-        )
-    unique: dict[str, RunRecord] = {}
-    for record in _read_jsonl(run_dir / RESULTS_FILE, RunRecord):
-        if record.question_id in unique:
-            logger.warning(
-                "%s: question %s appears twice; keeping the later record",
-                run_dir,
-                record.question_id,
-            )
-            del unique[record.question_id]
-        unique[record.question_id] = record
-    return list(unique.values())
-
-
-def read_failures(run_dir: Path) -> list[FailureRecord]:
-    """Every failed attempt recorded in a run, oldest first (torn last line ignored)."""
-    return _read_jsonl(Path(run_dir) / FAILURES_FILE, FailureRecord)
-
-
-def read_config(run_dir: Path) -> dict[str, Any]:
-    """The run's config.json.
-
-    Raises:
-        RunStoreError: missing or unreadable.
-    """
-    path = Path(run_dir) / CONFIG_FILE
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise RunStoreError(
-            f"{run_dir} is not a run directory ({CONFIG_FILE} is missing)"
-        ) from error
-    except ValueError as error:
-        raise RunStoreError(f"{path} is not valid JSON ({error}); delete the run dir") from error
-    if not isinstance(config, dict):
-        raise RunStoreError(f"{path} must hold a JSON object; delete the run dir")
-    return config
+__all__ = [
+    "CONFIG_FILE",
+    "FAILURES_FILE",
+    "RESULTS_FILE",
+    "FailureRecord",
+    "RunLockedError",
+    "RunRecord",
+    "RunStore",
+    "RunStoreError",
+    "RunWriteError",
+    "check_run_dir",
+    "config_differences",
+    "read_config",
+    "read_failures",
+    "read_results",
+]
 
 
 def config_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -189,28 +95,15 @@ def config_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
     return differences
 
 
-def _truncate_torn_tail(path: Path, model: type[BaseModel]) -> None:
-    """Cut a file back to its last complete, parseable line (see the module docstring)."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1  # 0 when not even one line is complete
-    if end:
-        start = data.rfind(b"\n", 0, end - 1) + 1
+def _parses(model: type[BaseModel]) -> Callable[[bytes], bool]:
+    def complete(line: bytes) -> bool:
         try:
-            model.model_validate_json(data[start:end])
+            model.model_validate_json(line)
         except ValidationError:
-            end = start
-    if end != len(data):
-        logger.warning(
-            "%s: dropping %d bytes of an incomplete last line left by an interrupted run",
-            path,
-            len(data) - end,
-        )
-        with path.open("r+b") as handle:
-            handle.truncate(end)
-            handle.flush()
-            os.fsync(handle.fileno())
+            return False
+        return True
+
+    return complete
 
 
 def check_run_dir(run_dir: Path, *, resume: bool = False, hint: str) -> None:
@@ -223,54 +116,77 @@ def check_run_dir(run_dir: Path, *, resume: bool = False, hint: str) -> None:
     """
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
-        raise RunStoreError(f"{run_dir} exists and is not a directory; choose another directory")
-    if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+        raise RunStoreError(f"{run_dir} exists and is a file, not a directory; choose another "
+                            "directory")  # fmt: skip
+    if not resume and run_content(run_dir):
         raise RunStoreError(f"{run_dir} is not empty; {hint}")
 
 
-class RunStore:
-    """Append-only writer of one run directory; use ``RunStore.open`` and close it when done."""
+def make_run_dir(run_dir: Path) -> None:
+    """Create `run_dir` (and its parents) when missing.
 
-    def __init__(self, run_dir: Path) -> None:
+    Raises:
+        RunStoreError: it cannot be created (a parent is a file, no permission, ...).
+    """
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if isinstance(error, NotADirectoryError | FileExistsError):
+            reason = "a part of the path is a file, not a directory"
+        raise RunStoreError(
+            f"cannot create the run directory {run_dir}: {reason}; choose another --out"
+        ) from error
+
+
+class RunStore:
+    """Append-only writer of one run directory; use ``RunStore.open`` and close it when done.
+
+    It holds the directory's writer lock from `open` to `close`.
+    """
+
+    def __init__(self, run_dir: Path, lock: RunLock | None = None) -> None:
         self.run_dir = Path(run_dir)
+        self._lock = lock
         self._fds: dict[str, int] = {}
+        self._failed: RunWriteError | None = None
 
     @classmethod
-    def open(cls, run_dir: Path, config: Mapping[str, Any], *, resume: bool) -> RunStore:
-        """Create a run directory, or reopen one to resume it.
+    def open(
+        cls, run_dir: Path, config: Mapping[str, Any], *, resume: bool, wait_s: float = 0.0
+    ) -> RunStore:
+        """Create a run directory, or reopen one to resume it, and lock it for this writer.
 
         Args:
             run_dir: Where the run lives.
             config: What is being run (written to config.json; identity keys are compared
                 with the stored ones on resume).
             resume: Continue an existing run instead of refusing a non-empty directory.
+            wait_s: How long to wait for another writer to finish (0: refuse at once).
 
         Raises:
-            RunStoreError: the directory is not empty and `resume` is False, or it holds a
-                run of another configuration (the message lists the differing fields).
+            RunLockedError: another process is writing to the directory (named in the message).
+            RunStoreError: the directory is not empty and `resume` is False, it holds a run
+                of another configuration (the message lists the differing fields), or it
+                cannot be created or written.
         """
         run_dir = Path(run_dir)
-        check_run_dir(
-            run_dir,
-            resume=resume,
-            hint="pass --resume to continue the run there, or choose a new --out directory",
-        )
-        has_content = run_dir.is_dir() and any(run_dir.iterdir())
-        if has_content:
-            differences = config_differences(read_config(run_dir), config)
-            if differences:
-                raise RunStoreError(
-                    f"{run_dir} holds a run of another configuration ("
-                    + "; ".join(differences)
-                    + "); rerun with the same options, or choose a new --out directory"
-                )
-        run_dir.mkdir(parents=True, exist_ok=True)
-        if not has_content:
-            stored = {**config, "created_at": datetime.now(UTC).isoformat()}
-            _write_durably(run_dir / CONFIG_FILE, json.dumps(stored, indent=2) + "\n")
-        _truncate_torn_tail(run_dir / RESULTS_FILE, RunRecord)
-        _truncate_torn_tail(run_dir / FAILURES_FILE, FailureRecord)
-        return cls(run_dir)
+        hint = "pass --resume to continue the run there, or choose a new --out directory"
+        check_run_dir(run_dir, resume=resume, hint=hint)
+        make_run_dir(run_dir)
+        try:
+            lock = RunLock.acquire(run_dir, wait_s=wait_s)
+        except OSError as error:
+            raise RunStoreError(
+                f"cannot write to the run directory {run_dir}: {error.strerror or error}; "
+                "choose another --out"
+            ) from error
+        try:
+            _prepare(run_dir, config, resume=resume, hint=hint)
+        except BaseException:
+            lock.release()
+            raise
+        return cls(run_dir, lock)
 
     def finished_ids(self) -> set[str]:
         """Ids of the questions already in results.jsonl."""
@@ -285,22 +201,29 @@ class RunStore:
         self._append(FAILURES_FILE, record.model_dump_json())
 
     def _append(self, name: str, line: str) -> None:
-        if name not in self._fds:
-            self._fds[name] = os.open(
-                self.run_dir / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644
-            )
-        fd = self._fds[name]
-        data = (line + "\n").encode("utf-8")
-        written = os.write(fd, data)
-        while written < len(data):  # a regular file rarely writes short, but never drop bytes
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
+        """Append one line; after a failed write every later append fails alike, unwritten."""
+        if self._failed is not None:
+            raise self._failed
+        path = self.run_dir / name
+        try:
+            if name not in self._fds:
+                self._fds[name] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            append_line(self._fds[name], path, (line + "\n").encode("utf-8"))
+        except RunWriteError as error:
+            self._failed = error
+            raise
+        except OSError as error:
+            self._failed = write_error(path, error)
+            raise self._failed from error
 
     def close(self) -> None:
-        """Close the open file descriptors (idempotent)."""
+        """Close the open file descriptors and release the lock (idempotent)."""
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> RunStore:
         return self
@@ -309,10 +232,22 @@ class RunStore:
         self.close()
 
 
-def _write_durably(path: Path, text: str) -> None:
-    temporary = path.with_suffix(".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
+def _prepare(run_dir: Path, config: Mapping[str, Any], *, resume: bool, hint: str) -> None:
+    """Under the lock: check the directory again, write config.json or compare it, repair."""
+    check_run_dir(run_dir, resume=resume, hint=hint)  # another writer may have filled it
+    if run_content(run_dir):
+        differences = config_differences(read_config(run_dir), config)
+        if differences:
+            raise RunStoreError(
+                f"{run_dir} holds a run of another configuration ("
+                + "; ".join(differences)
+                + "); rerun with the same options, or choose a new --out directory"
+            )
+    else:
+        stored = {**config, "created_at": datetime.now(UTC).isoformat()}
+        write_atomically(run_dir / CONFIG_FILE, json.dumps(stored, indent=2) + "\n")
+    try:
+        truncate_torn_tail(run_dir / RESULTS_FILE, _parses(RunRecord))
+        truncate_torn_tail(run_dir / FAILURES_FILE, _parses(FailureRecord))
+    except OSError as error:
+        raise write_error(run_dir, error) from error

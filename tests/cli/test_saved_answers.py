@@ -109,7 +109,7 @@ def test_an_unusable_save_directory_fails_before_any_agent_runs(
     a_file.write_text("keep me\n")
     result = runner.invoke(build_app(), ["ask", str(snapshot), "Babbage", "--save", str(a_file)])
     assert result.exit_code == 2
-    assert "is not a directory" in result.stderr
+    assert "is a file, not a directory" in result.stderr
     assert "[agent" not in result.output  # no agent ran, so no answer was thrown away
     assert a_file.read_text() == "keep me\n"
     ark("ask", snapshot, "Babbage", "--save", tmp_path / "runs", "--agents", "1")

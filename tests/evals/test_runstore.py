@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import socket
+import threading
 from pathlib import Path
 
 import pytest
 
 from agent.trajectory import QuestionResult
+from evals.run_lock import LOCK_FILE
 from evals.runstore import (
     CONFIG_FILE,
     FAILURES_FILE,
     RESULTS_FILE,
     FailureRecord,
+    RunLockedError,
     RunRecord,
     RunStore,
     RunStoreError,
+    RunWriteError,
     read_config,
     read_failures,
     read_results,
@@ -139,3 +146,134 @@ def test_a_run_from_before_a_new_agent_setting_resumes_while_it_is_off(tmp_path:
         store.append_result(record("q1"))
     with RunStore.open(tmp_path, current, resume=True) as store:
         assert store.finished_ids() == {"q1"}
+
+
+def test_a_second_writer_is_refused_with_the_holder_named(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with RunStore.open(run, CONFIG, resume=False) as first:
+        first.append_result(record("q1"))
+        with pytest.raises(RunLockedError) as refused:
+            RunStore.open(run, CONFIG, resume=True)
+        message = str(refused.value)
+        assert f"pid {os.getpid()}" in message and socket.gethostname() in message
+        assert "--resume" in message and "since" in message
+    with RunStore.open(run, CONFIG, resume=True) as second:  # released on close
+        second.append_result(record("q2"))
+    assert [r.question_id for r in read_results(run)] == ["q1", "q2"]
+
+
+def test_a_waiting_writer_gets_the_directory_once_the_holder_closes(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = RunStore.open(run, CONFIG, resume=False)
+    threading.Timer(0.3, first.close).start()
+    with RunStore.open(run, CONFIG, resume=True, wait_s=10) as second:
+        second.append_result(record("q1"))
+    assert [r.question_id for r in read_results(run)] == ["q1"]
+
+
+def test_the_lock_file_does_not_make_a_directory_non_empty(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / LOCK_FILE).write_text("{}")  # left by a writer killed before writing config.json
+    with RunStore.open(run, CONFIG, resume=False):
+        pass
+    assert read_config(run)["split"] == "test"
+    assert not [p for p in run.iterdir() if p.name.startswith(".tmp")]
+
+
+def test_a_fresh_writer_after_a_finished_one_is_still_refused_without_resume(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    with RunStore.open(run, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+    with pytest.raises(RunStoreError, match="not empty"):
+        RunStore.open(run, CONFIG, resume=False)
+
+
+@pytest.mark.parametrize("make", ["under_a_file", "a_file", "read_only"])
+def test_an_out_that_cannot_be_a_run_directory_is_one_clear_error(
+    tmp_path: Path, make: str
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    run = {"under_a_file": blocker / "run", "a_file": blocker, "read_only": tmp_path / "ro"}[make]
+    if make == "read_only":
+        run.mkdir()
+        run.chmod(0o500)
+        if os.access(run, os.W_OK):  # root ignores permissions
+            pytest.skip("running as root")
+    with pytest.raises(RunStoreError) as error:
+        RunStore.open(run, CONFIG, resume=False)
+    expected = {"under_a_file": "is a file", "a_file": "is a file", "read_only": "denied"}[make]
+    assert expected in str(error.value) and str(run) in str(error.value)
+
+
+def failing_write(monkeypatch: pytest.MonkeyPatch, name: str, after: int, *, on: str) -> None:
+    """Make the `after`+1-th write (or fsync) to files called `name` fail with ENOSPC.
+
+    A failing write first writes half its bytes, as a real full disk can.
+    """
+    real_write, real_fsync = os.write, os.fsync
+    calls = {"n": 0}
+
+    def target(fd: int) -> bool:
+        return os.readlink(f"/proc/self/fd/{fd}").endswith(name)
+
+    def write(fd: int, data: bytes) -> int:
+        if on == "write" and target(fd):
+            calls["n"] += 1
+            if calls["n"] > after:
+                real_write(fd, bytes(data)[: len(data) // 2])
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    def fsync(fd: int) -> None:
+        if on == "fsync" and target(fd):
+            calls["n"] += 1
+            if calls["n"] > after:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+@pytest.mark.parametrize("on", ["write", "fsync"])
+def test_a_full_disk_keeps_every_complete_record_and_refuses_later_appends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on: str
+) -> None:
+    run = tmp_path / "run"
+    failing_write(monkeypatch, RESULTS_FILE, 2, on=on)
+    with RunStore.open(run, CONFIG, resume=False) as store:
+        store.append_result(record("q1"))
+        store.append_result(record("q2"))
+        with pytest.raises(RunWriteError, match="no space left") as error:
+            store.append_result(record("q3"))
+        assert "--resume" in str(error.value)
+        with pytest.raises(RunWriteError):  # no half-written run goes on
+            store.append_failure(FailureRecord(question_id="q4", error_type="X", error="e"))
+    monkeypatch.undo()
+    data = (run / RESULTS_FILE).read_bytes()
+    assert data.endswith(b"\n") and data.count(b"\n") == 2
+    assert [r.question_id for r in read_results(run)] == ["q1", "q2"]
+    assert not (run / FAILURES_FILE).exists() or not read_failures(run)
+
+
+def test_a_full_disk_while_writing_config_leaves_no_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if ".tmp-" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(RunWriteError, match="no space left"):
+        RunStore.open(tmp_path / "run", CONFIG, resume=False)
+    monkeypatch.undo()
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [LOCK_FILE]
+    with RunStore.open(tmp_path / "run", CONFIG, resume=False):  # the retry starts afresh
+        pass

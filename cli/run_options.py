@@ -1,0 +1,102 @@
+"""The run flags, declared once (RunFlags): which questions to run into which run directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from cli.flag_groups import flag_group
+from cli.options import FlagError
+
+if TYPE_CHECKING:
+    from evals.request import RunRequest
+
+QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
+OutOpt = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        help="Run directory (config.json, results.jsonl, ...; one per cell for a sweep). "
+        "One writer at a time: a second command on it is refused while the first runs.",
+    ),
+]
+SplitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--split",
+        help=(
+            "train, val, test, or all (every question of the file or directory). Default: "
+            "test; a .jsonl file, or a STaRK CSV without split/*.index files: all of it "
+            "(a notice says so)."
+        ),
+    ),
+]
+SampleOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        min=1,
+        help="A random N questions of the split (seeded by --seed; the paper distils from up "
+        "to 6,000 training queries).",
+    ),
+]
+SampleFractionOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--sample-fraction",
+        help="A random fraction of the split, e.g. 0.1 (the paper's ablations use a random "
+        "10% of the test set); seeded by --seed.",
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample / --sample-fraction.")]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, help="Only the first N questions (of the sample, if any)."),
+]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Continue the run in --out; retries failed questions.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable summary.")]
+
+
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class RunFlags:
+    """The flags of every command that answers a question set into a run directory."""
+
+    qa: QaOpt
+    out: OutOpt
+    split: SplitOpt = None
+    sample: SampleOpt = None
+    sample_fraction: SampleFractionOpt = None
+    seed: SeedOpt = 0
+    limit: LimitOpt = None
+    resume: ResumeOpt = False
+    as_json: JsonOpt = False
+
+    def request(self, snapshot: Path, *, concurrency: int = 4) -> RunRequest:
+        """The RunRequest these flags ask for, over `snapshot`.
+
+        Raises:
+            FlagError: bad sample values (both a size and a fraction, a fraction out of range).
+        """
+        from evals.request import RunRequest
+        from evals.sampling import QuestionSample
+
+        try:
+            sample = QuestionSample(size=self.sample, fraction=self.sample_fraction, seed=self.seed)
+            return RunRequest(
+                snapshot=snapshot,
+                qa=self.qa,
+                out=self.out,
+                split=self.split,
+                sample=sample,
+                limit=self.limit,
+                concurrency=concurrency,
+                resume=self.resume,
+            )
+        except ValueError as error:
+            raise FlagError(str(error)) from error

@@ -1,0 +1,162 @@
+"""Agent and run flags are declared once and every command taking them offers the same set."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from agent.config import AgentConfig
+from cli.app import build_app
+from cli.flag_groups import flag_group, injected_flags, with_flags
+from cli.options import AgentFlags, FlagError
+from cli.run_options import RunFlags
+
+AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo"}
+RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
+EXCEPTIONS = {
+    ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
+    ("eval sweep", RunFlags): {"resume", "as_json"},  # always resumes; writes a report
+}
+
+
+def walk(command: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Every leaf command of the Click tree Typer builds (typer vendors its own click)."""
+    if hasattr(command, "commands"):
+        for name, sub in command.commands.items():
+            yield from walk(sub, f"{prefix} {name}".strip())
+    else:
+        yield prefix, command
+
+
+def declared_options(group: type) -> dict[str, set[str]]:
+    """Per field of a flag group, the option strings its one declaration gives it."""
+    hints = typing.get_type_hints(group, include_extras=True)
+    options = {}
+    for field in dataclasses.fields(group):
+        info = next(
+            m for m in hints[field.name].__metadata__ if isinstance(m, typer.models.OptionInfo)
+        )
+        # In Annotated, Typer keeps the first declaration in `default`, the rest in param_decls
+        names = (info.default, *(info.param_decls or ()))
+        options[field.name] = {d for d in names if isinstance(d, str) and d.startswith("--")}
+        assert options[field.name], field.name
+    return options
+
+
+COMMANDS = dict(walk(typer.main.get_command(build_app())))
+
+
+@pytest.mark.parametrize("group", [AgentFlags, RunFlags])
+def test_every_command_taking_a_group_offers_all_of_it_from_the_one_declaration(
+    group: type,
+) -> None:
+    expected = AGENT_COMMANDS if group is AgentFlags else RUN_COMMANDS
+    declared = declared_options(group)
+    takers = {name for name, cmd in COMMANDS.items() if group in injected_flags(cmd.callback)}
+    assert takers == expected
+    for name in takers:
+        command = COMMANDS[name]
+        skipped = EXCEPTIONS.get((name, group), set())
+        assert set(injected_flags(command.callback)[group]) == set(declared) - skipped, name
+        offered = {opt for param in command.params for opt in param.opts}
+        for field, options in declared.items():
+            if field not in skipped:
+                assert options <= offered, (name, field)
+
+
+def test_no_command_declares_an_agent_only_flag_by_itself() -> None:
+    """--temperature, --request-timeout, ... only ever come from AgentFlags."""
+    agent_only = {"--temperature", "--request-timeout", "--max-retries", "--call-deadline",
+                  "--ablate", "--toolset", "--brief-prompt"}  # fmt: skip
+    declared = set().union(*declared_options(AgentFlags).values())
+    assert agent_only <= declared
+    for name, command in COMMANDS.items():
+        offered = {opt for param in command.params for opt in param.opts}
+        if offered & agent_only:
+            assert AgentFlags in injected_flags(command.callback), name
+
+
+def test_repl_gains_temperature_and_ablate_and_rerank_sample_fraction() -> None:
+    repl = {opt for param in COMMANDS["repl"].params for opt in param.opts}
+    assert {"--temperature", "--ablate", "--request-timeout", "--call-deadline"} <= repl
+    rerank = {opt for param in COMMANDS["rerank"].params for opt in param.opts}
+    assert "--sample-fraction" in rerank
+
+
+def test_agent_flags_map_onto_agent_config_once() -> None:
+    flags = AgentFlags(
+        model="rules",
+        request_timeout=7.5,
+        max_retries=1,
+        call_deadline=30.0,
+        toolset="paper",  # type: ignore[arg-type]
+        temperature=0.2,
+    )
+    config = flags.config()
+    assert (config.request_timeout_s, config.max_retries, config.call_deadline_s) == (7.5, 1, 30.0)
+    assert config.tools.toolset == "paper" and config.temperature == 0.2
+    record = config.to_record()
+    assert record["request_timeout_s"] == 7.5 and record["call_deadline_s"] == 30.0
+    left_out = AgentFlags(model="rules").config()
+    assert left_out == AgentConfig(model="rules")
+
+
+def test_conflicting_flags_are_a_flag_error() -> None:
+    with pytest.raises(FlagError, match="paper"):
+        AgentFlags(model="rules", toolset="paper", dense_search=Path("enc")).config()  # type: ignore[arg-type]
+    with pytest.raises(FlagError, match="fraction"):
+        RunFlags(qa=Path("q"), out=Path("o"), sample=3, sample_fraction=0.5).request(Path("s"))
+
+
+def test_the_new_flags_reach_the_stored_run_configuration(tmp_path: Path) -> None:
+    from tests.evals.eval_graph import build_tiny
+
+    snapshot, qa = build_tiny(tmp_path)
+    out = tmp_path / "run"
+    args = ["eval", str(snapshot), "--qa", str(qa), "--out", str(out), "--limit", "1",
+            "-m", "rules", "--agents", "1", "--request-timeout", "9", "--max-retries", "2",
+            "--call-deadline", "40", "--toolset", "paper", "--json"]  # fmt: skip
+    result = CliRunner().invoke(build_app(), args)
+    assert result.exit_code == 0, result.output
+    import json
+
+    agent = json.loads((out / "config.json").read_text())["agent"]
+    assert (agent["request_timeout_s"], agent["max_retries"], agent["call_deadline_s"]) == (
+        9.0,
+        2,
+        40.0,
+    )
+    assert agent["tools"]["toolset"] == "paper"
+
+
+@flag_group
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Pair:
+    left: Annotated[int, typer.Option("--left")] = 1
+    right: Annotated[int, typer.Option("--right")] = 2
+
+
+def test_with_flags_gathers_values_into_the_group_and_refuses_clashes() -> None:
+    seen: list[_Pair] = []
+
+    @with_flags()
+    def command(*, pair: _Pair, extra: Annotated[int, typer.Option("--extra")] = 0) -> None:
+        seen.append(pair)
+
+    app = typer.Typer()
+    app.command()(command)
+    result = CliRunner().invoke(app, ["--right", "5", "--extra", "1"])
+    assert result.exit_code == 0, result.output
+    assert seen == [_Pair(left=1, right=5)]
+
+    def clashing(*, pair: _Pair, left: int = 0) -> None: ...
+
+    with pytest.raises(TypeError, match="left"):
+        with_flags()(clashing)
