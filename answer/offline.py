@@ -4,6 +4,8 @@ Honest and simple: the question's expected answer type is guessed from its wordi
 yes/no question is answered "yes" (the more frequent answer in HotpotQA); a year, date or
 number question takes the first such span in the chain's end node, then in its evidence;
 anything else is the end node's name. Without a chain, the top passage stands in for it.
+A typed span is looked for in the end node's name, then in the other nodes of the chains
+(end to start, best chain first), then in the chains' source texts.
 """
 
 from __future__ import annotations

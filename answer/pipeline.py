@@ -143,7 +143,7 @@ class Answerer:
         chains = search.beam.chains
         graph = search.graph
         evidence = chain_evidence(chains, graph, chars=chars)
-        offline = _offline_from_chain(question, chains[0], graph)
+        offline = _offline_from_chains(question, chains, graph)
         if method == "flat-chains":
             return self.prompts.flat(question, evidence), evidence, offline
         serialized = [chain_record(chain, graph).text for chain in chains]
@@ -188,6 +188,8 @@ class Answerer:
         )
 
 
-def _offline_from_chain(question: str, chain: Chain, graph: QueryGraph) -> str:
-    texts = [graph.sources[s] for s in reversed(chain.sources()) if s in graph.sources]
-    return read_answer(question, graph.labels[chain.end], texts)
+def _offline_from_chains(question: str, chains: Sequence[Chain], graph: QueryGraph) -> str:
+    """The best chain's end node, or a typed span of the chains' nodes, then of their sources."""
+    spans = [graph.labels[node] for chain in chains for node in reversed(chain.nodes)]
+    texts = [graph.sources[s] for s in chains[0].sources() if s in graph.sources]
+    return read_answer(question, graph.labels[chains[0].end], [*spans, *texts])

@@ -1,0 +1,271 @@
+"""`ark answer` and `ark eval answers` / `ark eval answers-report`: SARG's grounded answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from answer.config import SargConfig
+from cli.guards import fail
+from graphs.errors import ArkError
+
+if TYPE_CHECKING:
+    from agent.models.base import Model
+    from answer.pipeline import Answerer
+    from answer.result import AnswerResult
+    from graphs.snapshot import Snapshot
+
+_PAPER = SargConfig()
+
+SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (documents or a typed KG).")]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "-m",
+        "--model",
+        help="Generator: hf:PATH (a model dir or .gguf), openai:NAME or a served NAME; "
+        "omitted: answer offline from the best chain.",
+    ),
+]
+RetrieverOpt = Annotated[
+    str, typer.Option("--retriever", help="bm25 | agents | dense (needs `ark graph embed`).")
+]
+PassagesOpt = Annotated[
+    int, typer.Option("--passages", min=1, help="Passages / nodes retrieved (paper: 10–50).")
+]
+MethodOpt = Annotated[
+    str,
+    typer.Option(
+        "--method", help="sarg | direct | rag | cot-rag | flat-chains (baselines, ablation)."
+    ),
+]
+DirectionOpt = Annotated[
+    str,
+    typer.Option(
+        "--direction", help="rule | llm | forward | backward | bidirectional (blind ablation)."
+    ),
+]
+TauOpt = Annotated[float, typer.Option("--tau", help="Entry-node cosine threshold (Eq. 3).")]
+BeamOpt = Annotated[int, typer.Option("--beam-width", min=1, help="β (paper: 3).")]
+TopKOpt = Annotated[int, typer.Option("--top-k", min=1, help="Chains given to the model, K.")]
+DepthOpt = Annotated[int, typer.Option("--max-depth", min=1, help="Hops per chain at most.")]
+NeighborsOpt = Annotated[
+    int, typer.Option("--max-neighbors", min=0, help="Neighbours per retrieved KG node.")
+]
+EncoderOpt = Annotated[
+    Path | None,
+    typer.Option("--encoder", help="Sentence-transformers dir (default all-MiniLM-L6-v2)."),
+]
+AgentModelOpt = Annotated[
+    str, typer.Option("--agent-model", help="Model of ARK's agents for --retriever agents.")
+]
+MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Generator token cap.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What both commands build from their flags."""
+
+    config: SargConfig
+    model_spec: str | None
+    encoder: Path | None
+    agent_model: str
+
+
+def answer_cmd(
+    snapshot: SnapshotArg,
+    question: Annotated[str, typer.Argument(help="The question, in natural language.")],
+    model: ModelOpt = None,
+    retriever: RetrieverOpt = _PAPER.retriever,
+    passages: PassagesOpt = _PAPER.passages,
+    method: MethodOpt = _PAPER.method,
+    direction: DirectionOpt = _PAPER.direction,
+    tau: TauOpt = _PAPER.tau,
+    beam_width: BeamOpt = _PAPER.beam_width,
+    top_k: TopKOpt = _PAPER.top_k,
+    max_depth: DepthOpt = _PAPER.max_depth,
+    max_neighbors: NeighborsOpt = _PAPER.max_neighbors,
+    max_tokens: MaxTokensOpt = _PAPER.max_tokens,
+    encoder: EncoderOpt = None,
+    agent_model: AgentModelOpt = "rules",
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer QUESTION over SNAPSHOT with SARG: the answer, its chains and their sources."""
+    flags = dict(locals())
+    wiring = _wiring(flags)
+    try:
+        opened, answerer = _answerer(snapshot, wiring)
+        result = asyncio.run(answerer.answer(question))
+    except ArkError as error:
+        fail(str(error))
+    if as_json:
+        print(result.model_dump_json(indent=2))
+        return
+    print_answer(result, opened, Console())
+
+
+def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> None:
+    """The answer, then each chain with its score, then the cited passages / nodes."""
+    console.print(f"Answer: {result.answer or '(none)'}", highlight=False, markup=False)
+    console.print(
+        f"direction {result.direction or '-'} · query graph {result.graph_nodes} nodes, "
+        f"{result.graph_triples} triples · construction {result.timings['construct_s']:.2f} s",
+        style="dim",
+        highlight=False,
+    )
+    for number, chain in enumerate(result.chains, start=1):
+        line = f"chain {number} (score {chain.score:.3f}): {chain.text}"
+        console.print(line, highlight=False, markup=False)
+    for cited in result.citations:
+        text = " ".join(snapshot.text(snapshot.internal_id(cited)).split())
+        console.print(f"  [{cited}] {text[:160]}", highlight=False, markup=False)
+
+
+def _wiring(flags: dict[str, Any]) -> Wiring:
+    try:
+        config = SargConfig(
+            method=flags["method"],
+            retriever=flags["retriever"],
+            passages=flags["passages"],
+            direction=flags["direction"],
+            tau=flags["tau"],
+            beam_width=flags["beam_width"],
+            top_k=flags["top_k"],
+            max_depth=flags["max_depth"],
+            max_neighbors=flags["max_neighbors"],
+            max_tokens=flags["max_tokens"],
+        )
+    except ArkError as error:
+        fail(str(error))
+    return Wiring(config, flags["model"], flags["encoder"], flags["agent_model"])
+
+
+def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
+    from agent.config import AgentConfig
+    from answer.encoding import load_encoder
+    from answer.factory import make_answerer
+    from graphs.snapshot import Snapshot
+
+    snapshot = Snapshot.open(snapshot_path)
+    model = _model(wiring.model_spec, wiring.config, snapshot)
+    agent = None
+    if wiring.config.retriever == "agents":
+        from agent.factory import make_agent
+
+        agent = make_agent(snapshot, AgentConfig(model=wiring.agent_model))
+    encoder = load_encoder(wiring.encoder)
+    answerer = make_answerer(snapshot, wiring.config, model=model, encoder=encoder, agent=agent)
+    return snapshot, answerer
+
+
+def _model(spec: str | None, config: SargConfig, snapshot: Snapshot) -> Model | None:
+    from agent.config import AgentConfig
+    from agent.models.registry import load_model
+
+    if spec is None or spec.strip() in ("", "offline"):
+        return None
+    if spec.strip() == "rules":
+        fail("`rules` is ARK's retrieval policy, not a generator; omit -m to answer offline")
+    agent_config = AgentConfig(
+        model=spec, max_tokens=config.max_tokens, temperature=config.temperature
+    )
+    return load_model(agent_config, manifest=snapshot.manifest)
+
+
+def eval_answers(
+    snapshot: SnapshotArg,
+    qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
+    out: Annotated[Path, typer.Option("--out", help="Run directory to write.")],
+    model: ModelOpt = None,
+    retriever: RetrieverOpt = _PAPER.retriever,
+    passages: PassagesOpt = _PAPER.passages,
+    method: MethodOpt = _PAPER.method,
+    direction: DirectionOpt = _PAPER.direction,
+    tau: TauOpt = _PAPER.tau,
+    beam_width: BeamOpt = _PAPER.beam_width,
+    top_k: TopKOpt = _PAPER.top_k,
+    max_depth: DepthOpt = _PAPER.max_depth,
+    max_neighbors: NeighborsOpt = _PAPER.max_neighbors,
+    max_tokens: MaxTokensOpt = _PAPER.max_tokens,
+    encoder: EncoderOpt = None,
+    agent_model: AgentModelOpt = "rules",
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N only.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a QA file into a resumable run directory, scored by EM and token F1."""
+    from evals.answer_run import load_answer_qa, run_answers, summarise
+
+    wiring = _wiring(dict(locals()))
+    console = Console(stderr=True)
+    try:
+        items = load_answer_qa(qa)[:limit]
+        _, answerer = _answerer(snapshot, wiring)
+        run_config = {
+            "baseline": {**wiring.config.to_record(), "model": wiring.model_spec or "offline"},
+            "snapshot": str(snapshot.resolve()),
+            "qa": str(qa.resolve()),
+        }
+
+        def progress(record: Any) -> None:
+            mark = f"EM {record.em:.0f} F1 {record.f1:.2f}" if hasattr(record, "em") else "failed"
+            console.print(f"{record.question_id}: {mark}", highlight=False)
+
+        records = asyncio.run(
+            run_answers(answerer.answer, items, out, run_config, resume=resume, on_record=progress)
+        )
+    except ArkError as error:
+        fail(str(error))
+    summary = summarise(records)
+    if as_json:
+        print(json.dumps({"out": str(out), **summary}))
+        return
+    print(
+        f"{out}: {summary['n']} answered, EM {summary['em']:.3f}, F1 {summary['f1']:.3f}, "
+        f"construction {summary['construct_s']:.2f} s/q, generation {summary['generate_s']:.2f} s/q"
+    )
+
+
+def answers_report(
+    runs: Annotated[list[Path], typer.Argument(help="Answers run directories.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the Markdown here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answers runs side by side: EM, F1 and timings per run, then every question's answers."""
+    from evals.answer_report import load_answer_runs, markdown_answers_report
+
+    try:
+        loaded = load_answer_runs(runs)
+    except ArkError as error:
+        fail(str(error))
+    if as_json:
+        print(json.dumps([{"run": run.label, **run.summary()} for run in loaded]))
+        return
+    text = markdown_answers_report(loaded)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+    print(text)
+
+
+EVAL_COMMANDS: dict[str, Callable[..., None]] = {
+    "answers": eval_answers,
+    "answers-report": answers_report,
+}
+"""Sub-commands this module adds to `ark eval`."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ark answer`, and `answers` / `answers-report` to `ark eval` (registered before)."""
+    app.command("answer")(answer_cmd)
+    for group in app.registered_groups:
+        if group.name == "eval" and group.typer_instance is not None:
+            for name, command in EVAL_COMMANDS.items():
+                group.typer_instance.command(name)(command)

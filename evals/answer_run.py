@@ -1,0 +1,228 @@
+"""`ark eval answers`: answer a QA file into a resumable run directory, scored by EM and F1.
+
+Layout (beside evals/runstore.py's config.json and failures.jsonl)::
+
+    RUN_DIR/config.json      {"kind": "answers", "baseline": {method, SARG settings, model},
+                              "snapshot", "qa", "created_at"}
+    RUN_DIR/answers.jsonl    one AnswerRecord per finished question: the answer, EM/F1, and the
+                             AnswerResult with its chains, citations, prompt and timings
+    RUN_DIR/failures.jsonl   one FailureRecord per failed attempt; retried on --resume
+
+Answers live in their own file (not results.jsonl) because they are not agent rankings;
+`RunStore` still owns the directory (its lock, config identity, failures). Each line is one
+write followed by fsync; a torn last line is cut off when the run is resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import traceback
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent.models.base import ModelError
+from answer.result import AnswerResult
+from evals.answer_metrics import score_answer
+from evals.runstore import FailureRecord, RunStore, RunStoreError
+from graphs.errors import ArkError
+
+logger = logging.getLogger(__name__)
+
+ANSWERS_FILE = "answers.jsonl"
+
+
+class AnswerQAError(ArkError):
+    """The QA file cannot be read as `{"id", "question", "answer"}` lines."""
+
+
+@dataclass(frozen=True)
+class AnswerQA:
+    """One question with its string answers; `extra` keeps the file's other keys."""
+
+    id: str
+    question: str
+    answers: tuple[str, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class AnswerRecord(BaseModel):
+    """One finished question: gold, prediction, EM / F1, and the full AnswerResult."""
+
+    question_id: str
+    question: str
+    gold: list[str]
+    answer: str
+    em: float
+    f1: float
+    extra: dict[str, Any] = Field(default_factory=dict)
+    result: AnswerResult
+
+
+def load_answer_qa(path: str | Path) -> list[AnswerQA]:
+    """Read a JSONL file of `{"id", "question", "answer"}` (or `query` / `answers`) rows.
+
+    Raises:
+        AnswerQAError: unreadable file, bad JSON, or a row without id, question or answer.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise AnswerQAError(f"cannot read the QA file {path}: {error}") from error
+    items = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            items.append(_qa_row(line, f"{path}:{number}"))
+    return items
+
+
+def _qa_row(line: str, where: str) -> AnswerQA:
+    try:
+        row = json.loads(line)
+    except ValueError as error:
+        raise AnswerQAError(f"{where}: not JSON ({error})") from error
+    if not isinstance(row, dict):
+        raise AnswerQAError(f"{where}: a row must be a JSON object")
+    question = row.get("question", row.get("query"))
+    answers = row.get("answers", row.get("answer"))
+    if isinstance(answers, str):
+        answers = [answers]
+    if row.get("id") is None or not isinstance(question, str) or not answers:
+        raise AnswerQAError(
+            f'{where}: each row needs "id", "question" and "answer" (a string or a list of strings)'
+        )
+    extra = {k: v for k, v in row.items() if k not in ("id", "question", "query", "answer")}
+    return AnswerQA(str(row["id"]), question, tuple(str(a) for a in answers), extra)
+
+
+def read_answers(run_dir: str | Path) -> list[AnswerRecord]:
+    """The finished questions of an answers run, in order (a torn last line is skipped).
+
+    Raises:
+        RunStoreError: a line other than the last is corrupt.
+    """
+    path = Path(run_dir) / ANSWERS_FILE
+    if not path.is_file():
+        return []
+    lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+    records: dict[str, AnswerRecord] = {}
+    for index, line in enumerate(lines):
+        try:
+            record = AnswerRecord.model_validate_json(line)
+        except ValidationError as error:
+            if index == len(lines) - 1:
+                logger.warning("%s: ignoring an incomplete last line", path)
+                continue
+            raise RunStoreError(
+                f"{path}: line {index + 1} is not an AnswerRecord; delete it and --resume"
+            ) from error
+        records[record.question_id] = record
+    return list(records.values())
+
+
+AnswerFn = Callable[[str], Awaitable[AnswerResult]]
+"""Answers one question (an `Answerer.answer`)."""
+
+
+async def run_answers(
+    answer: AnswerFn,
+    items: Sequence[AnswerQA],
+    run_dir: Path,
+    config: dict[str, Any],
+    *,
+    resume: bool = False,
+    on_record: Callable[[AnswerRecord | FailureRecord], None] | None = None,
+) -> list[AnswerRecord]:
+    """Answer every unfinished question into `run_dir`; return all finished records.
+
+    Model errors and user-facing errors of one question are recorded in failures.jsonl and
+    the run goes on; anything else is a bug and propagates (what is on disk stays valid).
+
+    Raises:
+        RunStoreError: the directory holds another run, or is not empty without `resume`.
+    """
+    store = RunStore.open(run_dir, {"kind": "answers", **config}, resume=resume)
+    try:
+        _cut_torn_tail(run_dir / ANSWERS_FILE)
+        done = {record.question_id for record in read_answers(run_dir)}
+        for item in (i for i in items if i.id not in done):
+            record = await _attempt(answer, item)
+            if isinstance(record, AnswerRecord):
+                _append_line(run_dir / ANSWERS_FILE, record.model_dump_json())
+            else:
+                store.append_failure(record)
+            if on_record is not None:
+                on_record(record)
+    finally:
+        store.close()
+    return read_answers(run_dir)
+
+
+async def _attempt(answer: AnswerFn, item: AnswerQA) -> AnswerRecord | FailureRecord:
+    try:
+        result = await answer(item.question)
+    except (ModelError, ArkError) as error:
+        return FailureRecord(
+            question_id=item.id,
+            query=item.question,
+            error_type=type(error).__name__,
+            error=str(error),
+            traceback=traceback.format_exc(),
+        )
+    score = score_answer(result.answer, item.answers)
+    return AnswerRecord(
+        question_id=item.id,
+        question=item.question,
+        gold=list(item.answers),
+        answer=result.answer,
+        em=score.em,
+        f1=score.f1,
+        extra=item.extra,
+        result=result,
+    )
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append one line with a single write, then fsync (a crash tears at most this line)."""
+    data = (line + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(fd, data)
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """Drop a last line without its newline (left by an interrupted write)."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if end != len(data):
+        logger.warning("%s: dropping an incomplete last line", path)
+        with path.open("r+b") as handle:
+            handle.truncate(end)
+
+
+def summarise(records: Iterable[AnswerRecord]) -> dict[str, float]:
+    """Mean EM and F1, mean construction / generation seconds, and the count."""
+    rows = list(records)
+    if not rows:
+        return {"n": 0, "em": 0.0, "f1": 0.0, "construct_s": 0.0, "generate_s": 0.0}
+    n = len(rows)
+    return {
+        "n": n,
+        "em": sum(r.em for r in rows) / n,
+        "f1": sum(r.f1 for r in rows) / n,
+        "construct_s": sum(r.result.timings.get("construct_s", 0.0) for r in rows) / n,
+        "generate_s": sum(r.result.timings.get("generate_s", 0.0) for r in rows) / n,
+    }

@@ -1,0 +1,141 @@
+"""`ark eval answers`' run directory: records with chains, resume, failures, torn tails, report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.models.base import ModelError
+from answer.result import AnswerResult, ChainRecord
+from evals.answer_report import load_answer_runs, markdown_answers_report
+from evals.answer_run import (
+    ANSWERS_FILE,
+    AnswerQAError,
+    load_answer_qa,
+    read_answers,
+    run_answers,
+)
+from evals.runstore import RunStoreError, read_failures
+
+CONFIG = {"baseline": {"method": "sarg", "model": "offline"}, "snapshot": "s", "qa": "q"}
+
+
+def _qa(tmp_path: Path) -> Path:
+    rows = [
+        {"id": "a", "question": "Capital of France?", "answer": "Paris", "level": "easy"},
+        {"id": "b", "question": "Two plus two?", "answer": "4"},
+        {"id": "c", "query": "Is the sky blue?", "answers": ["yes"]},
+    ]
+    path = tmp_path / "qa.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+class Oracle:
+    """Answers from a table; raises ModelError for questions in `broken`."""
+
+    def __init__(self, table: dict[str, str], broken: frozenset[str] = frozenset()) -> None:
+        self.table = table
+        self.broken = broken
+        self.asked: list[str] = []
+
+    async def answer(self, question: str) -> AnswerResult:
+        self.asked.append(question)
+        if question in self.broken:
+            raise ModelError("endpoint down")
+        chain = ChainRecord(
+            nodes=["x", "y"],
+            labels=["X", "Y"],
+            relations=["r"],
+            score=0.5,
+            sources=["p"],
+            text="X --[r]--> Y",
+        )
+        return AnswerResult(
+            question=question,
+            answer=self.table[question],
+            method="sarg",
+            model="offline",
+            chains=[chain],
+            citations=["p"],
+            timings={"construct_s": 0.25},
+        )
+
+
+TABLE = {"Capital of France?": "paris.", "Two plus two?": "five", "Is the sky blue?": "Yes"}
+
+
+def test_qa_rows_keep_extra_keys_and_accept_query_answers(tmp_path: Path) -> None:
+    items = load_answer_qa(_qa(tmp_path))
+    assert [i.id for i in items] == ["a", "b", "c"]
+    assert items[0].extra == {"level": "easy"} and items[2].answers == ("yes",)
+
+
+@pytest.mark.parametrize("row", ['{"id": 1}', "[1]", "{bad", '{"id": "x", "question": "q"}'])
+def test_bad_qa_rows_say_what_is_needed(tmp_path: Path, row: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(row + "\n")
+    with pytest.raises(AnswerQAError, match=r"bad.jsonl:1"):
+        load_answer_qa(path)
+
+
+def test_run_scores_stores_chains_and_resumes(tmp_path: Path) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    oracle = Oracle(TABLE)
+    records = asyncio.run(run_answers(oracle.answer, items, out, CONFIG))
+    assert [(r.question_id, r.em, r.f1) for r in records] == [
+        ("a", 1.0, 1.0),
+        ("b", 0.0, 0.0),
+        ("c", 1.0, 1.0),
+    ]
+    assert records[0].result.chains[0].text == "X --[r]--> Y" and records[0].extra == {
+        "level": "easy"
+    }
+    again = Oracle(TABLE)
+    asyncio.run(run_answers(again.answer, items, out, CONFIG, resume=True))
+    assert again.asked == []
+    with pytest.raises(RunStoreError, match="not empty"):
+        asyncio.run(run_answers(again.answer, items, out, CONFIG))
+    other = {**CONFIG, "baseline": {"method": "rag", "model": "offline"}}
+    with pytest.raises(RunStoreError, match="another configuration"):
+        asyncio.run(run_answers(again.answer, items, out, other, resume=True))
+
+
+def test_failures_are_recorded_and_retried_on_resume(tmp_path: Path) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    asyncio.run(run_answers(Oracle(TABLE, frozenset({"Two plus two?"})).answer, items, out, CONFIG))
+    assert [f.question_id for f in read_failures(out)] == ["b"]
+    assert [r.question_id for r in read_answers(out)] == ["a", "c"]
+    retry = Oracle(TABLE)
+    records = asyncio.run(run_answers(retry.answer, items, out, CONFIG, resume=True))
+    assert retry.asked == ["Two plus two?"] and len(records) == 3
+
+
+def test_a_torn_last_line_is_ignored_then_cut_on_resume(tmp_path: Path) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    asyncio.run(run_answers(Oracle(TABLE).answer, items[:1], out, CONFIG))
+    with (out / ANSWERS_FILE).open("a") as handle:
+        handle.write('{"question_id": "b", "quest')
+    assert [r.question_id for r in read_answers(out)] == ["a"]
+    asyncio.run(run_answers(Oracle(TABLE).answer, items, out, CONFIG, resume=True))
+    assert [r.question_id for r in read_answers(out)] == ["a", "b", "c"]
+
+
+def test_report_puts_runs_side_by_side(tmp_path: Path) -> None:
+    items = load_answer_qa(_qa(tmp_path))
+    asyncio.run(run_answers(Oracle(TABLE).answer, items, tmp_path / "one", CONFIG))
+    better = {**TABLE, "Two plus two?": "4"}
+    asyncio.run(run_answers(Oracle(better).answer, items, tmp_path / "two", CONFIG))
+    text = markdown_answers_report(load_answer_runs([tmp_path / "one", tmp_path / "two"]))
+    assert "| one (sarg, offline) | 3 | 0.667 | 0.667 | 0.25 |" in text
+    assert "| two (sarg, offline) | 3 | 1.000 | 1.000 | 0.25 |" in text
+    assert "| b | 4 | five (F1 0.00) | 4 (✓) |" in text
+
+
+def test_report_refuses_an_agent_run(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"agent": {}}')
+    with pytest.raises(RunStoreError, match="not an answers run"):
+        load_answer_runs([tmp_path])
