@@ -158,3 +158,19 @@ def test_a_typo_in_the_model_is_caught_at_once(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     [line] = result.output.strip().splitlines()
     assert "unknown model 'rule'" in line and "did you mean 'rules'?" in line
+
+
+def test_graph_embed_without_the_dense_extra_keeps_the_brackets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot, _ = build_tiny(tmp_path)
+    encoder = tmp_path / "encoder"
+    encoder.mkdir()
+    (encoder / "modules.json").write_text("[]")
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    result = CliRunner().invoke(
+        build_app(), ["graph", "embed", str(snapshot), "--encoder", str(encoder)]
+    )
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert "[dense]" in line and "sentence-transformers is not installed" in line

@@ -60,6 +60,8 @@ def write_llama_gguf(base: Path, out: Path) -> tuple[Any, Any]:
     writer.add_token_types([3 if index in special else 1 for _, index in vocab])
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in merges])
     writer.add_bos_token_id(config.bos_token_id)
+    if tokenizer.chat_template:
+        writer.add_chat_template(tokenizer.chat_template)
     writer.add_eos_token_id(config.eos_token_id)
     names = {
         "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
@@ -175,3 +177,27 @@ def test_several_gguf_files_in_a_directory_must_be_chosen(tmp_path: Path) -> Non
         find_gguf(tmp_path)
     assert find_gguf(tmp_path / "a.gguf") == tmp_path / "a.gguf"
     assert find_gguf(tmp_path / "missing") is None
+
+
+@pytest.mark.slow
+def test_hf_gguf_file_is_an_agent_model_from_the_training_cache(
+    gguf_file: tuple[Path, Any], tmp_path: Path, monkeypatch: Any
+) -> None:
+    import asyncio
+
+    from agent.config import AgentConfig
+    from agent.models.hf.model import LocalHFModel
+    from agent.models.registry import load_model
+    from distill.gguf_base import SOURCE_RECORD, checkpoint_dir, default_cache_dir
+    from distill.preflight import resolve_base_model
+
+    monkeypatch.setenv("ARK_CACHE_DIR", str(tmp_path))
+    path, _ = gguf_file
+    model = load_model(AgentConfig(model=f"hf:{path}", max_tokens=4))
+    assert isinstance(model, LocalHFModel) and model.name == f"hf:{path}"
+    reply = asyncio.run(model.generate([{"role": "user", "content": "Which papers?"}], []))
+    assert reply.message["role"] == "assistant" and reply.usage is not None
+    assert reply.usage["completion_tokens"] >= 1
+    cached = checkpoint_dir(path, default_cache_dir())
+    assert (cached / SOURCE_RECORD).is_file()  # dequantised once, where training looks
+    assert resolve_base_model(str(path)) == str(cached.resolve())
