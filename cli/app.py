@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from cli import (
+    answer_cmds,
     ask_cmds,
     demo_cmds,
     dense_cmds,
@@ -17,6 +18,7 @@ from cli import (
     fuse_cmds,
     graph_cmds,
     mcp_cmds,
+    plan_cmds,
     repl_entry,
     stark_cmds,
     synth_cmds,
@@ -71,6 +73,8 @@ def build_app() -> typer.Typer:
     distill_cmds.register(app)
     mcp_cmds.register(app)
     fuse_cmds.register(app)
+    answer_cmds.register(app)
+    plan_cmds.register(app)
     return app
 
 

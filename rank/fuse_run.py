@@ -22,8 +22,17 @@ from agent.trajectory import QuestionResult
 from evals.metrics import CandidateFilter, CandidateTest
 from evals.qa import QAItem, load_qa
 from evals.records import scored_record
-from evals.runstore import RunStore
-from rank.fusion import DEFAULT_K, FusionSpec, StaticRRF, apply_spec, spec_from_record, spec_record
+from evals.runstore import CONFIG_FILE, RunStore, read_config, read_results
+from rank.fusion import (
+    DEFAULT_K,
+    FusionSpec,
+    PlanSignals,
+    Signals,
+    StaticRRF,
+    apply_spec,
+    spec_from_record,
+    spec_record,
+)
 from rank.fusion_grid import GridResult, Question, grid_search, prepare_question
 from rank.rankings import RankingError, RankingSet, read_all
 
@@ -41,7 +50,8 @@ class FuseRequest:
 
     Attributes:
         sources: Ranking sources (run dirs or JSONL, comma-joined per source); the first
-            is the graph branch that dynamic RRF weighs per question.
+            is the graph branch that dynamic RRF weighs per question (a plan run for mode
+            dynamic, an agent run for mode agents).
         qa: Question file or directory (gold answers, families, splits).
         out: Output run directory.
         split: Split written to `out`.
@@ -64,7 +74,7 @@ class FuseRequest:
     split: str = "test"
     tune_split: str = "val"
     grid: bool = False
-    modes: Sequence[str] = ("static", "dynamic")
+    modes: Sequence[str] = ("static", "dynamic", "agents")
     weights: Sequence[float] | None = None
     k: float = DEFAULT_K
     spec_file: Path | None = None
@@ -128,13 +138,45 @@ def _rankings_of(sources: Sequence[RankingSet], question_id: str) -> list[list[s
     return [list(s.rankings[question_id].ids) if question_id in s.rankings else [] for s in sources]
 
 
-def _signals_of(sources: Sequence[RankingSet], question_id: str) -> Any:
-    ranking = sources[0].rankings.get(question_id)
-    return ranking.signals if ranking else None
+def plan_signals(spec: str) -> dict[str, PlanSignals]:
+    """n_cand and risk_level per question of a plan run source (empty for any other source)."""
+    found: dict[str, PlanSignals] = {}
+    for part in (p for p in str(spec).split(",") if p.strip()):
+        path = Path(part)
+        if not (path / CONFIG_FILE).is_file() or "plan" not in read_config(path):
+            continue
+        for record in read_results(path):
+            meta = record.result.config
+            found[record.question_id] = PlanSignals(
+                n_cand=int(meta.get("n_cand", 0)), risk_level=str(meta.get("risk_level", "normal"))
+            )
+    return found
+
+
+@dataclass(frozen=True)
+class GraphSignals:
+    """What dynamic fusion reads of the first source: its plan metadata or agent signals."""
+
+    source: RankingSet
+    plans: dict[str, PlanSignals]
+
+    def of(self, question_id: str) -> Signals | None:
+        """The question's plan signals if the source is a plan run, else its agent signals."""
+        if question_id in self.plans:
+            return self.plans[question_id]
+        ranking = self.source.rankings.get(question_id)
+        return ranking.signals if ranking else None
+
+
+def _graph_signals(request: FuseRequest, sources: Sequence[RankingSet]) -> GraphSignals:
+    return GraphSignals(sources[0], plan_signals(request.sources[0]))
 
 
 def _choose_spec(
-    request: FuseRequest, sources: Sequence[RankingSet], is_candidate: CandidateTest
+    request: FuseRequest,
+    sources: Sequence[RankingSet],
+    is_candidate: CandidateTest,
+    signals: GraphSignals,
 ) -> tuple[FusionSpec, GridResult | None, list[str]]:
     n = len(sources)
     if request.grid:
@@ -146,7 +188,7 @@ def _choose_spec(
                 _rankings_of(sources, item.id),
                 item.answer_ids,
                 eligible,
-                _signals_of(sources, item.id) if sources[0].has_signals else None,
+                signals.of(item.id),
             )
             for item in items
         ]
@@ -176,10 +218,11 @@ def run_fusion(request: FuseRequest) -> FuseOutcome:
         raise RankingError(f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}")
     sources = read_all(request.sources)
     is_candidate = _candidate_test(request, sources)
-    spec, grid, notes = _choose_spec(request, sources, is_candidate)
+    signals = _graph_signals(request, sources)
+    spec, grid, notes = _choose_spec(request, sources, is_candidate, signals)
     items = load_qa(request.qa, request.split)[: request.limit]
     notes += _coverage(sources, items, request.split)
-    written = write_fused(request, sources, spec, items, is_candidate)
+    written = write_fused(request, sources, spec, items, is_candidate, signals)
     _write_spec_file(request, sources, spec, grid, notes)
     if grid is not None:
         from rank.fusion_plot import heatmap_png
@@ -215,6 +258,7 @@ def write_fused(
     spec: FusionSpec,
     items: Sequence[QAItem],
     is_candidate: CandidateTest,
+    signals: GraphSignals,
 ) -> int:
     """Fuse every question of `items` and append it to the run directory `request.out`."""
     config = fusion_config(request, sources, spec)
@@ -223,7 +267,7 @@ def write_fused(
             ids, scores = apply_spec(
                 spec,
                 _rankings_of(sources, item.id),
-                _signals_of(sources, item.id),
+                signals.of(item.id),
                 depth=request.depth,
             )
             result = QuestionResult(
@@ -258,6 +302,13 @@ def _write_spec_file(
                 "spec": spec_record(grid.dynamic[0]),
                 "hit@1": grid.dynamic[1],
                 "mrr": grid.dynamic[2],
+            },
+            "agents": None
+            if grid.agents is None
+            else {
+                "spec": spec_record(grid.agents[0]),
+                "hit@1": grid.agents[1],
+                "mrr": grid.agents[2],
             },
             "heatmap": {
                 "graph_weights": grid.weights_axis,

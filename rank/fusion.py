@@ -7,14 +7,16 @@ Static RRF generalises GRASP's two-input form to n rankings::
 Dynamic RRF (GRASP §3.2) sets the graph ranking's weight per question from that question's
 metadata and keeps every other ranking at weight 1::
 
-    w_graph(q) = bucket_weights[b(q)] * level_multipliers[l(q)]
+    w_graph(q) = bucket_weights[b(q)] * multipliers[l(q)]
     score(c)   = w_graph(q) / (k + rank_graph(c)) + sum_{i != graph} 1 / (k + rank_i(c))
 
-GRASP's b(q) buckets the planner's candidate count and l(q) is the planner's risk label. An
-ARK run has no planner, so the agents' own signals stand in (`AgentSignals`): b(q) buckets the
-length of the agents' fused list and l(q) is a confidence level read from one signal, chosen
-on validation among the agents' agreement on the top node, the vote entropy and the number
-of neighbour calls. Level 0 is an empty fused list (nothing to weigh).
+Mode `dynamic` is GRASP's: the graph ranking is a plan run (`ark plan --qa`), b(q) buckets
+the plan's candidate count n_cand into [1,10], [11,50], [51,100], [101,500], >500 (an empty
+candidate set falls in the first) and l(q) is the plan's risk level (no_trade, weak, normal,
+aggressive). Mode `agents` keys on an agent run's own signals instead (`AgentSignals`): b(q)
+buckets the length of the agents' fused list and l(q) is a confidence level read from one
+signal, chosen on validation among the agents' agreement on the top node, the vote entropy
+and the number of neighbour calls (level 0: an empty fused list).
 
 Ties are broken by first appearance in the rankings taken in order, so the result is
 deterministic. The arithmetic lives in `rrf_scores`, shared by fusion and the grid search,
@@ -29,7 +31,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graphs.errors import ArkError
 from rank.rankings import AgentSignals
+from tools.schemas import RISK_LEVELS
 
 LevelFeature = Literal["agreement", "entropy", "neighbor_calls"]
 LEVEL_FEATURES: tuple[LevelFeature, ...] = ("agreement", "entropy", "neighbor_calls")
@@ -37,12 +41,41 @@ BUCKET_EDGES: tuple[int, ...] = (1, 3, 10, 30)
 """Upper bounds of the fused-length buckets: [1,1], [2,3], [4,10], [11,30], >30."""
 BUCKET_LABELS: tuple[str, ...] = ("1", "2-3", "4-10", "11-30", ">30")
 LEVEL_LABELS: tuple[str, ...] = ("empty", "low", "mid", "high")
+CAND_EDGES: tuple[int, ...] = (10, 50, 100, 500)
+"""Upper bounds of GRASP's n_cand buckets: [1,10], [11,50], [51,100], [101,500], >500."""
+CAND_LABELS: tuple[str, ...] = ("1-10", "11-50", "51-100", "101-500", ">500")
 DEFAULT_K = 60.0
 """The usual RRF constant (Cormack et al.), used when nothing was tuned."""
 
 
-class FusionError(ValueError):
+class FusionError(ArkError, ValueError):
     """A fusion configuration does not fit the rankings it is applied to."""
+
+
+@dataclass(frozen=True)
+class PlanSignals:
+    """What a plan run records per question for dynamic RRF: its candidate count and risk."""
+
+    n_cand: int
+    risk_level: str
+
+
+def cand_bucket(signals: PlanSignals) -> int:
+    """The 0..4 n_cand bucket (see `CAND_EDGES`; 0 candidates fall in the first)."""
+    return int(np.searchsorted(CAND_EDGES, max(signals.n_cand, 1), side="left"))
+
+
+def risk_index(signals: PlanSignals) -> int:
+    """The 0..3 index of the risk level (no_trade .. aggressive).
+
+    Raises:
+        FusionError: an unknown risk level.
+    """
+    if signals.risk_level not in RISK_LEVELS:
+        raise FusionError(
+            f"risk level {signals.risk_level!r} is not one of {', '.join(RISK_LEVELS)}"
+        )
+    return RISK_LEVELS.index(signals.risk_level)  # type: ignore[arg-type,unused-ignore]
 
 
 def confidence_level(signals: AgentSignals, feature: LevelFeature) -> int:
@@ -72,14 +105,52 @@ class StaticRRF:
     k: float = DEFAULT_K
     mode: Literal["static"] = "static"
 
-    def weights_for(self, signals: AgentSignals | None) -> np.ndarray:
+    def weights_for(self, signals: Signals | None) -> np.ndarray:
         """The weight vector (the same for every question)."""
         return np.asarray(self.weights, dtype=np.float64)
 
 
 @dataclass(frozen=True, kw_only=True)
 class DynamicRRF:
-    """Per-question graph weight from the agents' metadata; other rankings weigh 1.
+    """GRASP's dynamic RRF: the graph weight from the plan's n_cand bucket and risk level.
+
+    Attributes:
+        k: RRF constant.
+        bucket_weights: w_bucket, one weight per n_cand bucket (5, see `CAND_EDGES`).
+        risk_multipliers: m_risk, one multiplier per risk level (4, no_trade .. aggressive).
+        n_rankings: How many rankings are fused.
+        graph_index: Which ranking is the plan run (the graph branch).
+    """
+
+    k: float
+    bucket_weights: tuple[float, ...]
+    risk_multipliers: tuple[float, ...]
+    n_rankings: int = 2
+    graph_index: int = 0
+    mode: Literal["dynamic"] = "dynamic"
+
+    def graph_weight(self, signals: PlanSignals) -> float:
+        """w_graph(q) = w_bucket[b(q)] * m_risk[r(q)] for one question."""
+        return (
+            self.bucket_weights[cand_bucket(signals)] * self.risk_multipliers[risk_index(signals)]
+        )
+
+    def weights_for(self, signals: Signals | None) -> np.ndarray:
+        """Weights for one question (raises when the graph ranking is not a plan run)."""
+        if not isinstance(signals, PlanSignals):
+            raise FusionError(
+                "dynamic RRF keys on the plan's n_cand and risk_level, but the first source "
+                "is not a plan run; put a run of `ark plan SNAPSHOT --qa ...` first, or use "
+                "--mode agents (agent-run signals) or static"
+            )
+        weights = np.ones(self.n_rankings, dtype=np.float64)
+        weights[self.graph_index] = self.graph_weight(signals)
+        return weights
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentRRF:
+    """Per-question graph weight from an agent run's own signals (mode `agents`).
 
     Attributes:
         k: RRF constant.
@@ -96,16 +167,16 @@ class DynamicRRF:
     level_multipliers: tuple[float, ...]
     n_rankings: int = 2
     graph_index: int = 0
-    mode: Literal["dynamic"] = "dynamic"
+    mode: Literal["agents"] = "agents"
 
     def graph_weight(self, signals: AgentSignals) -> float:
         """w_graph(q) for one question."""
         bucket = self.bucket_weights[length_bucket(signals)]
         return bucket * self.level_multipliers[confidence_level(signals, self.feature)]
 
-    def weights_for(self, signals: AgentSignals | None) -> np.ndarray:
-        """Weights for one question (raises when the graph ranking carries no metadata)."""
-        if signals is None:
+    def weights_for(self, signals: Signals | None) -> np.ndarray:
+        """Weights for one question (raises when the graph ranking carries no agent metadata)."""
+        if not isinstance(signals, AgentSignals):
             raise FusionError(
                 "dynamic RRF needs the agents' metadata, but the graph ranking has none; "
                 "put an agent run (from `ark eval`) first, or use static RRF"
@@ -115,7 +186,8 @@ class DynamicRRF:
         return weights
 
 
-FusionSpec = StaticRRF | DynamicRRF
+Signals = AgentSignals | PlanSignals
+FusionSpec = StaticRRF | DynamicRRF | AgentRRF
 
 
 def spec_record(spec: FusionSpec) -> dict[str, Any]:
@@ -132,8 +204,16 @@ def spec_from_record(record: Mapping[str, Any]) -> FusionSpec:
     try:
         if record.get("mode") == "static":
             return StaticRRF(weights=tuple(record["weights"]), k=float(record["k"]))
-        if record.get("mode") == "dynamic":
+        if record.get("mode") == "dynamic" and "risk_multipliers" in record:
             return DynamicRRF(
+                k=float(record["k"]),
+                bucket_weights=tuple(record["bucket_weights"]),
+                risk_multipliers=tuple(record["risk_multipliers"]),
+                n_rankings=int(record["n_rankings"]),
+                graph_index=int(record.get("graph_index", 0)),
+            )
+        if record.get("mode") in ("agents", "dynamic"):  # "dynamic": specs before plan runs
+            return AgentRRF(
                 k=float(record["k"]),
                 feature=record["feature"],
                 bucket_weights=tuple(record["bucket_weights"]),
@@ -143,7 +223,9 @@ def spec_from_record(record: Mapping[str, Any]) -> FusionSpec:
             )
     except (KeyError, TypeError, ValueError) as error:
         raise FusionError(f"incomplete fusion spec {dict(record)!r}: {error}") from error
-    raise FusionError(f"fusion spec mode must be 'static' or 'dynamic', got {record.get('mode')!r}")
+    raise FusionError(
+        f"fusion spec mode must be 'static', 'dynamic' or 'agents', got {record.get('mode')!r}"
+    )
 
 
 def rank_matrix(rankings: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
@@ -205,7 +287,7 @@ def fuse_rankings(
 def apply_spec(
     spec: FusionSpec,
     rankings: Sequence[Sequence[str]],
-    signals: AgentSignals | None,
+    signals: Signals | None,
     *,
     depth: int | None = None,
 ) -> tuple[list[str], list[float]]:

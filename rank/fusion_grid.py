@@ -2,8 +2,13 @@
 
 Static: the weights range over the simplex in steps of 0.05 (for two rankings exactly
 GRASP's w ∈ {0, 0.05, ..., 1} with 1 - w on the other) and k over {1, 2, 5, 10, 20, 40, 60,
-80, 100}. Dynamic: k over {5, 10, 20, 40, 80, 150, 300}, one weight per fused-length bucket
-and one multiplier per confidence level (see rank/fusion.py), for each confidence signal.
+80, 100}. Dynamic (a plan run first): k over {5, 10, 20, 40, 80, 150, 300}, w_bucket per
+n_cand bucket in {1.0, 1.2, 1.4, 1.6, 2.0} x {0.8, 1.0, 1.2, 1.4} x {0.2, 0.4, 0.6, 0.8} x
+{0, 0.05, 0.1} x {0, 0.05, 0.1} and m_risk per risk level (no_trade, weak, normal,
+aggressive) in {0, 0.25, 0.5, 0.75} x {0.5, 0.75, 1.0, 1.25} x {0.75, 1.0, 1.25, 1.5} x
+{1.0, 1.25, 1.5, 2.0}: GRASP's Appendix 7 grids exactly. Agents (an agent run first): the
+same k, one weight per fused-length bucket and one multiplier per confidence level (see
+rank/fusion.py), for each confidence signal.
 A configuration is chosen by validation Hit@1, ties by MRR, under the chosen protocol.
 
 Every dynamic configuration is scored without re-fusing: a question's top node depends only
@@ -21,12 +26,17 @@ import numpy as np
 
 from rank.fusion import (
     LEVEL_FEATURES,
+    AgentRRF,
     DynamicRRF,
     FusionSpec,
+    PlanSignals,
+    Signals,
     StaticRRF,
+    cand_bucket,
     confidence_level,
     length_bucket,
     rank_matrix,
+    risk_index,
     rrf_scores,
 )
 from rank.rankings import AgentSignals
@@ -42,6 +52,21 @@ LEVEL_CHOICES: tuple[tuple[float, ...], ...] = (
     (0.75, 1.0, 1.25, 1.5, 2.0),
 )
 """Multiplier choices per level (empty, low, mid, high), after GRASP's m_risk ranges."""
+W_BUCKET_CHOICES: tuple[tuple[float, ...], ...] = (
+    (1.0, 1.2, 1.4, 1.6, 2.0),
+    (0.8, 1.0, 1.2, 1.4),
+    (0.2, 0.4, 0.6, 0.8),
+    (0.0, 0.05, 0.1),
+    (0.0, 0.05, 0.1),
+)
+"""GRASP's w_bucket grid, per n_cand bucket [1,10], [11,50], [51,100], [101,500], >500."""
+M_RISK_CHOICES: tuple[tuple[float, ...], ...] = (
+    (0.0, 0.25, 0.5, 0.75),
+    (0.5, 0.75, 1.0, 1.25),
+    (0.75, 1.0, 1.25, 1.5),
+    (1.0, 1.25, 1.5, 2.0),
+)
+"""GRASP's m_risk grid, per risk level no_trade, weak, normal, aggressive."""
 
 
 @dataclass(frozen=True)
@@ -52,20 +77,20 @@ class Question:
         ranks: (n_rankings, n_ids) ranks, +inf where absent.
         eligible: Ids that count under the protocol (candidate types under STaRK).
         gold: Ids that are correct answers.
-        signals: The graph ranking's agent metadata, if any.
+        signals: The graph ranking's metadata (plan or agent run), if any.
     """
 
     ranks: np.ndarray
     eligible: np.ndarray
     gold: np.ndarray
-    signals: AgentSignals | None = None
+    signals: Signals | None = None
 
 
 def prepare_question(
     rankings: Sequence[Sequence[str]],
     gold: Sequence[str],
     is_eligible: Callable[[str], bool],
-    signals: AgentSignals | None = None,
+    signals: Signals | None = None,
 ) -> Question:
     """Build the scoring arrays of one question."""
     ids, ranks = rank_matrix(rankings)
@@ -121,7 +146,8 @@ class GridResult:
     Attributes:
         best: The chosen configuration.
         static: The best static configuration and its (Hit@1, MRR) on validation.
-        dynamic: The best dynamic configuration and its scores (None without agent metadata).
+        dynamic: The best dynamic configuration and its scores (None without a plan run).
+        agents: The best agent-signal configuration and its scores (None without an agent run).
         heatmap: Hit@1 per (graph weight, k): the best over the other weights when n > 2.
         weights_axis: The graph weights of the heatmap's rows.
         ks: The k values of its columns.
@@ -131,6 +157,7 @@ class GridResult:
     best: FusionSpec
     static: tuple[StaticRRF, float, float]
     dynamic: tuple[DynamicRRF, float, float] | None
+    agents: tuple[AgentRRF, float, float] | None
     heatmap: np.ndarray
     weights_axis: list[float]
     ks: list[float]
@@ -164,62 +191,123 @@ def search_static(
     return best[1], best[2], best[3], heat, axis
 
 
+Cell = Callable[[Signals], tuple[int, int]]
+
+
 def _cell_sums(
-    questions: Sequence[Question], feature: str, k: float, values: np.ndarray, graph_index: int
+    questions: Sequence[Question],
+    cell: Cell,
+    shape: tuple[int, int],
+    k: float,
+    values: np.ndarray,
+    graph_index: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Hits and reciprocal ranks per (bucket, level, graph weight value)."""
-    shape = (len(BUCKET_CHOICES), len(LEVEL_CHOICES), len(values))
-    hits, reciprocal = np.zeros(shape), np.zeros(shape)
+    hits, reciprocal = np.zeros((*shape, len(values))), np.zeros((*shape, len(values)))
     for question in questions:
-        signals = question.signals
-        assert signals is not None  # search_dynamic checks every question has metadata
+        assert question.signals is not None  # the searches check every question has them
         n = question.ranks.shape[0]
         weights = np.ones((len(values), n))
         weights[:, graph_index] = values
         h, r = score_grid([question], weights, k)
-        cell = (length_bucket(signals), confidence_level(signals, feature))  # type: ignore[arg-type]
-        hits[cell] += h
-        reciprocal[cell] += r
+        where = cell(question.signals)
+        hits[where] += h
+        reciprocal[where] += r
     return hits, reciprocal
+
+
+def _best_tables(
+    questions: Sequence[Question],
+    cell: Cell,
+    buckets: tuple[tuple[float, ...], ...],
+    levels: tuple[tuple[float, ...], ...],
+    graph_index: int,
+) -> tuple[float, float, tuple[float, ...], tuple[float, ...], float, float]:
+    """(key, k, bucket weights, level multipliers, Hit@1, MRR) of the best lookup tables."""
+    values = np.unique([b * m for bs in buckets for b in bs for ms in levels for m in ms])
+    bucket_combos = np.array(list(itertools.product(*buckets)))
+    level_combos = np.array(list(itertools.product(*levels)))
+    count = len(questions)
+    best: tuple[float, float, tuple[float, ...], tuple[float, ...], float, float] | None = None
+    for k in DYNAMIC_KS:
+        shape = (len(buckets), len(levels))
+        hits, reciprocal = _cell_sums(questions, cell, shape, k, values, graph_index)
+        total_h = np.zeros((len(bucket_combos), len(level_combos)))
+        total_r = np.zeros_like(total_h)
+        for b in range(len(buckets)):
+            for level in range(len(levels)):
+                if not hits[b, level].any() and not reciprocal[b, level].any():
+                    continue
+                index = np.searchsorted(
+                    values, np.outer(bucket_combos[:, b], level_combos[:, level])
+                )
+                total_h += hits[b, level][index]
+                total_r += reciprocal[b, level][index]
+        keys = _key(total_h, total_r, count)
+        i, j = np.unravel_index(int(np.argmax(keys)), keys.shape)
+        if best is None or keys[i, j] > best[0]:
+            best = (
+                float(keys[i, j]),
+                k,
+                tuple(float(x) for x in bucket_combos[i]),
+                tuple(float(x) for x in level_combos[j]),
+                float(total_h[i, j] / count),
+                float(total_r[i, j] / count),
+            )
+    assert best is not None  # DYNAMIC_KS is not empty
+    return best
 
 
 def search_dynamic(
     questions: Sequence[Question], graph_index: int = 0
 ) -> tuple[DynamicRRF, float, float] | None:
-    """Best dynamic configuration, or None when some question lacks agent metadata."""
-    if not questions or any(q.signals is None for q in questions):
+    """Best GRASP dynamic configuration, or None unless every question has plan metadata."""
+    if not questions or not all(isinstance(q.signals, PlanSignals) for q in questions):
         return None
-    n_rankings = questions[0].ranks.shape[0]
-    values = np.unique(
-        [b * m for bs in BUCKET_CHOICES for b in bs for ms in LEVEL_CHOICES for m in ms]
+
+    def cell(signals: Signals) -> tuple[int, int]:
+        assert isinstance(signals, PlanSignals)
+        return cand_bucket(signals), risk_index(signals)
+
+    _, k, buckets, risks, hit, mrr = _best_tables(
+        questions, cell, W_BUCKET_CHOICES, M_RISK_CHOICES, graph_index
     )
-    bucket_combos = np.array(list(itertools.product(*BUCKET_CHOICES)))
-    level_combos = np.array(list(itertools.product(*LEVEL_CHOICES)))
-    count = len(questions)
-    best: tuple[float, DynamicRRF, float, float] | None = None
+    spec = DynamicRRF(
+        k=k,
+        bucket_weights=buckets,
+        risk_multipliers=risks,
+        n_rankings=questions[0].ranks.shape[0],
+        graph_index=graph_index,
+    )
+    return spec, hit, mrr
+
+
+def search_agents(
+    questions: Sequence[Question], graph_index: int = 0
+) -> tuple[AgentRRF, float, float] | None:
+    """Best agent-signal configuration, or None unless every question has agent metadata."""
+    if not questions or not all(isinstance(q.signals, AgentSignals) for q in questions):
+        return None
+    best: tuple[float, AgentRRF, float, float] | None = None
     for feature in LEVEL_FEATURES:
-        for k in DYNAMIC_KS:
-            hits, reciprocal = _cell_sums(questions, feature, k, values, graph_index)
-            total_h = np.zeros((len(bucket_combos), len(level_combos)))
-            total_r = np.zeros_like(total_h)
-            for b in range(len(BUCKET_CHOICES)):
-                for level in range(len(LEVEL_CHOICES)):
-                    products = np.outer(bucket_combos[:, b], level_combos[:, level])
-                    index = np.searchsorted(values, products)
-                    total_h += hits[b, level][index]
-                    total_r += reciprocal[b, level][index]
-            keys = _key(total_h, total_r, count)
-            i, j = np.unravel_index(int(np.argmax(keys)), keys.shape)
-            if best is None or keys[i, j] > best[0]:
-                spec = DynamicRRF(
-                    k=k,
-                    feature=feature,
-                    bucket_weights=tuple(float(x) for x in bucket_combos[i]),
-                    level_multipliers=tuple(float(x) for x in level_combos[j]),
-                    n_rankings=n_rankings,
-                    graph_index=graph_index,
-                )
-                best = (keys[i, j], spec, total_h[i, j] / count, total_r[i, j] / count)
+
+        def cell(signals: Signals, feature: str = feature) -> tuple[int, int]:
+            assert isinstance(signals, AgentSignals)
+            return length_bucket(signals), confidence_level(signals, feature)  # type: ignore[arg-type]
+
+        key, k, buckets, levels, hit, mrr = _best_tables(
+            questions, cell, BUCKET_CHOICES, LEVEL_CHOICES, graph_index
+        )
+        if best is None or key > best[0]:
+            spec = AgentRRF(
+                k=k,
+                feature=feature,
+                bucket_weights=buckets,
+                level_multipliers=levels,
+                n_rankings=questions[0].ranks.shape[0],
+                graph_index=graph_index,
+            )
+            best = (key, spec, hit, mrr)
     assert best is not None
     return best[1], best[2], best[3]
 
@@ -229,28 +317,36 @@ def grid_search(
     n_rankings: int,
     *,
     graph_index: int = 0,
-    modes: Sequence[str] = ("static", "dynamic"),
+    modes: Sequence[str] = ("static", "dynamic", "agents"),
 ) -> GridResult:
-    """Tune static and dynamic RRF on `questions`; the better on validation is `best`.
+    """Tune static, dynamic and agent-signal RRF on `questions`; the best on validation wins.
 
     Args:
         questions: Validation questions.
         n_rankings: Rankings fused per question.
         graph_index: The agents' ranking (dynamic RRF weighs it per question).
-        modes: Which variants may be chosen ("static", "dynamic").
+        modes: Which variants may be chosen ("static", "dynamic", "agents").
     """
     static, s_hit, s_mrr, heat, axis = search_static(questions, n_rankings, graph_index)
     dynamic = search_dynamic(questions, graph_index) if "dynamic" in modes else None
+    agents = search_agents(questions, graph_index) if "agents" in modes else None
     notes = []
     if "dynamic" in modes and dynamic is None:
-        notes.append("dynamic RRF skipped: the first ranking carries no agent metadata")
-    best: FusionSpec = static
-    if dynamic is not None and ("static" not in modes or (dynamic[1], dynamic[2]) > (s_hit, s_mrr)):
-        best = dynamic[0]
+        notes.append("dynamic RRF skipped: the first source is not a plan run (`ark plan --qa`)")
+    if "agents" in modes and agents is None and len(modes) == 1:
+        notes.append("agent-signal RRF skipped: the first source is not an agent run")
+    scored: list[tuple[float, float, FusionSpec]] = []
+    if "static" in modes:
+        scored.append((s_hit, s_mrr, static))
+    for found in (dynamic, agents):
+        if found is not None:
+            scored.append((found[1], found[2], found[0]))
+    best: FusionSpec = max(scored, key=lambda row: (row[0], row[1]))[2] if scored else static
     return GridResult(
         best=best,
         static=(static, s_hit, s_mrr),
         dynamic=dynamic,
+        agents=agents,
         heatmap=heat,
         weights_axis=axis,
         ks=list(STATIC_KS),

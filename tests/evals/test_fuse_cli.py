@@ -59,7 +59,7 @@ def test_fuse_grid_writes_a_reportable_run(runs: dict[str, Path], tmp_path: Path
     out = tmp_path / "fused"
     code, output = invoke("fuse", *sources(runs), "--qa", runs["qa"], "--out", out, "--grid")
     assert code == 0, output
-    assert "validation static" in output and "validation dynamic" in output
+    assert "validation static" in output and "validation agents" in output
     records = read_results(out)
     test_ids = {json.loads(line)["id"] for line in (runs["qa"] / "test.jsonl").open()}
     assert {r.question_id for r in records} == test_ids
@@ -104,7 +104,7 @@ def test_spec_reuse_gives_the_same_lists(runs: dict[str, Path], tmp_path: Path) 
     [
         (["--weights", "0.5"], "1 weights given for 2 sources"),
         (["--weights", "a,b"], "numbers separated by commas"),
-        (["--mode", "max", "--grid"], "best, static or dynamic"),
+        (["--mode", "max", "--grid"], "best, static, dynamic or agents"),
     ],
 )
 def test_bad_options_say_how_to_fix(

@@ -1,4 +1,4 @@
-"""Static and dynamic RRF: hand-computed scores, tie order, grid search, spec round trip."""
+"""Static, dynamic (plan) and agent-signal RRF: hand-computed scores, grids, spec round trip."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 
 from rank.fusion import (
+    AgentRRF,
     DynamicRRF,
     FusionError,
+    PlanSignals,
     StaticRRF,
     apply_spec,
+    cand_bucket,
     confidence_level,
     fuse_rankings,
     length_bucket,
+    risk_index,
     spec_from_record,
     spec_record,
 )
@@ -60,8 +64,8 @@ def test_weight_count_must_match() -> None:
         apply_spec(spec, [["a"]], None)
 
 
-def test_dynamic_weight_is_bucket_times_level() -> None:
-    spec = DynamicRRF(
+def test_agent_signal_weight_is_bucket_times_level() -> None:
+    spec = AgentRRF(
         k=5, feature="agreement", bucket_weights=(1.0, 2.0, 3.0, 4.0, 5.0),
         level_multipliers=(0.0, 0.1, 0.5, 1.0),
     )  # fmt: skip
@@ -93,10 +97,14 @@ def test_confidence_levels() -> None:
 def test_spec_round_trip_and_bad_record() -> None:
     for spec in (
         StaticRRF(weights=(0.3, 0.7), k=2),
-        DynamicRRF(k=5, feature="entropy", bucket_weights=(1,) * 5, level_multipliers=(0, 1, 1, 1)),
+        AgentRRF(k=5, feature="entropy", bucket_weights=(1,) * 5, level_multipliers=(0, 1, 1, 1)),
+        DynamicRRF(k=5, bucket_weights=(2, 1, 0.2, 0, 0), risk_multipliers=(0, 0.5, 1, 1.5)),
     ):
         assert spec_from_record(spec_record(spec)) == spec
-    with pytest.raises(FusionError, match="static' or 'dynamic"):
+    old = spec_record(AgentRRF(k=5, feature="entropy", bucket_weights=(1,) * 5,
+                               level_multipliers=(0, 1, 1, 1))) | {"mode": "dynamic"}  # fmt: skip
+    assert isinstance(spec_from_record(old), AgentRRF)  # a spec saved before plan runs
+    with pytest.raises(FusionError, match="'static', 'dynamic' or 'agents'"):
         spec_from_record({"mode": "max"})
     with pytest.raises(FusionError, match="incomplete"):
         spec_from_record({"mode": "static"})
@@ -145,12 +153,65 @@ def test_dynamic_beats_static_when_agreement_predicts_the_graph() -> None:
         meta = signals(top_votes=3 if agree else 1)
         questions.append(prepare_question([graph, text], [f"g{i}"], lambda n: True, meta))
     result = grid_search(questions, 2)
-    assert result.dynamic is not None
-    dynamic, hit, _ = result.dynamic
+    assert result.dynamic is None  # no plan run
+    assert result.agents is not None
+    dynamic, hit, _ = result.agents
     assert hit == 1.0
     assert result.static[1] < 1.0
-    assert isinstance(result.best, DynamicRRF)
+    assert isinstance(result.best, AgentRRF)
     assert dynamic.feature in ("agreement", "entropy", "neighbor_calls")
     low = dynamic.level_multipliers[1]
     high = dynamic.level_multipliers[3]
     assert low < high
+
+
+@pytest.mark.parametrize(
+    ("n_cand", "bucket"),
+    [(0, 0), (1, 0), (10, 0), (11, 1), (50, 1), (51, 2), (100, 2), (101, 3), (500, 3), (501, 4)],
+)
+def test_n_cand_buckets_are_grasps(n_cand: int, bucket: int) -> None:
+    assert cand_bucket(PlanSignals(n_cand, "normal")) == bucket
+
+
+def test_plan_weight_is_w_bucket_times_m_risk() -> None:
+    spec = DynamicRRF(
+        k=10, bucket_weights=(2.0, 1.4, 0.6, 0.1, 0.0), risk_multipliers=(0.0, 0.5, 1.0, 1.5)
+    )
+    assert spec.graph_weight(PlanSignals(3, "aggressive")) == pytest.approx(3.0)
+    assert spec.graph_weight(PlanSignals(40, "weak")) == pytest.approx(0.7)
+    assert spec.graph_weight(PlanSignals(2, "no_trade")) == 0.0  # pure text: the opt-out
+    assert spec.graph_weight(PlanSignals(900, "aggressive")) == 0.0
+    assert spec.weights_for(PlanSignals(60, "normal")).tolist() == [0.6, 1.0]
+    assert risk_index(PlanSignals(1, "no_trade")) == 0
+    with pytest.raises(FusionError, match="risk level"):
+        risk_index(PlanSignals(1, "bold"))
+    with pytest.raises(FusionError, match="plan run"):
+        spec.weights_for(signals())
+    # n_cand 0 with no_trade: the graph ranking adds nothing, the text ranking decides
+    ids, _ = apply_spec(
+        DynamicRRF(k=5, bucket_weights=(1,) * 5, risk_multipliers=(0, 1, 1, 1)),
+        [["g"], ["t", "g"]],
+        PlanSignals(0, "no_trade"),
+    )
+    assert ids == ["t", "g"]
+
+
+def test_dynamic_grid_reads_n_cand_and_risk_level() -> None:
+    """Small candidate sets from a trusted plan hold the answer; big weak ones do not."""
+    questions = []
+    for i in range(12):
+        precise = i % 2 == 0
+        graph = [f"g{i}", f"t{i}"] if precise else [f"w{i}", f"g{i}"]
+        text = [f"t{i}", f"g{i}"] if precise else [f"g{i}", f"w{i}"]
+        meta = PlanSignals(5, "aggressive") if precise else PlanSignals(800, "weak")
+        questions.append(prepare_question([graph, text], [f"g{i}"], lambda n: True, meta))
+    result = grid_search(questions, 2)
+    assert result.agents is None and result.dynamic is not None
+    spec, hit, _ = result.dynamic
+    assert hit == 1.0 and result.static[1] < 1.0
+    assert isinstance(result.best, DynamicRRF)
+    assert spec.bucket_weights[0] in (1.0, 1.2, 1.4, 1.6, 2.0)  # GRASP's grid
+    assert (
+        spec.bucket_weights[4] * spec.risk_multipliers[1]
+        < spec.bucket_weights[0] * (spec.risk_multipliers[3])
+    )

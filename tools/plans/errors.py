@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from graphs.errors import ArkError
+from graphs.errors import GraphError
 
 
-class PlanError(ArkError, ValueError):
+class PlanError(GraphError):
     """A malformed plan, or one naming types or relations the snapshot lacks.
 
     The message names every problem and the valid names, so a planner (or a user) can fix

@@ -118,11 +118,11 @@ class RulePlanner:
         if middle is None and target and not self.schema.linked(anchor_type, target):
             middle = self.schema.bridge(anchor_type, target)
         if middle is None:
-            return [PlanHop(from_var=var, rel=_one(near), to_var=TARGET_VAR, to_label=target)]
+            return [_hop(var, _one(near), TARGET_VAR, target)]
         via = f"{var}_via"
         return [
-            PlanHop(from_var=var, rel=_one(near), to_var=via, to_label=middle),
-            PlanHop(from_var=via, rel=_one(far), to_var=TARGET_VAR, to_label=target),
+            _hop(var, _one(near), via, middle),
+            _hop(via, _one(far), TARGET_VAR, target),
         ]
 
     def relational(self, question: str, anchors: Sequence[ListedNode]) -> bool:
@@ -170,6 +170,12 @@ class RulePlanner:
                 continue
             chosen.append((hit, name))
         return [hit for hit, _ in chosen[:MAX_ANCHORS]]
+
+
+def _hop(source: str, rel: str | None, to_var: str, to_label: str | None) -> PlanHop:
+    return PlanHop.model_validate(
+        {"from": source, "rel": rel, "to_var": to_var, "to_label": to_label}
+    )
 
 
 def _one(relations: Sequence[str]) -> str | None:

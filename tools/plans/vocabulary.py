@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from graphs.bm25.tokenize import Tokenizer
 
+HAS_PREFIX = frozenset({"has", "have", "had"})
+"""Possessive glue of relation names (has_topic, has_brand): the rest of the name names it."""
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -49,7 +51,7 @@ class QuestionReader:
         stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
         type_words: Stems of each node type's name.
         relation_words: Stems of each relation's name that no type name and no other relation
-            name holds (its distinctive words: "has" of has_topic/has_brand names neither).
+            name holds, nor the possessive glue `HAS_PREFIX` (its distinctive words).
     """
 
     analyzer: Tokenizer
@@ -65,7 +67,7 @@ class QuestionReader:
         stemmer = Tokenizer("english-stem")
         type_words = {t: _stems(stemmer, t) for t in node_types}
         all_type_stems = frozenset().union(*type_words.values()) if type_words else frozenset()
-        stems = {r: _stems(stemmer, r) - all_type_stems for r in relations}
+        stems = {r: _stems(stemmer, r) - all_type_stems - HAS_PREFIX for r in relations}
         shared = {
             s for r, own in stems.items() for s in own for o in stems if o != r and s in stems[o]
         }

@@ -1,0 +1,207 @@
+"""Planners (GRASP stage 1): a question to a `GraphPlan`, by an LLM or by the offline rules.
+
+The LLM planner's prompt is GRASP's four modules, each a file under prompts/: the role
+(plan_role), the snapshot's own schema (plan_schema), the plan's structure with optional
+worked examples (plan_structure) and the fusion control asking for a risk level
+(plan_fusion); the question goes in plan_user. A reply that is not a valid plan for this
+snapshot (malformed JSON, a missing slot, an unknown type or relation) is a `PlanError`: the
+planner asks again once with the error (it is recoverable), and after that falls back to the
+text plan (one doc anchor, risk level no_trade, GRASP's "skip"), counting the plan invalid.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent.models.base import Message, Model
+from prompts.loader import render_prompt
+from tools.listing_parse import ListedNode
+from tools.plans.errors import PlanError
+from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
+from tools.plans.validate import check_plan, parse_plan
+from tools.schemas import GraphPlan
+
+if TYPE_CHECKING:
+    from graphs.manifest import Manifest
+    from graphs.snapshot import Snapshot
+
+PROMPT_MODULES = (
+    "plan_role.md.j2",
+    "plan_schema.md.j2",
+    "plan_structure.md.j2",
+    "plan_fusion.md.j2",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannerConfig:
+    """How an LLM planner asks.
+
+    Attributes:
+        retries: Times a rejected plan is asked for again, with the reason (GRASP: none).
+        temperature: Sampling temperature of the planning call.
+        examples: Worked (question, plan) examples appended to the structure module.
+    """
+
+    retries: int = 1
+    temperature: float = 0.0
+    examples: tuple[dict[str, str], ...] = ()
+
+
+@dataclass
+class Planned:
+    """One question's plan and how it was obtained.
+
+    Attributes:
+        plan: The plan to execute (the text fallback when `invalid`).
+        invalid: No valid plan came back within the retries.
+        errors: Why each rejected reply was rejected.
+        latency_s: Wall time of the planning (all attempts).
+        attempts: Model calls made (0 for the offline planner).
+    """
+
+    plan: GraphPlan
+    invalid: bool = False
+    errors: list[str] = field(default_factory=list)
+    latency_s: float = 0.0
+    attempts: int = 0
+
+
+class Planner(Protocol):
+    """Anything that writes a plan for a question."""
+
+    name: str
+
+    async def plan(self, question: str) -> Planned:
+        """The question's plan."""
+        ...
+
+
+class OfflinePlanner:
+    """`-m rules`: the offline planner over the question's first BM25 search (k=20)."""
+
+    name = "rules"
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.writer = RulePlanner(snapshot.manifest)
+
+    def hits(self, question: str) -> list[ListedNode]:
+        """The question's first search, as the rule agent sees it."""
+        nodes, scores = self.snapshot.index.search(question, FIRST_SEARCH_K)
+        ids, names, types = self.snapshot.labels(nodes)
+        return [
+            ListedNode(i, n, t, float(s))
+            for i, n, t, s in zip(ids, names, types, scores.tolist(), strict=True)
+        ]
+
+    async def plan(self, question: str) -> Planned:
+        """The offline plan (never invalid)."""
+        started = time.perf_counter()
+        written = self.writer.plan(question, self.hits(question))
+        return Planned(written.plan, latency_s=time.perf_counter() - started)
+
+
+def system_prompt(manifest: Manifest, examples: Sequence[dict[str, str]] = ()) -> str:
+    """The four prompt modules rendered for `manifest`'s schema."""
+    variables: dict[str, Any] = {
+        "graph_name": manifest.name,
+        "node_types": list(manifest.node_types.items()),
+        "signatures": manifest.signatures,
+        "candidate_types": manifest.candidate_types,
+        "examples": list(examples),
+    }
+    return "\n".join(render_prompt(name, **variables).strip() + "\n" for name in PROMPT_MODULES)
+
+
+class LLMPlanner:
+    """Asks a chat model (any `Model`: openai:, hf:, a served name) for the plan.
+
+    Args:
+        model: The chat model.
+        manifest: The snapshot's schema (shown in the prompt, checked in the reply).
+        config: Retries, temperature, worked examples.
+    """
+
+    def __init__(
+        self, model: Model, manifest: Manifest, config: PlannerConfig | None = None
+    ) -> None:
+        self.model = model
+        self.name = model.name
+        self.manifest = manifest
+        self.config = config or PlannerConfig()
+        self.system = system_prompt(manifest, self.config.examples)
+        self.fallback = RulePlanner(manifest)
+
+    def messages(self, question: str, error: str | None = None) -> list[Message]:
+        """The planning conversation for `question` (with the last rejection, if any)."""
+        user = render_prompt("plan_user.md.j2", question=question, error=error)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+    async def plan(self, question: str) -> Planned:
+        """Ask, validate, ask again on a rejected plan; fall back to the text plan.
+
+        Raises:
+            ModelError: the model could not answer at all (endpoint down, ...).
+        """
+        started = time.perf_counter()
+        errors: list[str] = []
+        for attempt in range(1, self.config.retries + 2):
+            reply = await self.model.generate(
+                self.messages(question, errors[-1] if errors else None),
+                [],
+                temperature=self.config.temperature,
+            )
+            try:
+                plan = self.checked(str(reply.message.get("content") or ""))
+            except PlanError as error:
+                errors.append(str(error))
+                continue
+            return Planned(
+                plan, errors=errors, latency_s=time.perf_counter() - started, attempts=attempt
+            )
+        fallback = self.fallback.text_plan(question).plan
+        return Planned(
+            fallback,
+            invalid=True,
+            errors=errors,
+            latency_s=time.perf_counter() - started,
+            attempts=self.config.retries + 1,
+        )
+
+    def checked(self, text: str) -> GraphPlan:
+        """The plan in a reply, if it is well formed and fits the schema.
+
+        Raises:
+            PlanError: naming what is wrong.
+        """
+        plan = parse_plan(text)
+        return check_plan(plan, list(self.manifest.node_types), list(self.manifest.relations))
+
+
+def load_examples(path: Path) -> tuple[dict[str, str], ...]:
+    """Worked examples from a JSONL file of {"question": ..., "plan": {...}} rows.
+
+    Raises:
+        PlanError: a row that is not such an object or whose plan is invalid.
+    """
+    examples = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            plan = GraphPlan.model_validate(row["plan"])
+            question = str(row["question"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise PlanError(
+                f"{path}:{number}: an example is one JSON object "
+                f'{{"question": "...", "plan": {{...}}}} with a valid plan ({error})'
+            ) from error
+        examples.append({"question": question, "plan": plan.model_dump_json(by_alias=True)})
+    return tuple(examples)

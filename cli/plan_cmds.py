@@ -1,0 +1,165 @@
+"""`ark plan`: a question as a GRASP plan, executed on the snapshot; or a question set as a run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from cli.guards import user_errors
+
+if TYPE_CHECKING:
+    from agent.planner import Planned, Planner, PlannerConfig
+    from graphs.snapshot import Snapshot
+    from tools.plans.execute import PlanOutcome
+
+ModelOpt = Annotated[
+    str,
+    typer.Option(
+        "--model", "-m", envvar="ARK_MODEL",
+        help="Planner: rules (offline) | hf:PATH | openai:NAME or a served model name.",
+    ),
+]  # fmt: skip
+
+
+def _planner(
+    snapshot: Snapshot, model: str, base_url: str | None, config: PlannerConfig
+) -> Planner:
+    from agent.config import AgentConfig
+    from agent.models.registry import load_model
+    from agent.planner import LLMPlanner, OfflinePlanner
+
+    if model == "rules":
+        return OfflinePlanner(snapshot)
+    llm = load_model(AgentConfig(model=model, base_url=base_url), manifest=snapshot.manifest)
+    return LLMPlanner(llm, snapshot.manifest, config)
+
+
+def _show(console: Console, planned: Planned, outcome: PlanOutcome, top: int, cypher: bool) -> None:
+    from tools.plans.cypher import to_cypher
+
+    plan = planned.plan
+    console.print(
+        "[bold]plan[/]" + ("  [red](invalid: text fallback)[/]" if planned.invalid else "")
+    )
+    console.print(json.dumps(plan.model_dump(by_alias=True), indent=2), markup=False)
+    for error in planned.errors:
+        console.print(f"[yellow]rejected[/]: {error}", markup=False)
+    for var, rows in outcome.bindings.items():
+        shown = ", ".join(f"[{i}] {name} {score:.3f}" for i, name, score in rows[:10])
+        console.print(f"{var} binds {len(rows)}: {shown}", markup=False, highlight=False)
+    console.print(f"n_cand {outcome.n_cand}  risk_level {outcome.risk_level}  "
+                  f"planned in {planned.latency_s:.2f} s")  # fmt: skip
+    for rank, c in enumerate(outcome.ranking[:top], start=1):
+        console.print(f"{rank:3d}. [{c.node_id}] {c.name} ({c.type})  {c.score:.3f} "
+                      f"= anchors {c.anchor_score:.3f} + text {c.relevance:.3f}",
+                      markup=False, highlight=False)  # fmt: skip
+    if cypher:
+        console.print("[bold]cypher[/]")
+        console.print(to_cypher(plan), markup=False, highlight=False)
+
+
+def plan(
+    snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
+    question: Annotated[str | None, typer.Argument(help="The question (omit with --qa).")] = None,
+    model: ModelOpt = "rules",
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", envvar="OPENAI_BASE_URL", help="Endpoint.")
+    ] = None,
+    examples: Annotated[
+        Path | None,
+        typer.Option("--examples", help='Worked examples: JSONL of {"question", "plan"}.'),
+    ] = None,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Re-asks on a bad plan.")] = 1,
+    depth: Annotated[int, typer.Option("--depth", min=1, help="Candidates ranked.")] = 100,
+    top: Annotated[int, typer.Option("--top", min=1, help="Candidates printed.")] = 10,
+    cypher: Annotated[
+        bool, typer.Option("--cypher", help="Also print the equivalent Cypher.")
+    ] = False,
+    qa: Annotated[Path | None, typer.Option("--qa", help="Plan a question set instead.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory (with --qa).")] = None,
+    split: Annotated[str | None, typer.Option("--split", help="Split of --qa.")] = None,
+    sample: Annotated[
+        int | None, typer.Option("--sample", min=1, help="Random N questions.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N questions.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a run in --out.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Plan a question as a graph query (GRASP stage 1), execute it, show the ranking.
+
+    With --qa and --out, plan every question of a split into a run directory (rankings, plan,
+    n_cand, risk_level per question) for `ark eval report` and `ark fuse --mode dynamic`.
+    """
+    from agent.planner import PlannerConfig, load_examples
+    from graphs.snapshot import Snapshot
+    from rank.plan_run import plan_record
+    from tools.plans.errors import PlanError
+    from tools.plans.execute import PlanExecutor
+
+    err = Console(stderr=True)
+    if (question is None) == (qa is None):
+        raise typer.BadParameter("give either a QUESTION or --qa FILE --out DIR")
+    if qa is not None and out is None:
+        raise typer.BadParameter("--qa writes a run directory: add --out DIR")
+    with user_errors(err, PlanError):
+        config = PlannerConfig(
+            retries=retries, examples=load_examples(examples) if examples else ()
+        )
+        if qa is not None and out is not None:
+            _batch(
+                snapshot,
+                qa,
+                out,
+                model,
+                base_url,
+                config,
+                depth,
+                split,
+                sample,
+                seed,
+                limit,
+                resume,
+            )
+            Console().print(f"results in {out}", style="dim")
+            return
+        opened = Snapshot.open(snapshot)
+        planner = _planner(opened, model, base_url, config)
+        planned = asyncio.run(planner.plan(str(question)))
+        outcome = PlanExecutor(opened, depth=depth).run(planned.plan)
+    if as_json:
+        record = plan_record(planned, outcome)
+        record["ranking"] = [c.node_id for c in outcome.ranking]
+        print(json.dumps(record))
+        return
+    _show(Console(), planned, outcome, top, cypher)
+
+
+def _batch(
+    snapshot: Path, qa: Path, out: Path, model: str, base_url: str | None, config: PlannerConfig,
+    depth: int, split: str | None, sample: int | None, seed: int, limit: int | None, resume: bool,
+) -> None:  # fmt: skip
+    from evals.request import RunRequest
+    from evals.sampling import QuestionSample
+    from rank.plan_run import run_plans
+
+    request = RunRequest(
+        snapshot=snapshot, qa=qa, out=out, split=split,
+        sample=QuestionSample(size=sample, seed=seed), limit=limit, resume=resume, concurrency=1,
+    )  # fmt: skip
+    run_plans(
+        request,
+        lambda opened: _planner(opened, model, base_url, config),
+        planner_name=model,
+        depth=depth,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ark plan`."""
+    app.command("plan")(plan)
