@@ -142,7 +142,7 @@ def _jsonl_rows(text: str, source: str) -> Iterator[Document | Skip]:
             title = row.get("title")
             yield Document(
                 doc_id=str(doc_id),
-                title=str(title) if title else text_value.strip().split("\n")[0][:_TITLE_CHARS],
+                title=str(title) if title else short_title(text_value),
                 text=text_value,
                 source=where,
                 metadata={
@@ -151,6 +151,15 @@ def _jsonl_rows(text: str, source: str) -> Iterator[Document | Skip]:
                     if key not in ("id", "text", "title")
                 },
             )
+
+
+def short_title(text: str, limit: int = 60) -> str:
+    """A title for untitled text: its first line, cut at a word boundary near `limit` chars."""
+    line = text.strip().split("\n")[0]
+    if len(line) <= limit:
+        return line
+    cut = line[:limit].rsplit(" ", 1)[0].rstrip(",;:(")
+    return f"{cut}…"
 
 
 def _read_pdf(file: Path, root: Path) -> Document | Skip:

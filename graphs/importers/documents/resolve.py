@@ -185,7 +185,9 @@ def _entities(
         for key in group:
             surface.update(forms[key])
             kinds.update(types[key])
-        name = max(surface.items(), key=lambda item: (item[1], len(item[0]), item[0]))[0]
+        # The root is the full name an alias was merged into: "Moscow State University", not
+        # "MSU", even where the acronym is used more often.
+        name = max(forms[root].items(), key=lambda item: (item[1], len(item[0]), item[0]))[0]
         entity = Entity(f"entity:{root}", name, _type(kinds), sorted(set(surface) - {name}))
         entities.append(entity)
         for form in surface:
