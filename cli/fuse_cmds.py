@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from cli.guards import user_errors
+from cli.options import FlagError
+from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
+
+if TYPE_CHECKING:
+    from evals.sampling import QuestionSample
 
 SourcesArg = Annotated[
     list[str],
@@ -19,7 +24,6 @@ SourcesArg = Annotated[
         "The first is the graph branch (dynamic RRF weighs it per question)."
     ),
 ]
-QaOpt = Annotated[Path, typer.Option("--qa", help="Questions (gold answers, splits).")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Output run directory (must be new).")]
 SplitOpt = Annotated[str, typer.Option("--split", help="Split written to --out.")]
 TuneSplitOpt = Annotated[str, typer.Option("--tune-split", help="Split the grid is tuned on.")]
@@ -30,7 +34,6 @@ SnapshotOpt = Annotated[
 ProtocolOpt = Annotated[
     str, typer.Option("--protocol", help="Protocol whose Hit@1 the grid maximises: ark or stark.")
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable summary.")]
 
 
 def _parse_weights(text: str | None) -> tuple[float, ...] | None:
@@ -42,6 +45,16 @@ def _parse_weights(text: str | None) -> tuple[float, ...] | None:
         raise typer.BadParameter(
             f"--weights must be numbers separated by commas (one per source), got {text!r}"
         ) from None
+
+
+def _sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
+    """The per-split sample of --sample / --sample-fraction (FlagError on bad values)."""
+    from evals.sampling import QuestionSample
+
+    try:
+        return QuestionSample(size=size, fraction=fraction, seed=seed)
+    except ValueError as error:
+        raise FlagError(str(error)) from error
 
 
 def _summary_lines(out: Path) -> list[str]:
@@ -86,9 +99,7 @@ def fuse(
     snapshot: SnapshotOpt = None,
     protocol: ProtocolOpt = "stark",
     depth: Annotated[int, typer.Option("--depth", min=1, help="Length of each fused list.")] = 100,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
-    ] = None,
+    limit: LimitOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
@@ -166,16 +177,10 @@ def rerank(
         int,
         typer.Option("--batch-size", min=1, help="Chats per forward pass / requests in flight."),
     ] = 8,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each split.")
-    ] = None,
-    sample: Annotated[
-        int | None,
-        typer.Option(
-            "--sample", min=1, help="A random N questions of each split (seeded by --seed)."
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    sample_fraction: SampleFractionOpt = None,
+    seed: SeedOpt = 0,
     cache: Annotated[
         Path,
         typer.Option("--cache", help="Score cache (SQLite); reruns read scores from it."),
@@ -199,7 +204,6 @@ def rerank(
     """Rerank a ranking's top candidates by P(yes) and fuse back by tuned RRF (GRASP stage 3)."""
     import os
 
-    from evals.sampling import QuestionSample
     from rank.rankings import RankingError
     from rank.rerank_cache import RerankCacheError
     from rank.rerank_doc import DocConfig
@@ -209,7 +213,7 @@ def rerank(
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,
         tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
-        sample=QuestionSample(size=sample, seed=seed), cache=cache.expanduser(),
+        sample=_sample(sample, sample_fraction, seed), cache=cache.expanduser(),
         snapshot=snapshot, protocol=protocol,
         doc=DocConfig(
             max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
