@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import socket
 from enum import StrEnum
@@ -54,17 +53,60 @@ def mcp_serve(
         str, typer.Option(help="Interface for --transport http (localhost unless told).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port for --transport http.")] = 8000,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ARK_MCP_TOKEN",
+            help="Bearer token HTTP clients must send (Authorization: Bearer TOKEN); required "
+            "for a --host beyond loopback.",
+            show_default=False,
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A Host name clients use to reach the server (repeatable; loopback names and "
+            "the --host address are always allowed); its http(s) Origins are allowed too.",
+            show_default=False,
+        ),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A browser Origin to accept, e.g. https://app.example (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    session_idle_timeout: Annotated[
+        float, typer.Option(help="Seconds an HTTP session may stay idle before it is closed.")
+    ] = 600.0,
+    max_sessions: Annotated[
+        int,
+        typer.Option(help="HTTP sessions kept at most; a new one closes the longest-idle one."),
+    ] = 1000,
     dense_search: DenseSearchOpt = None,
 ) -> None:
     """Serve snapshots to any MCP client: search, neighbors, node (read-only) + schemas."""
     import anyio
 
     try:
-        from cli import mcp_server
+        from cli import mcp_http, mcp_server
     except ImportError as error:
         if (error.name or "").split(".")[0] not in _SDK_MODULES:
             raise
         fail(escape(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})"))
+    try:
+        security = mcp_http.http_security(
+            host,
+            token=token,
+            allow_hosts=allow_host or (),
+            allow_origins=allow_origin or (),
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+        )
+    except ValueError as error:
+        if transport is Transport.http:
+            fail(escape(str(error)))
     encoder = _encoder(dense_search)
     served = [
         mcp_server.ServedSnapshot(label, _toolset(path, encoder))
@@ -83,23 +125,23 @@ def mcp_serve(
             typer.echo(warning, err=True)
         url_host = f"[{host}]" if ":" in host else host
         typer.echo(f"ark mcp: serving {names} at http://{url_host}:{port}/mcp", err=True)
-        anyio.run(partial(mcp_server.serve_http, server, host=host, port=port))
+        typer.echo(f"ark mcp: accepted Host headers: {', '.join(security.allowed_hosts)}", err=True)
+        anyio.run(partial(mcp_server.serve_http, server, host=host, port=port, security=security))
     except KeyboardInterrupt:
         typer.echo("ark mcp: stopped", err=True)
 
 
 def exposure_warning(host: str) -> str | None:
     """The warning printed when HTTP listens beyond this machine (None for loopback hosts)."""
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name other than localhost
-        loopback = False
-    if loopback:
+    from cli.mcp_http import is_loopback
+
+    if is_loopback(host):
         return None
     return (
-        f"warning: listening on {host}, not localhost: anyone who can reach this interface "
-        "can query these snapshots (read-only, no authentication). Use --host 127.0.0.1 to "
-        "keep the server local."
+        f"warning: listening on {host}, not localhost: anyone holding the token who can reach "
+        "this interface can query these snapshots (read-only); the token travels in clear "
+        "text over plain HTTP, so put TLS in front. Use --host 127.0.0.1 to keep the server "
+        "local."
     )
 
 

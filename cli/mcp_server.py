@@ -21,6 +21,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from cli.mcp_http import HttpSecurity, http_app
 from tools.errors import UnknownToolError
 from tools.observation import Observation
 from tools.schemas import AGENT_STATE_TOOLS
@@ -178,7 +179,16 @@ def build_server(catalog: ArkMcpCatalog) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        observation = catalog.call(params.name, params.arguments)
+        try:
+            observation = catalog.call(params.name, params.arguments)
+        except Exception as error:  # one failed call must not end the server for every client
+            logger.exception("tool call %s failed", params.name)
+            text = (
+                f"internal error in {params.name}: {type(error).__name__}: {error}. This call "
+                "failed; the server keeps serving (if it repeats, run `ark graph verify` on "
+                "the snapshot)."
+            )
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
         if observation.error is not None:
             logger.info("bad call to %s: %s", params.name, observation.error.message)
         return types.CallToolResult(
@@ -224,10 +234,9 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(server: Server[Any], *, host: str, port: int) -> None:
-    """Serve Streamable HTTP at http://HOST:PORT/mcp until interrupted."""
+async def serve_http(server: Server[Any], *, host: str, port: int, security: HttpSecurity) -> None:
+    """Serve Streamable HTTP at http://HOST:PORT/mcp until interrupted, under `security`."""
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(http_app(server, security), host=host, port=port, log_level="warning")
     await uvicorn.Server(config).serve()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from graphs.build import build_snapshot
 from graphs.errors import SnapshotError
 from graphs.snapshot import Snapshot
 from graphs.verify import verify_snapshot
+from tests.graphs.damage_driver import damage
 
 REPO = Path(__file__).resolve().parents[2]
 ARK = "import sys; from cli.app import main; sys.argv[0] = 'ark'; main()"
@@ -57,10 +59,6 @@ def _ark(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _damaged(base: Path, tmp_path: Path, relative: str, how: str) -> Path:
-    import shutil
-
-    from tests.graphs.damage_driver import damage
-
     copy = tmp_path / "copy"
     shutil.copytree(base, copy)
     damage(copy / relative, how)
@@ -128,8 +126,6 @@ def test_verify_names_a_changed_table_and_a_changed_text(base: Path, tmp_path: P
     failed = {check.name: check.problem for check in verify_snapshot(copy) if check.problem}
     assert "content hash" in " ".join(failed)
     text = tmp_path / "text"
-    import shutil
-
     shutil.copytree(base, text)
     store = text / "nodes.arrow"
     data = bytearray(store.read_bytes())

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -21,6 +24,7 @@ from typer.testing import CliRunner
 
 from cli.app import build_app
 from cli.mcp_cmds import exposure_warning
+from cli.mcp_http import HttpSecurity, http_app, http_security
 from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
@@ -235,3 +239,198 @@ def test_http_transport_serves_the_same_text(tiny_snapshot: Snapshot) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+class _ExplodingToolset(Toolset):
+    """A scripted fake: the query "boom" fails the way a bug would, anything else works."""
+
+    def call(self, name: str, arguments: Any) -> Any:
+        if isinstance(arguments, dict) and arguments.get("query") == "boom":
+            raise RuntimeError("scripted failure")
+        return super().call(name, arguments)
+
+
+def test_a_failing_call_is_that_calls_error_and_the_server_keeps_serving(
+    tiny_snapshot: Snapshot,
+) -> None:
+    toolset = _ExplodingToolset(tiny_snapshot, ToolConfig(enable_node=True))
+    server = build_server(ArkMcpCatalog([ServedSnapshot("tiny", toolset)]))
+
+    async def session() -> None:
+        async with Client(server) as client:
+            failed = await client.call_tool("search", {"query": "boom"})
+            assert failed.is_error
+            assert "internal error in search: RuntimeError: scripted failure" in _text(failed)
+            assert "keeps serving" in _text(failed)
+            again = await client.call_tool("search", {"query": "engine"})
+            assert not again.is_error and "Analytical Engine" in _text(again)
+
+    _run(session)
+
+
+@pytest.mark.parametrize("relative", ["csr/neighbors.npy", "index/text.docs.npy", "nodes.arrow"])
+def test_a_damaged_snapshot_is_refused_at_start_with_one_message(
+    tiny_snapshot: Snapshot, tmp_path: Path, relative: str
+) -> None:
+    damaged = tmp_path / "damaged"
+    shutil.copytree(tiny_snapshot.path, damaged)
+    data = bytearray((damaged / relative).read_bytes())
+    start = data.index(b"\n") + 1 if relative.endswith(".npy") else 0
+    data[start:] = b"\x7f" * (len(data) - start)
+    (damaged / relative).write_bytes(bytes(data))
+    result = CliRunner().invoke(build_app(), ["mcp", str(damaged)])
+    assert result.exit_code == 2
+    message = " ".join(result.stderr.split())
+    assert "rebuild" in message and "Traceback" not in result.stderr
+
+
+def test_a_damaged_text_still_serves_and_verify_names_it(
+    tiny_snapshot: Snapshot, tmp_path: Path
+) -> None:
+    damaged = tmp_path / "damaged"
+    shutil.copytree(tiny_snapshot.path, damaged)
+    store = damaged / "nodes.arrow"
+    data = bytearray(store.read_bytes())
+    where = data.index(b"Bernoulli")
+    data[where : where + 3] = b"\xff\xfe\xfd"  # invalid UTF-8, same size
+    store.write_bytes(bytes(data))
+    toolset = Toolset(Snapshot.open(damaged), ToolConfig(enable_node=True))
+    server = build_server(ArkMcpCatalog([ServedSnapshot("tiny", toolset)]))
+
+    async def session() -> None:
+        async with Client(server) as client:
+            node = await client.call_tool("node", {"node_id": "P1"})
+            assert not node.is_error and "\ufffd" in _text(node)  # replaced, never raised
+            again = await client.call_tool("search", {"query": "engine"})
+            assert not again.is_error
+
+    _run(session)
+    verdict = CliRunner().invoke(build_app(), ["graph", "verify", str(damaged)])
+    assert verdict.exit_code == 2 and "nodes.arrow" in verdict.stdout
+
+
+# --- HTTP: token, Host/Origin allow-lists, bounded sessions (binds 127.0.0.x only) ---
+
+HTTP_HOST = "127.0.0.2"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+
+
+class _HttpServer:
+    """`http_app` served by uvicorn in a thread on 127.0.0.2 (a loopback address)."""
+
+    def __init__(self, snapshot: Snapshot, security: HttpSecurity) -> None:
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind((HTTP_HOST, 0))
+            self.port = int(probe.getsockname()[1])
+        app = http_app(build_server(_catalog(snapshot)), security)
+        config = uvicorn.Config(app, host=HTTP_HOST, port=self.port, log_level="warning")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+
+    def __enter__(self) -> _HttpServer:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            assert time.monotonic() < deadline, "the HTTP server never started"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=30)
+
+    def post(
+        self, body: dict[str, Any], *, token: str | None = None, **headers: str
+    ) -> httpx.Response:
+        sent = {"Accept": "application/json, text/event-stream", **headers}
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        return httpx.post(f"http://{HTTP_HOST}:{self.port}/mcp", json=body, headers=sent)
+
+    def open_session(self, token: str) -> str:
+        response = self.post(INITIALIZE, token=token)
+        assert response.status_code == 200, response.text
+        return response.headers["mcp-session-id"]
+
+    def ping(self, session: str, token: str) -> int:
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        headers = {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+        return self.post(ping, token=token, **headers).status_code
+
+
+def test_binding_beyond_loopback_needs_a_token() -> None:
+    with pytest.raises(ValueError, match=r"needs a bearer token.*ARK_MCP_TOKEN"):
+        http_security("0.0.0.0", token=None)
+    assert http_security("127.0.0.5", token=None).token is None  # loopback: optional
+    wide = http_security("0.0.0.0", token="t", allow_hosts=["graphs.example"])
+    assert "graphs.example:*" in wide.allowed_hosts and "0.0.0.0:*" not in wide.allowed_hosts
+    assert "https://graphs.example:*" in wide.allowed_origins
+
+
+def test_the_cli_refuses_a_wide_bind_without_a_token_and_reads_the_env_var() -> None:
+    argv = ["mcp", "no/such/snapshot", "--transport", "http", "--host", "0.0.0.0"]
+    refused = CliRunner().invoke(build_app(), argv, env={"ARK_MCP_TOKEN": ""})
+    assert refused.exit_code == 2
+    assert "needs a bearer token" in " ".join(refused.stderr.split())
+    with_env = CliRunner().invoke(build_app(), argv, env={"ARK_MCP_TOKEN": "s3cret"})
+    assert with_env.exit_code == 2  # past the token check: the snapshot does not exist
+    assert "bearer token" not in with_env.stderr and "no/such/snapshot" in with_env.stderr
+
+
+@pytest.mark.slow
+def test_http_needs_the_token_and_refuses_foreign_hosts_and_origins(
+    tiny_snapshot: Snapshot,
+) -> None:
+    security = http_security("0.0.0.0", token="s3cret", allow_hosts=[HTTP_HOST])
+    with _HttpServer(tiny_snapshot, security) as server:
+        assert server.post(INITIALIZE).status_code == 401
+        assert server.post(INITIALIZE, token="wrong").status_code == 401
+        foreign = server.post(INITIALIZE, token="s3cret", Origin="http://evil.example")
+        assert foreign.status_code == 403
+        rebound = server.post(INITIALIZE, token="s3cret", Host=f"evil.example:{server.port}")
+        assert rebound.status_code == 421
+        own = f"http://{HTTP_HOST}:{server.port}"
+        assert server.post(INITIALIZE, token="s3cret", Origin=own).status_code == 200
+        session = server.open_session("s3cret")
+        assert server.ping(session, "s3cret") == 200
+
+
+@pytest.mark.slow
+def test_sessions_are_bounded_the_longest_idle_one_makes_room(tiny_snapshot: Snapshot) -> None:
+    security = http_security(HTTP_HOST, token="t", max_sessions=2, session_idle_timeout=60)
+    with _HttpServer(tiny_snapshot, security) as server:
+        first, second = server.open_session("t"), server.open_session("t")
+        assert server.ping(second, "t") == 200  # `first` is now the longest idle
+        third = server.open_session("t")  # the SDK alone would answer 503 here
+        assert server.ping(first, "t") == 404
+        assert server.ping(second, "t") == 200 and server.ping(third, "t") == 200
+
+
+@pytest.mark.slow
+def test_idle_sessions_expire(tiny_snapshot: Snapshot) -> None:
+    security = http_security(HTTP_HOST, token=None, session_idle_timeout=0.5)
+    with _HttpServer(tiny_snapshot, security) as server:
+        session = server.open_session("")
+        time.sleep(1.2)
+        assert server.ping(session, "") == 404
+
+
+def test_the_sdk_hooks_the_session_cap_relies_on_still_exist() -> None:
+    from mcp.server.lowlevel import Server
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    manager = StreamableHTTPSessionManager(app=Server("hooks"))
+    assert callable(manager._admit_session)
+    assert isinstance(manager._server_instances, dict)
+    assert isinstance(manager._session_owners, dict)
