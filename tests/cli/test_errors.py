@@ -42,8 +42,9 @@ ERROR_MODULES = (
 MESSAGE = "bad input in [dense] row 3; fix it with pip install 'ark-kg[dense]'"
 
 
-def all_subclasses(root: type) -> list[type]:
-    found: list[type] = []
+def all_subclasses(root: type[ArkError]) -> list[type[ArkError]]:
+    found: list[type[ArkError]] = []
+    sub: type[ArkError]
     for sub in root.__subclasses__():
         found += [sub, *all_subclasses(sub)]
     return sorted(set(found), key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")

@@ -10,7 +10,12 @@ from typing import TypeVar
 
 import openai
 
-from agent.models.openai.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from agent.models.openai.retry import (
+    RetryPolicy,
+    is_retryable_status,
+    is_validation_rejection,
+    parse_retry_after,
+)
 
 PLACEHOLDER_API_KEY = "EMPTY"
 """Sent when OPENAI_API_KEY is unset: local servers (vLLM, Ollama, llama.cpp) accept any key."""
@@ -51,8 +56,9 @@ def call_with_retries(
     """Run a blocking client call, retrying what `RetryPolicy` retries.
 
     Timeouts retry `max_timeout_retries` times, refused connections `max_connect_retries`
-    times, 429 and 5xx `max_retries` times (honouring Retry-After); anything else, and the
-    last failure, propagates as the openai exception.
+    times, 429 and 5xx `max_retries` times (honouring Retry-After) unless the server says the
+    request itself is invalid; anything else, and the last failure, propagates as the openai
+    exception.
     """
     rng = rng or random.Random()
     attempt = 0
@@ -73,6 +79,8 @@ def _retry_budget(error: openai.APIError, policy: RetryPolicy) -> tuple[int, flo
         return policy.max_timeout_retries, None
     if isinstance(error, openai.APIConnectionError):
         return policy.max_connect_retries, None
-    if isinstance(error, openai.APIStatusError) and is_retryable_status(error.status_code):
-        return policy.max_retries, parse_retry_after(error.response.headers, now=time.time())
-    return 0, None
+    if not isinstance(error, openai.APIStatusError) or not is_retryable_status(error.status_code):
+        return 0, None
+    if is_validation_rejection(error.status_code, error.message):
+        return 0, None  # the same request fails the same way
+    return policy.max_retries, parse_retry_after(error.response.headers, now=time.time())
