@@ -2,7 +2,7 @@
 
 Run: nice -n 10 .venv/bin/python -m benchmarks.quality.documents [--out DIR]
 Writes DIR/summary.json and prints Markdown tables; samples 100 triples (seed 0) to
-benchmarks/datasets/hotpotqa_dev20_triples_judged.jsonl when that file does not exist yet
+benchmarks/datasets/hotpotqa_dev20_triples_judged_<rules version>.jsonl when it does not exist
 (judgements are added by hand; the precision is computed from them when present).
 """
 
@@ -24,12 +24,16 @@ from agent.factory import make_agent
 from graphs.build_options import BuildOptions
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
-from graphs.importers.documents.spacy_extractor import SpacyExtractor
+from graphs.importers.documents.spacy_extractor import RULES_VERSION, SpacyExtractor
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 
 DATA = Path("/work/shared/data/hotpotqa-dev20")
-JUDGED = Path(__file__).resolve().parents[1] / "datasets" / "hotpotqa_dev20_triples_judged.jsonl"
+JUDGED = (
+    Path(__file__).resolve().parents[1]
+    / "datasets"
+    / f"hotpotqa_dev20_triples_judged_{RULES_VERSION}.jsonl"
+)
 SAMPLE = 100
 TOP = 20
 

