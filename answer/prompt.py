@@ -98,7 +98,7 @@ def _tidy(text: str) -> str:
 
 def parse_answer(text: str) -> str:
     """The short answer in a reply: after the last `Answer:`, else its last non-empty line."""
-    found = re.findall(r"answer\s*:\s*(.+)", text, flags=re.IGNORECASE)
+    found = re.findall(r"answer(?: is)?\s*:[ \t]*(\S.*)", text, flags=re.IGNORECASE)
     if found:
         line = found[-1]
     else:

@@ -55,3 +55,12 @@ def bridge_kg(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def snapshot(bridge_kg: Path) -> Snapshot:
     return Snapshot.open(bridge_kg)
+
+
+@pytest.fixture(scope="session")
+def encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random sentence-transformers model with a tokenizer trained on the graph's text."""
+    from tests.dense.tiny_encoder import build_tiny_encoder
+
+    corpus = [f"{name} {text}" for _, _, name, text in NODES] + [QUESTION]
+    return build_tiny_encoder(tmp_path_factory.mktemp("encoder"), corpus * 3)

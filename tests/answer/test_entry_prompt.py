@@ -93,6 +93,8 @@ def test_clip_cuts_at_a_word() -> None:
         ("Reasoning.\nAnswer: the Dutch.", "the Dutch"),
         ("answer: yes\nAnswer: **no**", "no"),
         ("Kevin Spacey", "Kevin Spacey"),
+        ("The answer is: Kevin Spacey.", "Kevin Spacey"),
+        ("The answer is:\nKevin Spacey", "Kevin Spacey"),
         ("", ""),
     ],
 )
