@@ -25,13 +25,14 @@ class AgentConfig:
         temperature: Sampling temperature for diversity between agents (paper: 0.7).
         max_tokens: Cap on tokens per model turn.
         request_timeout_s: Seconds one HTTP attempt waits for the endpoint's reply. A timed-out
-            attempt is retried at most once, and not at all when the endpoint then fails a
-            short liveness check (GET /models): a server that accepts connections and never
-            answers fails each call after about this long.
-        max_retries: Retries on 429, 5xx and malformed replies before a model call fails
-            (timeouts: at most one retry; refused connections: two).
+            attempt is followed by a short liveness check (GET /models, 5 s): an endpoint
+            that fails it accepts connections but never answers, and the call fails at once,
+            so such an endpoint stops a batch within about request_timeout_s + 5 s.
+        max_retries: Retries on timeouts (of a live endpoint), 429, 5xx and malformed replies
+            before a model call fails (refused connections: at most two).
         call_deadline_s: Wall-clock bound on one model call, every attempt and backoff wait
-            together; None: bounded only by the retry counts.
+            together (the default allows three full request timeouts); None: bounded only by
+            the retry counts.
         seed: Base seed; agent i uses seed + i where the backend supports seeding.
         tools: Tool defaults and ablation switches.
         brief_prompt: Render the short system prompt (prompts/agent_system_brief.md.j2: the

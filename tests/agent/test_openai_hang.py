@@ -94,17 +94,19 @@ def test_a_silent_endpoint_fails_after_one_timeout_and_one_liveness_check() -> N
     assert second < 0.5 + 1.0
 
 
-def test_a_slow_but_live_endpoint_gets_one_timeout_retry_then_a_timeout_error() -> None:
-    clock = FakeClock()
+def test_a_slow_but_live_endpoint_is_retried_within_the_call_deadline() -> None:
     with FakeOpenAIServer(responder=lambda body: Fault.timeout(3.0)) as server:
         model = OpenAIChatModel(
-            "fake", base_url=server.base_url, timeout_s=0.3, sleep=clock.sleep,
-            rng=random.Random(0),
+            "fake", base_url=server.base_url, timeout_s=0.3, call_deadline_s=1.0,
+            retry=RetryPolicy(max_retries=50, base_delay_s=0.0), rng=random.Random(0),
         )  # fmt: skip
-        with pytest.raises(EndpointTimeoutError, match="too slowly") as caught:
+        started = time.monotonic()
+        with pytest.raises(EndpointTimeoutError, match="call deadline of 1s") as caught:
             generate(model)
+        elapsed = time.monotonic() - started
         requests = len(server.requests)
-    assert requests == 2  # max_timeout_retries = 1: the liveness check passed, one retry
+    assert 2 <= requests <= 4  # the liveness check passed each time: retried, then cut off
+    assert elapsed < 1.0 + 1.5
     assert caught.value.kind == EndpointUnreachableError.kind  # the breaker counts it
 
 
@@ -130,7 +132,7 @@ def test_config_maps_onto_the_adapter() -> None:
     )  # fmt: skip
     model = OpenAIChatModel.from_config(config, "x")
     assert (model.timeout_s, model.call_deadline_s) == (7.0, 30.0)
-    assert (model.retry.max_retries, model.retry.max_timeout_retries) == (0, 0)
+    assert (model.retry.max_retries, model.retry.max_connect_retries) == (0, 0)
 
 
 @pytest.mark.slow

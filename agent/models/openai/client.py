@@ -55,8 +55,8 @@ def call_with_retries(
 ) -> T:
     """Run a blocking client call, retrying what `RetryPolicy` retries.
 
-    Timeouts retry `max_timeout_retries` times, refused connections `max_connect_retries`
-    times, 429 and 5xx `max_retries` times (honouring Retry-After) unless the server says the
+    Refused connections retry `max_connect_retries` times; timeouts, 429 and 5xx
+    `max_retries` times (honouring Retry-After) unless the server says the
     request itself is invalid; anything else, and the last failure, propagates as the openai
     exception.
     """
@@ -76,7 +76,7 @@ def call_with_retries(
 def _retry_budget(error: openai.APIError, policy: RetryPolicy) -> tuple[int, float | None]:
     """How many retries `error`'s kind gets, and the wait the server asked for."""
     if isinstance(error, openai.APITimeoutError):
-        return policy.max_timeout_retries, None
+        return policy.max_retries, None
     if isinstance(error, openai.APIConnectionError):
         return policy.max_connect_retries, None
     if not isinstance(error, openai.APIStatusError) or not is_retryable_status(error.status_code):

@@ -63,7 +63,7 @@ class OpenAIChatModel:
     attempt is followed by a liveness check (GET /models, a few seconds): an endpoint that
     fails it accepts connections but answers nothing, and the call fails at once with
     `EndpointUnreachableError` (later calls check first, so they fail in seconds); one that
-    passes is slow and gets `max_timeout_retries` more tries. All tries of one call stay
+    passes is slow or flaky and is retried like a 5xx. All tries of one call stay
     within `call_deadline_s`; a call that ends timed out raises `EndpointTimeoutError`, which
     the batch's circuit breaker counts like an unreachable endpoint. A 5xx whose message
     says the request is invalid is not retried (the same request fails the same way).
@@ -225,11 +225,7 @@ class OpenAIChatModel:
             await self._sleep(delay)
 
     def _retry_limit(self, failure: RetryableFailure) -> int:
-        if failure.unreachable:
-            return self.retry.max_connect_retries
-        if failure.timed_out:
-            return self.retry.max_timeout_retries
-        return self.retry.max_retries
+        return self.retry.max_connect_retries if failure.unreachable else self.retry.max_retries
 
     def _attempt_timeout(self, deadline: float | None, attempt: int) -> float:
         """This attempt's timeout: the request timeout, cut to what the deadline leaves."""

@@ -69,9 +69,6 @@ class RetryPolicy:
         max_retries: Retries after the first attempt (so at most max_retries + 1 calls).
         max_connect_retries: Retries when nothing answers at the URL (connection refused,
             DNS or TLS failure): a down server stays down, so a batch learns it quickly.
-        max_timeout_retries: Retries of a request that timed out: a server that took the whole
-            timeout once is unlikely to answer the same request faster, and each try costs a
-            full timeout (never more than `max_retries`).
         base_delay_s: Backoff ceiling of the first retry.
         max_delay_s: Cap on the backoff ceiling.
         max_retry_after_s: Cap on a server-requested wait.
@@ -79,29 +76,25 @@ class RetryPolicy:
 
     max_retries: int = 6
     max_connect_retries: int = 2
-    max_timeout_retries: int = 1
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
 
     def __post_init__(self) -> None:
-        if min(self.max_retries, self.max_connect_retries, self.max_timeout_retries) < 0:
+        if min(self.max_retries, self.max_connect_retries) < 0:
             raise ConfigError(
-                f"retry counts must be >= 0, got max_retries={self.max_retries}, "
-                f"max_connect_retries={self.max_connect_retries}, "
-                f"max_timeout_retries={self.max_timeout_retries}"
+                f"max_retries and max_connect_retries must be >= 0, got {self.max_retries}, "
+                f"{self.max_connect_retries}"
             )
         if self.base_delay_s < 0 or self.max_delay_s < 0 or self.max_retry_after_s < 0:
             raise ConfigError("retry delays must be >= 0")
 
     @classmethod
     def for_max_retries(cls, max_retries: int) -> RetryPolicy:
-        """The default policy with `max_retries`, the other counts capped at it."""
-        defaults = cls()
+        """The default policy with `max_retries`, `max_connect_retries` capped at it."""
         return cls(
             max_retries=max_retries,
-            max_connect_retries=min(defaults.max_connect_retries, max_retries),
-            max_timeout_retries=min(defaults.max_timeout_retries, max_retries),
+            max_connect_retries=min(cls().max_connect_retries, max_retries),
         )
 
     def delay_s(
