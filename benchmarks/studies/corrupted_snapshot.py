@@ -1,9 +1,10 @@
 """Damage each file of a snapshot (same size) and record what `ark search`/`neighbors`/`verify` do.
 
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.studies.corrupted_snapshot --nodes 300``.
-Each file is damaged three ways (its middle half set to 0x7F bytes, its last 64 bytes set to
-0xFF, every bit of bytes 8..72 flipped), one copy of the snapshot per (file, damage), and each
-command runs in a fresh process. An outcome is ``crash`` (killed by a signal, e.g. 139),
+Each file is damaged (``--damages``): ``data`` sets every byte after a .npy header (the whole
+file otherwise) to 0x7F, ``half`` its middle half, ``end`` its last 64 bytes to 0xFF,
+``header`` flips every bit of bytes 8..72; one copy of the snapshot per (file, damage), and
+each command runs in a fresh process. An outcome is ``crash`` (killed by a signal, e.g. 139),
 ``error`` (exit 2, one message), ``same`` (exit 0, the undamaged output), ``wrong`` (exit 0,
 another output) or ``traceback`` (any other exit).
 """
@@ -24,7 +25,7 @@ from graphs.build import build_snapshot
 from graphs.build_options import BuildOptions
 
 ARK = [sys.executable, "-c", "from cli.app import main; main()"]
-DAMAGES = ("half", "end", "header")
+DAMAGES = ("data", "half", "end", "header")
 
 
 def _snapshot(out: Path, num_nodes: int) -> Path:
@@ -52,7 +53,10 @@ def _snapshot(out: Path, num_nodes: int) -> Path:
 def damage(file: Path, how: str) -> None:
     """Overwrite bytes of `file` in place, keeping its size."""
     data = bytearray(file.read_bytes())
-    if how == "half":
+    if how == "data":
+        start = data.index(b"\n") + 1 if file.suffix == ".npy" else 0
+        data[start:] = b"\x7f" * (len(data) - start)
+    elif how == "half":
         start, stop = len(data) // 4, 3 * len(data) // 4
         data[start:stop] = b"\x7f" * (stop - start)
     elif how == "end":
@@ -82,6 +86,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=300)
     parser.add_argument("--work", type=Path, default=Path("/tmp/ark-corrupt"))
     parser.add_argument("--verify", action="store_true", help="Also run `ark graph verify`.")
+    parser.add_argument("--damages", nargs="+", choices=DAMAGES, default=list(DAMAGES))
     args = parser.parse_args()
     base = _snapshot(args.work / "base", args.nodes)
     commands = {
@@ -101,7 +106,7 @@ def main() -> None:
     print("|---|---|" + "---|" * len(commands))
     files = sorted(p.relative_to(base) for p in base.rglob("*") if p.is_file())
     for relative in files:
-        for how in DAMAGES:
+        for how in args.damages:
             copy = args.work / "copy"
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(base, copy)
