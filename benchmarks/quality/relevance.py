@@ -10,7 +10,6 @@ ARK's top-20| / 20. "Alike" peers get ARK's exact documents (name + text) and to
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import tempfile
 import time
@@ -22,33 +21,14 @@ import numpy as np
 import rank_bm25
 
 from benchmarks.harness import load_set
-from graphs.bm25.build import document_text
-from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.build import build_index, document_text
+from graphs.bm25.index import BM25Index
 from graphs.bm25.params import BM25Params
-from graphs.bm25.postings import PostingsBuilder, fieldnorm_ids
 from graphs.bm25.tokenize import Tokenizer
 from graphs.synth.generate import DOMAINS
 
 Ranker = Callable[[str], list[int]]
 K = 20
-
-
-def legacy_index(path: Path, names: list[str], texts: list[str]) -> BM25Index:
-    """ARK's scoring two changes ago (format 1: name ×2 + text fields, no stopwords)."""
-    postings, plain = PostingsBuilder(("name", "text")), Tokenizer("plain")
-    path.mkdir(parents=True)
-    postings.add_chunk("name", 0, plain.tokenize_many(names))
-    postings.add_chunk("text", 0, plain.tokenize_many(texts))
-    totals = postings.write(path)
-    for field in ("name", "text"):  # format 1 stored tantivy's one-byte lengths
-        lengths = np.load(path / f"{field}.lengths.npy")
-        np.save(path / f"{field}.norms.npy", fieldnorm_ids(lengths))
-        (path / f"{field}.lengths.npy").unlink()
-    np.save(path / "types.npy", np.zeros(len(names), np.int16))
-    info = {"format_version": 1, "num_docs": len(names), "total_tokens": totals, "meta": {}}
-    info |= {"boosts": {"name": 2.0, "text": 1.0}, "type_counts": [len(names)]}
-    (path / "meta.json").write_text(json.dumps(info))
-    return BM25Index.open(path)
 
 
 def ark_ranker(index: BM25Index) -> Ranker:
@@ -124,9 +104,6 @@ def bench_set(name: str, args: argparse.Namespace, work: Path) -> list[str]:
     build_index(work / f"{name}-previous", names, texts, codes, params=previous)
     engines["ARK before (english, Lucene idf k1 1.2 b 0.75, as tantivy)"] = ark_ranker(
         BM25Index.open(work / f"{name}-previous")
-    )
-    engines["ARK two changes ago (name ×2 + text fields, no stopwords)"] = ark_ranker(
-        legacy_index(work / f"{name}-legacy", names, texts)
     )
     engines["bm25s alike (same tokens, Okapi idf, k1 0.9, b 0.4)"] = bm25s_ranker(
         tokens, english, k1=0.9, b=0.4, method="robertson"

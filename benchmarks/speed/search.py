@@ -21,7 +21,8 @@ import numpy as np
 import rank_bm25
 
 from benchmarks.harness import latencies, make_corpus, make_queries, timed
-from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.build import build_index
+from graphs.bm25.index import BM25Index
 from graphs.bm25.tokenize import Tokenizer
 
 NODE_TYPE_SHARES = [0.5, 0.3, 0.15, 0.05]

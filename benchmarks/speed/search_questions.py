@@ -28,8 +28,8 @@ import pyarrow.parquet as pq
 
 from benchmarks.datasets.icd10 import build_icd_snapshot, icd_questions
 from benchmarks.harness import latencies
-from graphs.bm25.build import document_text
-from graphs.bm25.index import BM25Index, build_index
+from graphs.bm25.build import build_index, document_text
+from graphs.bm25.index import BM25Index
 from graphs.bm25.params import BM25Params
 from graphs.bm25.tokenize import Tokenizer
 from graphs.build_options import BuildOptions
