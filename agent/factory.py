@@ -8,6 +8,7 @@ from agent.ark import ArkAgent
 from agent.models.registry import load_model
 from agent.prompt import BRIEF_SYSTEM_PROMPT_FILE, SYSTEM_PROMPT_FILE, render_system_prompt
 from tools.dense import DenseSearch
+from tools.plans.vocabulary import Vocabulary
 from tools.toolset import Toolset
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     """
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
-        model = load_model(config, manifest=snapshot.manifest)
+        model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))
     prompt = render_system_prompt(
         snapshot,
         toolset.schemas(),

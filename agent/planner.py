@@ -24,6 +24,7 @@ from tools.listing_parse import ListedNode
 from tools.plans.errors import PlanError
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, parse_plan
+from tools.plans.vocabulary import Vocabulary
 from tools.schemas import GraphPlan
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class OfflinePlanner:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        self.writer = RulePlanner(snapshot.manifest)
+        self.writer = RulePlanner(snapshot.manifest, Vocabulary.of(snapshot))
 
     def hits(self, question: str) -> list[ListedNode]:
         """The question's first search, as the rule agent sees it."""

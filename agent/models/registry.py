@@ -18,6 +18,7 @@ from agent.models.base import Model, ModelError
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
+    from tools.plans.vocabulary import Vocabulary
 
 MODEL_ENV_VAR = "ARK_MODEL"
 """Environment variable read when -m/--model is not given."""
@@ -161,12 +162,15 @@ def _unknown_bare_name(name: str) -> str:
     )
 
 
-def load_model(config: AgentConfig, *, manifest: Manifest | None = None) -> Model:
+def load_model(
+    config: AgentConfig, *, manifest: Manifest | None = None, vocabulary: Vocabulary | None = None
+) -> Model:
     """Build the adapter that `config.model` names.
 
     Args:
         config: The run's config; `model` is the spec, the rest configures the adapter.
         manifest: The graph's schema; the rule policy plans with it (required for `rules`).
+        vocabulary: The snapshot's index statistics, for the rule policy's relevance text.
 
     Returns:
         A Model.
@@ -184,7 +188,7 @@ def load_model(config: AgentConfig, *, manifest: Manifest | None = None) -> Mode
             )
         from agent.models.rules.policy import RulePolicy
 
-        return RulePolicy(manifest)
+        return RulePolicy(manifest, vocabulary)
     if spec.backend == "hf":
         from agent.models.hf.model import LocalHFModel
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tools.listing_parse import ListedNode
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.vocabulary import QuestionReader, cased_words, find_span, words
+from tools.plans.vocabulary import QuestionReader, Vocabulary, cased_words, find_span, words
 from tools.schemas import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget, RiskLevel
 
 if TYPE_CHECKING:
@@ -56,9 +56,12 @@ class RulePlanner:
 
     Args:
         manifest: The snapshot's schema and analyzer.
+        vocabulary: The snapshot's index statistics, to keep only the words of the relevance
+            text that can rank nodes (None: every word the analyzer keeps).
     """
 
-    def __init__(self, manifest: Manifest) -> None:
+    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+        self.vocabulary = vocabulary
         self.reader = QuestionReader.build(
             manifest.analyzer, manifest.node_types, manifest.relations
         )
@@ -83,7 +86,9 @@ class RulePlanner:
             hops=hops,
             target=PlanTarget(
                 labels=[target] if target else list(self.candidate_types),
-                relevance_text=self.reader.residual(question, [h.name for h in anchors]),
+                relevance_text=self.reader.residual(
+                    question, [h.name for h in anchors], self.vocabulary
+                ),
             ),
             risk_level=self.risk(question, anchors, target),
         )

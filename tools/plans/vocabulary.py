@@ -1,18 +1,25 @@
-"""Reading a question with the snapshot's analyzer: its type words, relation words and names.
+"""Reading a question with the snapshot's analyzer and vocabulary: type words, relation words, text.
 
 Words are what the snapshot's BM25 analyzer keeps (graphs/bm25/tokenize.py): the same
 stopwords the index drops are dropped here. Type and relation names are matched by their
 Snowball stems (tantivy's English stemmer, the ``english-stem`` analyzer), so "cites",
-"cited" and "citing" all name a relation `cites`, whatever analyzer the index uses.
+"cited" and "citing" all name a relation `cites`, whatever analyzer the index uses. The
+relevance text keeps the words that can rank nodes: with the snapshot's vocabulary
+statistics (`Vocabulary`), words no node holds and words more than half the nodes hold
+(BM25 weighs those near zero: "from", "which", "show me") are left out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphs.bm25.tokenize import Tokenizer
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
 
 HAS_PREFIX = frozenset({"has", "have", "had"})
 """Possessive glue of relation names (has_topic, has_brand): the rest of the name names it."""
@@ -40,6 +47,33 @@ def find_span(question_tokens: Sequence[str], name_tokens: Sequence[str]) -> int
         if list(question_tokens[start : start + n]) == list(name_tokens):
             return start
     return None
+
+
+MAX_DOC_SHARE = 0.5
+"""A word held by more than this share of the nodes ranks nothing (its BM25 idf is near 0)."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The snapshot's index vocabulary statistics: how many nodes hold each token.
+
+    Attributes:
+        doc_freqs: Token list -> node counts (the BM25 index's `doc_freqs`).
+        num_docs: Nodes indexed.
+    """
+
+    doc_freqs: Callable[[Sequence[str]], list[int]]
+    num_docs: int
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Vocabulary:
+        """The statistics of `snapshot`'s BM25 index."""
+        return cls(snapshot.index.doc_freqs, snapshot.index.num_docs)
+
+    def ranks_by(self, tokens: Sequence[str]) -> list[bool]:
+        """For each index token: does it occur in some but not most node documents?"""
+        limit = MAX_DOC_SHARE * self.num_docs
+        return [0 < count <= limit for count in self.doc_freqs(list(tokens))]
 
 
 @dataclass(frozen=True)
@@ -90,14 +124,26 @@ class QuestionReader:
         """Relations whose distinctive words occur in the question, in order of first mention."""
         return self._mentioned(self.relation_words, question)
 
-    def residual(self, question: str, drop_names: Iterable[str]) -> str:
-        """The question's content words minus the words of `drop_names`, as written."""
+    def residual(
+        self, question: str, drop_names: Iterable[str], vocabulary: Vocabulary | None = None
+    ) -> str:
+        """The question's words that can rank nodes, minus the words of `drop_names`, as written.
+
+        Args:
+            question: The question.
+            drop_names: Names whose words are left out (the anchors').
+            vocabulary: The snapshot's statistics; without them every analyzer-kept word stays.
+        """
         drop = {w for name in drop_names for w in words(name)}
-        return " ".join(
-            question[start:end]
-            for start, end, _ in self.analyzer.word_spans(question)
+        spans = [
+            (start, end, token)
+            for start, end, token in self.analyzer.word_spans(question)
             if question[start:end].lower() not in drop
-        )
+        ]
+        if vocabulary is not None and spans:
+            keep = vocabulary.ranks_by([token for _, _, token in spans])
+            spans = [span for span, kept in zip(spans, keep, strict=True) if kept]
+        return " ".join(question[start:end] for start, end, _ in spans)
 
     def _mentioned(self, vocabulary: dict[str, frozenset[str]], question: str) -> list[str]:
         first: dict[str, int] = {}

@@ -21,6 +21,7 @@ from tools.plans.rule_planner import RulePlanner as PlanWriter
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
     from tools.listing_parse import ListedNode
+    from tools.plans.vocabulary import Vocabulary
 
 
 class RulePlanner:
@@ -39,10 +40,11 @@ class RulePlanner:
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
+        vocabulary: The snapshot's index statistics for the plan's relevance text, if known.
     """
 
-    def __init__(self, manifest: Manifest) -> None:
-        self.writer = PlanWriter(manifest)
+    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+        self.writer = PlanWriter(manifest, vocabulary)
         self.candidate_types = list(manifest.candidate_types)
 
     def plan(self, question: str, hits: Sequence[ListedNode]) -> RulePlan:

@@ -13,6 +13,7 @@ from tools.listing_parse import parse_listing
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
+    from tools.plans.vocabulary import Vocabulary
 
 DONE = "I have finished."
 
@@ -30,12 +31,14 @@ class RulePolicy:
     Args:
         manifest: The graph's schema (node types, relations and their signatures, candidate
             types): what the system prompt shows every model.
+        vocabulary: The snapshot's index statistics (which words can rank nodes), read by
+            the offline planner for its relevance text; None: every analyzer-kept word.
     """
 
     name = "rules"
 
-    def __init__(self, manifest: Manifest) -> None:
-        self.planner = RulePlanner(manifest)
+    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+        self.planner = RulePlanner(manifest, vocabulary)
         self.node_types = list(manifest.node_types)
 
     async def generate(
