@@ -71,6 +71,7 @@ def main() -> None:
     postings, impacts, maxima = snapshot.index._arrays
     index = _median_seconds(
         lambda: check_index(
+            snapshot.num_nodes,
             postings,
             impacts,
             maxima,

@@ -61,7 +61,9 @@ class BM25Index:
         self._vocab = load_vocab(index_dir)
         self._types = _load(index_dir / TYPES_FILE)
         self._type_codes = len(info["type_counts"])  # codes in use are below this
-        check_index(postings, impacts, maxima, self._vocab, self._types, self._type_codes)
+        check_index(
+            self.num_docs, postings, impacts, maxima, self._vocab, self._types, self._type_codes
+        )
         self._arrays = (postings, impacts, maxima)
         self._scorer = BM25Scorer(
             postings, impacts, maxima, boost=float(info["boosts"][INDEX_FIELD]), params=self.params

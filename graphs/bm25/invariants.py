@@ -20,6 +20,7 @@ _INTS = ("int32", "int64")
 
 
 def check_index(
+    num_docs: int,
     postings: FieldPostings,
     impacts: np.ndarray,
     maxima: np.ndarray,
@@ -34,7 +35,6 @@ def check_index(
     Raises:
         SnapshotError: an invariant does not hold (the message names the file).
     """
-    num_docs = len(postings.lengths)
     field = f"index/{INDEX_FIELD}"
     require_shape(f"{field}.lengths.npy", postings.lengths, num_docs, ("uint32",))
     if vocab.ndim != 1 or vocab.dtype.kind != "S":
