@@ -101,3 +101,13 @@ def test_a_stopped_build_resumes_from_the_cache(tmp_path: Path) -> None:
         resumed = StoppingExtractor(10)
         summary = build_document_snapshot([docs], tmp_path / "snap", extractor=resumed, cache=cache)
     assert summary.cache_hits == 2 and summary.extracted == 1 and resumed.calls == 1
+
+
+def test_display_name_drops_articles_and_stray_quotes() -> None:
+    names = [("the Alaska Legislature", "organisation")] * 2 + [
+        ("Alaska Legislature", "organisation"),
+        ('"Black Book', "work"),
+    ]
+    result = resolve(names)
+    assert result.by_name["the Alaska Legislature"].name == "Alaska Legislature"
+    assert result.by_name['"Black Book'].name == "Black Book"

@@ -108,6 +108,21 @@ def _type(counts: Counter[str]) -> str:
     return max(named)[1] if named else CONCEPT
 
 
+def _preference(item: tuple[str, int]) -> tuple[bool, int, int, str]:
+    """Rank surface forms: without a leading article, then most frequent, then longest."""
+    name, count = item
+    return (not name.lower().startswith(("the ", "a ", "an ")), count, len(name), name)
+
+
+def _display(name: str) -> str:
+    """A surface form without the unmatched quote NER spans often carry (`"Black Book`)."""
+    text = name.strip()
+    for quote in ('"', "“", "”"):
+        if text.count(quote) % 2:
+            text = text.replace(quote, "").strip()
+    return text or name
+
+
 def _find(parent: dict[str, str], key: str) -> str:
     while parent[key] != key:
         parent[key] = parent[parent[key]]
@@ -187,7 +202,7 @@ def _entities(
             kinds.update(types[key])
         # The root is the full name an alias was merged into: "Moscow State University", not
         # "MSU", even where the acronym is used more often.
-        name = max(forms[root].items(), key=lambda item: (item[1], len(item[0]), item[0]))[0]
+        name = _display(max(forms[root].items(), key=_preference)[0])
         entity = Entity(f"entity:{root}", name, _type(kinds), sorted(set(surface) - {name}))
         entities.append(entity)
         for form in surface:
