@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,7 +13,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from cli.flag_groups import with_flags
-from cli.guards import interrupt_hint, user_errors
+from cli.guards import interrupt_hint, print_error, user_errors
 from cli.options import AgentFlags, SnapshotArg
 from cli.run_options import RunFlags
 
@@ -58,6 +59,7 @@ def run_with_progress(
     show = not as_json  # a bar on a terminal, plain periodic lines otherwise
     plans: list[RunPlan] = []
     answered: list[bool] = []
+    errors: Counter[str] = Counter()
 
     def on_start(plan: RunPlan) -> None:
         plans.append(plan)
@@ -67,6 +69,8 @@ def run_with_progress(
 
     def on_outcome(outcome: Any) -> None:
         answered.append(outcome.record is not None)
+        if outcome.failure is not None:
+            errors[outcome.failure.error] += 1
         progress.update(outcome)
 
     with (
@@ -97,11 +101,18 @@ def run_with_progress(
         console.print(note, style="red")
     console.print(f"results in {out}", style="dim")
     if all_failed:
-        err.print(
-            f"[bold red]error:[/] all {len(answered)} questions run failed (see the notes "
-            f"above and {out}/failures.jsonl); fix the cause, then rerun with --resume"
-        )
+        print_error(_all_failed(len(answered), errors, out), err)
         raise typer.Exit(code=1)
+
+
+def _all_failed(count: int, errors: Counter[str], out: Path) -> str:
+    """Why every question of the session failed: the commonest error, quoted."""
+    (common, times), *others = errors.most_common() or [("no error recorded", count)]
+    also = f" ({times} of them; {len(others)} other error(s))" if others else ""
+    return (
+        f"all {count} questions run failed: {common.rstrip('.')}{also}. Every failure is in "
+        f"{out}/failures.jsonl; fix the cause, then rerun with --resume"
+    )
 
 
 @with_flags()

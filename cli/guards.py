@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from cli.safe_text import printable
 from graphs.errors import ArkError, MissingExtraError
 
 USER_ERROR_EXIT = 2
@@ -43,7 +44,7 @@ def print_error(message: str, console: Console | None = None) -> None:
     written: only the `error:` prefix is styled.
     """
     line = Text("error: ", style="bold red")
-    line.append(message)
+    line.append(printable(message))  # messages quote data: escape sequences print as text
     (console or Console(stderr=True)).print(line, highlight=False, soft_wrap=True)
 
 

@@ -12,6 +12,8 @@ from cli.render import TracePrinter, answer_table, result_summary
 from cli.repl_directives import COMMANDS, ReplCommands
 from cli.repl_io import LineReader
 from cli.repl_session import ReplSession
+from cli.safe_text import for_markup
+from evals.qa_records import check_question
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
@@ -37,7 +39,7 @@ class Repl:
     def run(self) -> None:
         """The read-eval-print loop; never dies on a bad line."""
         self.console.print(
-            f"ARK on [bold]{self.session.snapshot.manifest.name}[/] "
+            f"ARK on [bold]{for_markup(self.session.snapshot.manifest.name)}[/] "
             f"({self.session.snapshot.num_nodes:,} nodes). Ask a question, or :help.",
             highlight=False,
         )
@@ -65,16 +67,19 @@ class Repl:
         handler = COMMANDS.get(name)
         if handler is None:
             known = " ".join(f":{c}" for c in sorted(COMMANDS))
-            self.console.print(f"[red]unknown command :{name}[/] (known: {known} :quit)")
+            self.console.print(
+                f"[red]unknown command :{for_markup(name)}[/] (known: {known} :quit)"
+            )
             return True
         try:
             handler(self.commands, rest.strip())
         except (ArkError, OSError) as exc:
-            self.console.print(f"[red]error:[/] {exc}", highlight=False)
+            self._error(exc)
         return True
 
-    def _question(self, question: str) -> None:
+    def _question(self, line: str) -> None:
         try:
+            question = check_question(line)
             agent = self.session.current_agent()
             trace = TracePrinter(self.console, observation_lines=3)
             question_id = new_question_id("repl")
@@ -83,13 +88,16 @@ class Repl:
             self.console.print("[yellow]cancelled[/]")
             return
         except (ArkError, OSError) as exc:
-            self.console.print(f"[red]error:[/] {exc}", highlight=False)
+            self._error(exc)
             return
         self.session.last = result
         self.session.history.append(result)
         if result.failed:
-            errors = "; ".join(result.errors)
-            self.console.print(f"[red]error:[/] every agent failed: {errors}", highlight=False)
+            self._error("every agent failed: " + "; ".join(result.errors))
             return
         self.console.print(answer_table(result, self.session.snapshot))
         self.console.print(result_summary(result), style="dim")
+
+    def _error(self, error: object) -> None:
+        """One `error: ...` line; the message is data (printable, not markup)."""
+        self.console.print(f"[red]error:[/] {for_markup(error)}", highlight=False)

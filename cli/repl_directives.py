@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from cli.safe_text import for_markup, printable
 from graphs.errors import ArkError
 from tools.format import edge_arrow
 from tools.node import edge_groups
@@ -63,8 +63,8 @@ class ReplCommands:
         snapshot = self.session.snapshot
         node = snapshot.internal_id(rest)
         title = f"[{rest}] {snapshot.name(node)} ({snapshot.type_name(node)})"
-        self.console.print(title, style="bold", highlight=False, markup=False)
-        self.console.print(snapshot.text(node), highlight=False, markup=False)
+        self.console.print(printable(title), style="bold", highlight=False, markup=False)
+        self.console.print(printable(snapshot.text(node)), highlight=False, markup=False)
         groups = edge_groups(snapshot, node)
         total = sum(group.count for group in groups)
         table = Table(title=f"{total:,} neighbours")
@@ -72,7 +72,7 @@ class ReplCommands:
             table.add_column(column)
         for group in groups:
             arrow = edge_arrow(group.relation, outgoing=group.outgoing)
-            table.add_row(escape(arrow), escape(group.node_type), f"{group.count:,}")
+            table.add_row(for_markup(arrow), for_markup(group.node_type), f"{group.count:,}")
         self.console.print(table)
 
     def search(self, rest: str) -> None:
@@ -125,7 +125,11 @@ class ReplCommands:
         except RunStoreError as exc:
             raise CommandError(str(exc)) from None
         kept = "failure" if outcome == "failure" else f"{len(last.trajectories)} trajectories"
-        self.console.print(f"saved {last.question_id} ({kept}) to {run_dir}", highlight=False)
+        self.console.print(
+            printable(f"saved {last.question_id} ({kept}) to {run_dir}"),
+            highlight=False,
+            markup=False,
+        )
 
     def set(self, rest: str) -> None:
         """Change settings: agents=N steps=T model=M k=K nk=K."""
@@ -149,9 +153,12 @@ class ReplCommands:
         self.session.reconfigure(config)
         tools = config.tools
         self.console.print(
-            f"model={config.model} agents={config.n_agents} steps={config.max_steps} "
-            f"k={tools.search_k} nk={tools.neighbors_k}",
+            printable(
+                f"model={config.model} agents={config.n_agents} steps={config.max_steps} "
+                f"k={tools.search_k} nk={tools.neighbors_k}"
+            ),
             highlight=False,
+            markup=False,
         )
 
     def schema(self, rest: str) -> None:
@@ -161,13 +168,13 @@ class ReplCommands:
         types.add_column("type")
         types.add_column("count", justify="right")
         for name, count in manifest.node_types.items():
-            types.add_row(escape(name), f"{count:,}")
+            types.add_row(for_markup(name), f"{count:,}")
         relations = Table(title="relations")
         for column in ("relation", "source", "target", "count"):
             relations.add_column(column)
         for sig in manifest.signatures:
             relations.add_row(
-                *(escape(x) for x in (sig.relation, sig.source_type, sig.target_type)),
+                *(for_markup(x) for x in (sig.relation, sig.source_type, sig.target_type)),
                 f"{sig.count:,}",
             )
         self.console.print(types)
@@ -180,17 +187,19 @@ class ReplCommands:
 
     def _show(self, observation: Any) -> None:
         style = "red" if observation.error else None
-        self.console.print(observation.text, style=style, highlight=False, markup=False)
+        text = printable(observation.text)
+        self.console.print(text, style=style, highlight=False, markup=False)
 
     def _message(self, message: dict[str, Any]) -> None:
         role = message.get("role")
         if message.get("content"):
-            self.console.print(f"[bold]{role}:[/] ", end="")
-            self.console.print(str(message["content"]), highlight=False, markup=False)
+            self.console.print(f"[bold]{for_markup(role)}:[/] ", end="")
+            self.console.print(printable(message["content"]), highlight=False, markup=False)
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             self.console.print(
-                f"  [bold]call[/] {function.get('name')} {function.get('arguments')}",
+                f"  [bold]call[/] {for_markup(function.get('name'))} "
+                f"{for_markup(function.get('arguments'))}",
                 highlight=False,
             )
 

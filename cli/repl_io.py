@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -40,6 +41,9 @@ class StreamReader:
     """Reads lines from a stream (pipes, tests); echoes nothing."""
 
     def __init__(self, stream: TextIO, output: TextIO | None = None) -> None:
+        if isinstance(stream, io.TextIOWrapper):
+            # bytes that are not UTF-8 reach the question check as surrogates, not as a crash
+            stream.reconfigure(errors="surrogateescape")
         self._stream = stream
         self._output = output
 

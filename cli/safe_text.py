@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from rich.markup import escape
+
 _KEPT = frozenset("\n\t")
 _BIDI_CONTROLS = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 """Bidirectional overrides and isolates, which can make printed text read differently."""
@@ -27,8 +29,16 @@ _VISIBLE = MappingProxyType(
 def printable(text: object) -> str:
     r"""`text` as a string whose control characters are shown as escapes (``\x1b``).
 
-    Newlines and tabs are kept; every other C0 and C1 control character, DEL, and the
-    bidirectional override characters become their backslash escape, so an ESC ] 0 ; ... BEL
-    (set title) or ESC [ 2 J (clear screen) sequence prints as visible text.
+    Newlines and tabs are kept; every other C0 and C1 control character, DEL, the
+    bidirectional override characters and lone surrogates become their backslash escape, so
+    an ESC ] 0 ; ... BEL (set title) or ESC [ 2 J (clear screen) sequence prints as visible
+    text.
     """
-    return str(text).translate(_VISIBLE)
+    shown = str(text).translate(_VISIBLE)
+    # lone surrogates (undecodable input bytes) cannot be printed: show them as escapes too
+    return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def for_markup(text: object) -> str:
+    """`printable(text)` with rich markup escaped, for table cells and marked-up lines."""
+    return escape(printable(text))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from cli.safe_text import printable
 from graphs.errors import GraphError
 from tools.config import ToolConfig
 
@@ -104,10 +105,11 @@ def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: 
     try:
         snapshot = Snapshot.open(snapshot_path)
     except GraphError as error:
-        typer.echo(f"error: {error}", err=True)
+        typer.echo(printable(f"error: {error}"), err=True)
         raise typer.Exit(code=2) from None
     except OSError as error:  # a file the manifest did not list (e.g. an older snapshot format)
-        typer.echo(f"error: cannot open snapshot {snapshot_path}: {error}; rebuild it", err=True)
+        message = f"error: cannot open snapshot {snapshot_path}: {error}; rebuild it"
+        typer.echo(printable(message), err=True)
         raise typer.Exit(code=2) from None
     given = {name: value for name, value in arguments.items() if value is not None}
     observation = Toolset(snapshot, ToolConfig(enable_node=True)).call(tool, given)
@@ -126,6 +128,6 @@ def _print(observation: Observation, *, as_json: bool) -> None:
         }
         print(json.dumps(shown, indent=2, ensure_ascii=False))
     elif observation.error is not None:
-        typer.echo(observation.text, err=True)
+        typer.echo(printable(observation.text), err=True)
     else:
-        print(observation.text)
+        print(printable(observation.text))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,51 @@ def test_console_tables_have_family_rows_for_both_protocols(tiny, tmp_path: Path
     ark, stark = output.split("STaRK protocol")
     for table in (ark, stark):
         assert "text_only" in table and "one_hop" in table
+
+
+def test_a_full_disk_mid_run_is_one_message_and_resume_recovers(
+    tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 4th result line fails half-written with ENOSPC: exit 2, one line, 3 records kept."""
+    snapshot, qa = tiny
+    out = tmp_path / "run"
+    real_write = os.write
+    written = {"results": 0}
+
+    def write(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("results.jsonl"):
+            written["results"] += 1
+            if written["results"] > 3:
+                real_write(fd, bytes(data)[:100])
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    args = ("eval", snapshot, "--qa", qa, "--out", out, "--agents", "1", "--concurrency", "1")
+    monkeypatch.setattr(os, "write", write)
+    result = runner.invoke(build_app(), [str(a) for a in args])
+    monkeypatch.undo()
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "no space left" in errors[0] and "--resume" in flat(result.stderr)
+    data = (out / "results.jsonl").read_bytes()
+    assert data.endswith(b"\n") and data.count(b"\n") == 3 == len(read_results(out))
+
+    code, output = invoke(*args, "--resume", "--json")
+    assert code == 0, output
+    total = sum(1 for _ in qa.open())
+    ids = [record.question_id for record in read_results(out)]
+    assert (out / "results.jsonl").read_bytes().count(b"\n") == len(set(ids)) == total
+
+
+def test_a_batch_whose_few_questions_all_fail_says_why(tiny, tmp_path: Path) -> None:
+    """Under the breaker's threshold: no note above explains it, so the error line must."""
+    snapshot, qa = tiny
+    out = tmp_path / "run"
+    endpoint = ("-m", "openai:x", "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0")
+    args = ("eval", snapshot, "--qa", qa, "--out", out, "--limit", "2", "--agents", "1", *endpoint)
+    result = runner.invoke(build_app(), [str(a) for a in args])
+    assert result.exit_code == 1, result.output
+    line = flat(result.stderr)
+    assert "all 2 questions run failed: cannot reach model 'x' at http://127.0.0.1:9" in line
+    assert "notes above" not in line and "failures.jsonl" in line and "--resume" in line
