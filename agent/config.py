@@ -15,7 +15,7 @@ class AgentConfig:
     """Everything that shapes one ARK run (the CLI maps its flags onto this and nothing else).
 
     Attributes:
-        model: Model spec (agent/models/spec.py): `rules`, `hf:PATH` (a model or PEFT adapter
+        model: Model spec (agent/models/registry.py): `rules`, `hf:PATH` (a model or PEFT adapter
             directory, or a .gguf file), `openai:NAME`, or a bare NAME when a base URL or API
             key says an endpoint is meant.
         base_url: OpenAI-compatible endpoint; None falls back to OPENAI_BASE_URL, then OpenAI.
