@@ -170,8 +170,8 @@ def baseline_bm25(
         execute=lambda **handlers: run_baseline(
             request,
             k=k,
-            preset=preset,
-            **handlers,  # type: ignore[arg-type]
+            preset=preset,  # type: ignore[arg-type]  # checked against PRESETS above
+            **handlers,
         ),
     )
 
