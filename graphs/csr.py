@@ -216,8 +216,9 @@ def check_csr(csr: CSR, num_nodes: int, num_relations: int, *, full: bool = Fals
     require_shape("csr/relations.npy", csr.relations, entries, ("int16",))
     require_range("csr/relations.npy", csr.relations, 0, max(num_relations, 1))
     require_shape("csr/directions.npy", csr.directions, entries, ("int8",))
-    if entries and not bool(np.isin(csr.directions, (OUT, IN)).all()):
-        raise fail("csr/directions.npy", "holds a direction other than +1 and -1")
+    require_range("csr/directions.npy", csr.directions, -1, 2)
+    if entries and not bool(csr.directions.all()):  # np.isin is ~30x slower
+        raise fail("csr/directions.npy", "holds a direction of 0 (only +1 and -1 are valid)")
     if full:
         _check_csr_fully(csr, num_nodes, num_relations)
 
