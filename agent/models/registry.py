@@ -150,12 +150,13 @@ def _hf_spec(raw_path: str) -> ModelSpec:
 def _unknown_bare_name(name: str) -> str:
     if Path(name).expanduser().exists():
         hint = f"did you mean 'hf:{name}'? (a local model is given as hf:PATH)"
+    elif difflib.get_close_matches(name.lower(), ["rules"], n=1):
+        hint = "did you mean 'rules'?"
     else:
-        close = difflib.get_close_matches(name.lower(), ["rules", "hf", "openai"], n=1)
-        shown = (
-            {"hf": "hf:PATH", "openai": f"openai:{name}"}.get(close[0], close[0]) if close else ""
+        hint = (
+            f"for a served model give -m openai:{name} with --base-url URL (or OPENAI_API_KEY "
+            "for OpenAI itself); a local one is hf:PATH, the offline rule policy `rules`."
         )
-        hint = f"did you mean '{shown}'?" if shown else f"use one of: {SPEC_FORMS}"
     return (
         f"unknown model {name!r} — {hint} A bare model name is sent to an OpenAI-compatible "
         "endpoint only when --base-url, OPENAI_BASE_URL or OPENAI_API_KEY is set."

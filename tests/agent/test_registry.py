@@ -89,8 +89,9 @@ def test_resolve_model_spec_reads_the_process_environment(monkeypatch: pytest.Mo
     [
         ("rule", "did you mean 'rules'?"),
         ("Rules", "did you mean 'rules'?"),
-        ("openia", "did you mean 'openai:openia'?"),
-        ("gpt-4o-mini", "use one of"),
+        ("rulse", "did you mean 'rules'?"),
+        ("gpt-4o-mini", "give -m openai:gpt-4o-mini with --base-url URL"),
+        ("qwen3:8b", "give -m openai:qwen3:8b with --base-url URL"),
     ],
 )
 def test_a_bare_name_without_an_endpoint_is_an_unknown_model(spec: str, hint: str) -> None:
