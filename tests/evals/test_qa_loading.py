@@ -20,6 +20,7 @@ from evals.qa import (
     read_split_index,
     validate_against,
 )
+from evals.qa_records import MAX_QUESTION_CHARS, QuestionError, check_question
 
 STARK_CSV = (
     "id,query,answer_ids\n"
@@ -265,3 +266,30 @@ def test_has_split_index(tmp_path: Path) -> None:
     assert not has_split_index(bare / "q.csv")
     assert not has_split_index(write_jsonl(tmp_path / "q.jsonl", []))
     assert not has_split_index(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("x" * (MAX_QUESTION_CHARS + 1), f"over the limit of {MAX_QUESTION_CHARS:,}"),
+        ("caf\udce9 menu", "not UTF-8 text"),  # a lone surrogate written as a JSON escape
+    ],
+)
+def test_a_question_too_long_or_not_utf8_names_its_row(
+    tmp_path: Path, query: str, message: str
+) -> None:
+    path = tmp_path / "questions.jsonl"
+    rows = [
+        {"id": 1, "query": "fine", "answer_ids": [1]},
+        {"id": 2, "query": query, "answer_ids": [2]},
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    with pytest.raises(QAFormatError, match=message) as raised:
+        load_qa(path)
+    assert raised.value.row == 2 and str(raised.value).startswith(f"file {path}, row 2: query")
+
+
+def test_a_question_at_the_limit_loads() -> None:
+    assert check_question(" " + "x" * MAX_QUESTION_CHARS + "\n") == "x" * MAX_QUESTION_CHARS
+    with pytest.raises(QuestionError, match="empty"):
+        check_question(" \t")
