@@ -1,4 +1,4 @@
-"""Rich terminal output for runs: a live progress bar with running metrics, and result tables."""
+"""Rich terminal output for runs: progress (a bar, or plain lines off a terminal) and tables."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.demo import DemoResult, trajectory_lines
+from cli.safe_text import for_markup, printable
 from evals.metrics import (
     METRIC_NAMES,
     METRIC_TITLES,
@@ -194,8 +195,8 @@ class ProgressPerRun:
 
 def plan_messages(plan: RunPlan) -> list[Text]:
     """The plan's warnings (yellow) and notes (dim), as text that is not parsed as markup."""
-    warnings = [Text.assemble(("warning: ", "yellow"), warning) for warning in plan.warnings]
-    return warnings + [Text(f"note: {note}", style="dim") for note in plan.notes]
+    warnings = [Text.assemble(("warning: ", "yellow"), printable(w)) for w in plan.warnings]
+    return warnings + [Text(printable(f"note: {note}"), style="dim") for note in plan.notes]
 
 
 def results_table(
@@ -218,8 +219,8 @@ def results_table(
             means = aggregate.means()[protocol]
             failed = f"[red]{aggregate.failures}[/]" if aggregate.failures else "0"
             table.add_row(
-                group if index == 0 else "",
-                summary.label,
+                for_markup(group) if index == 0 else "",
+                for_markup(summary.label),
                 str(aggregate.total),
                 failed,
                 *(metric_cell(aggregate, means[name]) for name in METRIC_NAMES),
@@ -267,10 +268,11 @@ def demo_view(result: DemoResult) -> Group:
     example = result.example
     if example is not None:
         gold = set(example.gold)
-        parts.append(Rule(f"one trajectory: {example.question_id} ({example.family})"))
-        parts.append(Text.assemble(("Q: ", "bold"), example.query))
+        title = f"one trajectory: {example.question_id} ({example.family})"
+        parts.append(Rule(for_markup(title)))
+        parts.append(Text.assemble(("Q: ", "bold"), printable(example.query)))
         for line in trajectory_lines(example.result.trajectories[0]):
-            parts.append(Text(line, overflow="ellipsis", no_wrap=True))
+            parts.append(Text(printable(line), overflow="ellipsis", no_wrap=True))
         parts.append(Text(f"agent top-10 vs gold: {_marks(example.result.fused, gold)}"))
         if result.baseline_example is not None:
             bm25 = _marks(result.baseline_example.result.fused, gold)

@@ -162,12 +162,17 @@ def answer_table(result: QuestionResult, snapshot: Snapshot, *, limit: int = 20)
     note = _identical_note(result)
     parts: list[Table | Text] = [Text(note, style="dim")] if note else []
     parts.append(answers_table(result, snapshot, limit=limit, only=chosen))
+    shared = {_reasons(result).get(node_id) for node_id in chosen}
+    if len(shared) == 1 and None not in shared:
+        reason = printable(str(shared.pop()))
+        parts.append(
+            Text(f"why: {reason}" if len(chosen) == 1 else f"why, for all {len(chosen)}: {reason}")
+        )
     if tail:
         parts.append(
             Text(
-                f"+ {_plural(len(tail), 'more answer')} kept to fill the list for Recall@20 "
-                "(selected without a reason: search hits, not chosen answers); "
-                "--json lists them",
+                f"+ {_plural(len(tail), 'more answer')} only filling the list to {limit} for "
+                "Recall@20 (search hits selected without a reason; --json lists them)",
                 style="dim",
             )
         )
@@ -203,6 +208,8 @@ def answers_table(
     if show_votes:
         table.add_column("votes", justify="right")
     reasons = _reasons(result)
+    if len({reasons.get(node_id) for node_id in rows}) < 2:
+        reasons = {}  # one reason for every row: said once, under the table (answer_table)
     if reasons:
         table.add_column("reason", overflow="fold", max_width=40)
     for node_id in rows:

@@ -196,7 +196,7 @@ def _figures(
         if (error.name or "").split(".")[0] != "matplotlib":
             raise
         return [], [
-            "figures skipped: matplotlib is not installed (pip install -e '.[plots]'); "
+            "figures skipped: matplotlib is not installed (pip install 'ark-kg[plots]'); "
             "report.md has every table"
         ]
     summaries = [summary for summary, _ in runs]

@@ -141,7 +141,8 @@ def test_rule_policy_cli_ask(academic: tuple[Snapshot, list[dict]], tmp_path: Pa
     question = questions[0]["query"]
     shown = runner.invoke(build_app(), ["ask", str(snapshot.path), question, "--agents", "2"])
     assert shown.exit_code == 0, shown.output
-    assert "[agent 2] search" in shown.output and "Answers" in shown.output
+    assert "[agent 2] same steps as the agent shown so far" in shown.output  # identical agents
+    assert "[agent 1] search" in shown.output and "Answers" in shown.output
     as_json = runner.invoke(build_app(), ["ask", str(snapshot.path), question, "--json"])
     assert as_json.exit_code == 0
     assert len(json.loads(as_json.output)["trajectories"]) == 3

@@ -107,7 +107,7 @@ def test_without_matplotlib_the_report_is_written_and_says_why_no_figures(
     report = build_report([write_run(tmp_path / "a", 1, 5, [1.0])], tmp_path / "rep")
     assert report.files == [tmp_path / "rep" / "report.md"]
     (note,) = report.notes
-    assert "pip install -e '.[plots]'" in note
+    assert "pip install 'ark-kg[plots]'" in note
     text = Console(record=True, width=120, file=io.StringIO())
     text.print(report_view(report))
     assert "[plots]" in text.export_text()  # the brackets survive rich's markup

@@ -112,6 +112,9 @@ def test_identical_agents_are_traced_once_and_shown_without_votes(films: Snapsho
     assert "3 agents with identical answer lists: votes left out" in table
     assert "the rule policy is deterministic" in table
     assert "votes" not in table.splitlines()[2] and "3/3" not in table
+    # the rule policy gives a reason for what it reached through the graph: the rest is tail
+    assert "why: reached from Parasite through the graph" in table
+    assert "film-okja" not in table and "only filling the list to 20" in table
 
 
 def test_agents_that_differ_are_traced_from_where_they_depart(films: Snapshot) -> None:
@@ -177,9 +180,9 @@ def test_answers_chosen_with_a_reason_are_shown_apart_from_the_tail(films: Snaps
     chosen, tail = chosen_and_tail(result.fused, [["person-bong"]])
     assert chosen == ["person-bong"] and set(tail) == {"film-okja", "film-parasite"}
     text = printed(answer_table(result, films), width=120)
-    assert "person-bong" in text and "directed Parasite" in text and "reason" in text
+    assert "person-bong" in text and "why: directed Parasite" in text
     assert "film-okja" not in text
-    assert "+ 2 more answers kept to fill the list for Recall@20" in text
+    assert "+ 2 more answers only filling the list to 20 for Recall@20" in text
 
 
 def test_an_agent_that_gives_no_reasons_chose_every_answer() -> None:
@@ -220,3 +223,16 @@ def test_the_demo_transcript_shows_text_turns_and_nudges(films: Snapshot) -> Non
         "said (no tool call): (an empty reply)",
         "stopped: max_steps; answers: 0",
     ]
+
+
+def test_different_reasons_get_a_column(films: Snapshot) -> None:
+    reasons = {"person-bong": "directed Parasite", "person-kim": "directed a western"}
+    turns = [
+        tool_call_message("search", {"query": "director"}),
+        tool_call_message("select", {"node_ids": list(reasons), "reasons": reasons}),
+        tool_call_message("finish", {}),
+    ]
+    result, _, _ = ask(films, ScriptedModel(turns), n_agents=1)
+    text = printed(answer_table(result, films), width=120)
+    assert "reason" in text.splitlines()[2] and "why" not in text
+    assert "directed Parasite" in text and "directed a western" in text

@@ -79,7 +79,12 @@ class RulePlanner:
         )
         answers = list(dict.fromkeys([*ranked, *fill]))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
-            select = PlannedCall("select", {"node_ids": answers})
+            arguments: dict[str, Any] = {"node_ids": answers}
+            if ranked:  # reached through the graph; the search hits after them only fill the list
+                names = " and ".join(node.name for node in rule_plan.anchor_nodes.values())
+                reason = f"reached from {names} through the graph"
+                arguments["reasons"] = {node_id: reason for node_id in answers if node_id in ranked}
+            select = PlannedCall("select", arguments)
             yield PlannedTurn("Select the best candidates, best first.", (select,))
         if max_turns >= 3:
             yield PlannedTurn("The answer list is complete.", (PlannedCall("finish", {}),))
