@@ -28,9 +28,10 @@ def check_index(
     types: np.ndarray,
     num_types: int,
 ) -> None:
-    """What the compiled scoring loops index with: posting offsets, doc ids and type codes.
+    """What the compiled scoring loops read: posting offsets, doc ids, type codes and impacts.
 
-    One vectorised pass over each array the loops read (O(nodes + postings)).
+    One vectorised pass over each array the loops read (O(nodes + postings)); impacts and
+    maxima must lie in [0, 1], so a damaged score fails here instead of ranking wrongly.
 
     Raises:
         SnapshotError: an invariant does not hold (the message names the file).
@@ -47,6 +48,10 @@ def check_index(
     require_shape(f"{field}.tf.npy", postings.tf, total, ("uint16", "uint32"))
     require_shape(f"{field}.impacts.npy", impacts, total, ("float32",))
     require_shape(f"{field}.maxima.npy", maxima, len(vocab), ("float32",))
+    for name, values in (("impacts", impacts), ("maxima", maxima)):
+        # tf / (tf + factor) lies in [0, 1): a damaged score is caught here, not ranked
+        if values.size and not (float(values.min()) >= 0 and float(values.max()) <= 1):
+            raise fail(f"{field}.{name}.npy", "holds a value outside [0, 1] (or NaN)")
     require_shape(f"index/{TYPES_FILE}", types, num_docs, ("int16",))
     require_range(f"index/{TYPES_FILE}", types, 0, max(num_types, 1))
 
