@@ -160,3 +160,11 @@ def test_with_flags_gathers_values_into_the_group_and_refuses_clashes() -> None:
 
     with pytest.raises(TypeError, match="left"):
         with_flags()(clashing)
+
+
+def test_rerank_sample_fraction_reaches_its_sample() -> None:
+    from cli.fuse_cmds import _sample
+
+    assert _sample(None, 0.25, 3).to_record() == {"size": None, "fraction": 0.25, "seed": 3}
+    with pytest.raises(FlagError, match="fraction"):
+        _sample(5, 0.25, 0)
