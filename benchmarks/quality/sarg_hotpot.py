@@ -5,7 +5,7 @@ then answers the 20 questions with each configuration into WORK/runs/NAME (resum
 directories with chains and citations), and writes WORK/report.md side by side.
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python -m benchmarks.quality.sarg_hotpot \
-        --work /tmp/sarg-bench [--model hf:PATH.gguf] [--only offline|model]
+        --work /tmp/sarg-bench [--model hf:PATH.gguf] [--only offline|model] [--max-tokens 32]
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def run(work: Path, snapshot_dir: Path, configs: dict[str, SargConfig], spec: st
     encoder = load_encoder()
     model = None
     if spec:
-        model = load_model(AgentConfig(model=spec, max_tokens=PAPER.max_tokens, temperature=0.0))
+        tokens = next(iter(configs.values())).max_tokens
+        model = load_model(AgentConfig(model=spec, max_tokens=tokens, temperature=0.0))
     items = load_answer_qa(DATA / "questions.jsonl")
     for name, config in configs.items():
         answerer = make_answerer(snapshot, config, model=model, encoder=encoder)
@@ -101,13 +102,17 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--model", default=None, help="Generator spec, e.g. hf:FILE.gguf")
     parser.add_argument("--only", choices=("offline", "model"), default=None)
+    parser.add_argument("--max-tokens", type=int, default=32, help="Generator cap (model runs).")
+    parser.add_argument("--methods", default=None, help="Comma-separated model-run names.")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     snapshot = build(args.work)
     if args.only != "model":
         run(args.work, snapshot, OFFLINE, None)
     if args.model and args.only != "offline":
-        run(args.work, snapshot, WITH_MODEL, args.model)
+        names = args.methods.split(",") if args.methods else list(WITH_MODEL)
+        capped = {n: replace(WITH_MODEL[n], max_tokens=args.max_tokens) for n in names}
+        run(args.work, snapshot, capped, args.model)
     runs = sorted(p for p in (args.work / "runs").iterdir() if (p / "config.json").is_file())
     report = markdown_answers_report(load_answer_runs(runs))
     (args.work / "report.md").write_text(report, encoding="utf-8")
