@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from graphs.csr import CSR, csr_edges
@@ -138,40 +139,62 @@ def _check_nodes(snapshot: Snapshot, manifest: Manifest) -> None:
     expected = np.asarray(table.column("id").cast(pa.binary()).to_numpy(zero_copy_only=False))
     if not np.array_equal(by_node, expected.astype(by_node.dtype)):
         raise SnapshotError(f"ids/ does not map every id to its row of {NODES_FILE}; {REBUILD}")
-    codes = {name: code for code, name in enumerate(manifest.node_types)}
-    types = np.array([codes.get(name, -1) for name in table.column("type").to_pylist()])
+    type_names = pa.array(list(manifest.node_types), pa.string())
+    types = _positions(table.column("type"), type_names)
     if not np.array_equal(types, snapshot.node_type_codes):
         raise SnapshotError(f"csr/node_types.npy differs from the types in {NODES_FILE}; {REBUILD}")
-    counts = np.bincount(types, minlength=len(codes)).tolist() if types.size else []
+    counts = np.bincount(types, minlength=len(type_names)).tolist()
     if counts != list(manifest.node_types.values()):
         raise SnapshotError(f"the manifest's node type counts differ from the nodes; {REBUILD}")
 
 
 def _check_edges(snapshot: Snapshot, manifest: Manifest) -> None:
     table = pq.read_table(snapshot.path / EDGES_FILE, columns=["src", "dst", "relation"])
-    src = snapshot.find_internal_ids(table.column("src").to_pylist())
-    dst = snapshot.find_internal_ids(table.column("dst").to_pylist())
-    codes = {name: code for code, name in enumerate(manifest.relations)}
-    relations = np.array([codes.get(name, -1) for name in table.column("relation").to_pylist()])
-    expected = np.stack((src, relations, dst), axis=1).reshape(-1, 3).astype(np.int64)
+    node_ids = pq.read_table(snapshot.path / NODES_FILE, columns=["id"]).column("id")
+    src, dst = (_positions(table.column(end), node_ids) for end in ("src", "dst"))
+    relation_names = pa.array(list(manifest.relations), pa.string())
+    relations = _positions(table.column("relation"), relation_names)
     csr = CSR(snapshot.path / CSR_DIR, len(manifest.node_types))
     stored = csr_edges(csr)
-    if not np.array_equal(_sorted_rows(expected), _sorted_rows(stored)):
+    spans = (snapshot.num_nodes, len(relation_names))
+    expected = _edge_keys(src, relations, dst, *spans)
+    if not np.array_equal(expected, _edge_keys(stored[:, 0], stored[:, 1], stored[:, 2], *spans)):
         raise SnapshotError(f"the CSR's edges differ from {EDGES_FILE}; {REBUILD}")
     incoming = csr.directions < 0
     anchors = np.repeat(np.arange(csr.num_nodes, dtype=np.int64), np.diff(csr.indptr))
-    mirrored = np.stack(
-        (csr.neighbors[incoming], csr.relations[incoming], anchors[incoming]), axis=1
-    ).astype(np.int64)
-    if not np.array_equal(_sorted_rows(mirrored), _sorted_rows(stored)):
+    mirrored = _edge_keys(
+        csr.neighbors[incoming].astype(np.int64),
+        csr.relations[incoming].astype(np.int64),
+        anchors[incoming],
+        *spans,
+    )
+    if not np.array_equal(mirrored, expected):
         raise SnapshotError(f"the CSR's incoming entries differ from its outgoing ones; {REBUILD}")
-    counts = np.bincount(relations, minlength=len(codes)).tolist() if relations.size else []
+    counts = np.bincount(relations, minlength=len(relation_names)).tolist()
     if counts != list(manifest.relations.values()) or len(stored) != manifest.num_edges:
         raise SnapshotError(f"the manifest's edge counts differ from the edges; {REBUILD}")
 
 
-def _sorted_rows(rows: np.ndarray) -> np.ndarray:
-    return rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
+def _positions(values: pa.ChunkedArray, universe: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Index of each value in `universe` (int64); a value not in it is an error."""
+    found = pc.index_in(values, value_set=universe)
+    if found.null_count:
+        raise SnapshotError(
+            f"{found.null_count} ids, types or relations in the tables are unknown to the "
+            f"snapshot's parts; {REBUILD}"
+        )
+    return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _edge_keys(
+    src: np.ndarray, relation: np.ndarray, dst: np.ndarray, num_nodes: int, num_relations: int
+) -> np.ndarray:
+    """One sortable key per edge, sorted (a packed int64 when it fits, else row order)."""
+    span, kinds = max(num_nodes, 1), max(num_relations, 1)
+    if span * span * kinds < 2**62:
+        return np.sort((src * kinds + relation) * span + dst)
+    rows = np.stack((src, relation, dst), axis=1)
+    return rows[np.lexsort(rows.T[::-1])].ravel()
 
 
 def _check_embeddings(path: Path, manifest: Manifest) -> None:
