@@ -104,6 +104,10 @@ def reranker(
             f"the pool, {stats.no_negative} without a negative, {stats.missing} unranked"
         )
         result = train_reranker(data_dir, base_model, out, config)
-    last = f"{result.losses[-1][1]:.4f}" if result.losses else "n/a"
-    console.print(f"trained {result.global_step} steps; last loss {last}")
+    last = (
+        f"last loss {result.losses[-1][1]:.4f}"
+        if result.losses
+        else "no loss logged yet (fewer steps than the logging interval)"
+    )
+    console.print(f"trained {result.global_step} steps; {last}")
     console.print(f"adapter saved to {out}; rerank with `ark rerank ... --model hf:{out}`")
