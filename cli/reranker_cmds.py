@@ -107,7 +107,7 @@ def reranker(
     last = (
         f"last loss {result.losses[-1][1]:.4f}"
         if result.losses
-        else "no loss logged yet (fewer steps than the logging interval)"
+        else "no loss logged (no optimizer step ran: too few training groups?)"
     )
     console.print(f"trained {result.global_step} steps; {last}")
     console.print(f"adapter saved to {out}; rerank with `ark rerank ... --model hf:{out}`")
