@@ -39,7 +39,8 @@ def load_answer_runs(run_dirs: Sequence[Path]) -> list[AnswerRun]:
                 f"{run_dir} is not an answers run; create one with `ark eval answers`"
             )
         method = config.get("baseline", {})
-        label = f"{run_dir.name} ({method.get('method', '?')}, {method.get('model', '?')})"
+        model = str(method.get("model", "?")).rsplit("/", 1)[-1]
+        label = f"{run_dir.name} ({method.get('method', '?')}, {model})"
         failures = {f.question_id for f in read_failures(run_dir)}
         records = read_answers(run_dir)
         unresolved = failures - {r.question_id for r in records}

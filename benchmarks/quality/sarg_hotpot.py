@@ -22,8 +22,9 @@ from agent.models.registry import load_model
 from answer.config import SargConfig
 from answer.encoding import load_encoder
 from answer.factory import make_answerer
+from evals.answer_metrics import normalize_answer
 from evals.answer_report import load_answer_runs, markdown_answers_report
-from evals.answer_run import load_answer_qa, run_answers
+from evals.answer_run import AnswerRecord, load_answer_qa, run_answers
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.spacy_extractor import SpacyExtractor
@@ -87,14 +88,23 @@ def run(work: Path, snapshot_dir: Path, configs: dict[str, SargConfig], spec: st
             run_answers(answerer.answer, items, work / "runs" / name, run_config, resume=True)
         )
         construct = [r.result.timings["construct_s"] for r in records]
+        in_chains = sum(_gold_in_chains(r) for r in records) / len(records)
         chains = [len(r.result.chains) for r in records]
         print(
             f"{name}: n={len(records)} EM={sum(r.em for r in records) / len(records):.3f} "
             f"F1={sum(r.f1 for r in records) / len(records):.3f} "
             f"construct median {statistics.median(construct):.2f}s max {max(construct):.2f}s "
-            f"chains/q {sum(chains) / len(chains):.1f} ({time.perf_counter() - began:.0f}s)",
+            f"chains/q {sum(chains) / len(chains):.1f} gold-in-chain-nodes {in_chains:.2f} "
+            f"({time.perf_counter() - began:.0f}s)",
             flush=True,
         )
+
+
+def _gold_in_chains(record: AnswerRecord) -> bool:
+    """The normalised gold answer is (inside) the name of a node on one of the chains."""
+    gold = normalize_answer(record.gold[0])
+    labels = [normalize_answer(label) for c in record.result.chains for label in c.labels]
+    return bool(gold) and any(gold in label for label in labels)
 
 
 def main() -> None:

@@ -46,6 +46,8 @@ CONFIGS = {
     "forward only": replace(PAPER, direction="forward"),
     "backward only": replace(PAPER, direction="backward"),
     "agents retrieval (rules)": replace(PAPER, retriever="agents"),
+    "Standard RAG": replace(PAPER, method="rag"),
+    "Direct": replace(PAPER, method="direct"),
 }
 
 
@@ -117,6 +119,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=600)
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--model", default=None)
+    parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--configs", default=None, help="Comma-separated config names.")
     args = parser.parse_args()
     snapshot_dir = args.work / f"synth-{args.domain}-{args.nodes}"
@@ -125,7 +128,8 @@ def main() -> None:
     snapshot = Snapshot.open(snapshot_dir)
     items = questions(snapshot_dir, args.questions)
     encoder = load_encoder()
-    model = load_model(AgentConfig(model=args.model, temperature=0.0)) if args.model else None
+    generator = AgentConfig(model=args.model or "", temperature=0.0, max_tokens=args.max_tokens)
+    model = load_model(generator) if args.model else None
     names = args.configs.split(",") if args.configs else list(CONFIGS)
     print(f"{len(items)} questions ({', '.join(FAMILIES)}) on {snapshot}; model {args.model}")
     print("| config | gold chain in K chains | EM | F1 | construction s/q (median) |")
