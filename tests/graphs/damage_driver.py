@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from cli.app import build_app
 
-DAMAGES = ("data", "half", "header")
+DAMAGES = ("data", "header")
 COMMANDS = {
     "search": ["search", "{}", "alpha beta gamma", "-k", "5"],
     "neighbors": ["neighbors", "{}", "n1", "--query", "beta"],
@@ -25,15 +25,12 @@ COMMANDS = {
 
 
 def damage(file: Path, how: str) -> None:
-    """Overwrite bytes of `file` in place, keeping its size: its data (0x7F), middle half
-    (0x7F) or bytes 8..72 (bits flipped)."""
+    """Overwrite bytes of `file` in place, keeping its size: its data (0x7F) or bytes 8..72
+    (bits flipped)."""
     data = bytearray(file.read_bytes())
     if how == "data":  # every byte after a .npy header (the whole file otherwise)
         start = data.index(b"\n") + 1 if file.suffix == ".npy" else 0
         data[start:] = b"\x7f" * (len(data) - start)
-    elif how == "half":
-        start, stop = len(data) // 4, 3 * len(data) // 4
-        data[start:stop] = b"\x7f" * (stop - start)
     else:
         data[8:72] = bytes(byte ^ 0xFF for byte in data[8:72])
     file.write_bytes(bytes(data))
