@@ -95,7 +95,7 @@ def mcp_serve(
         if (error.name or "").split(".")[0] not in _SDK_MODULES:
             raise
         fail(escape(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})"))
-    try:
+    try:  # checked before any snapshot opens: a refused deployment fails at once
         security = mcp_http.http_security(
             host,
             token=token,
@@ -107,6 +107,7 @@ def mcp_serve(
     except ValueError as error:
         if transport is Transport.http:
             fail(escape(str(error)))
+        security = mcp_http.HttpSecurity()  # stdio: no HTTP settings apply
     encoder = _encoder(dense_search)
     served = [
         mcp_server.ServedSnapshot(label, _toolset(path, encoder))
