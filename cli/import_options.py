@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from graphs.bm25.tokenize import DEFAULT_ANALYZER
-from graphs.build import REPORT_FILE
 from graphs.build_options import BuildOptions
+from graphs.layout import REPORT_FILE
 from graphs.manifest import Manifest
 
 OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]

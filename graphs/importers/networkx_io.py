@@ -11,9 +11,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphs.build import NODES_FILE, build_snapshot
+from graphs.build import build_snapshot
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphError
+from graphs.layout import NODES_FILE
 from graphs.snapshot import Snapshot
 
 MAX_EXPORT_EDGES = 5_000_000
