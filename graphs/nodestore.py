@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from graphs.errors import SnapshotError
 from graphs.invariants import fail
+from graphs.layout import STORE_FILE
 
 STORE_COLUMNS = ("id", "name", "text")
 HASH_KEY = b"content_hash"
@@ -68,16 +69,16 @@ class NodeStore:
         for name in STORE_COLUMNS:
             offsets = self._offsets[name]
             if len(offsets) != self.num_rows + 1:
-                raise fail("nodes.arrow", f"column {name} has {len(offsets) - 1} offsets")
+                raise fail(STORE_FILE, f"column {name} has {len(offsets) - 1} offsets")
             if int(offsets[0]) < 0 or int(offsets[-1]) > len(self._data[name]):
-                raise fail("nodes.arrow", f"column {name} points outside its data")
+                raise fail(STORE_FILE, f"column {name} points outside its data")
             if bool((offsets[1:] < offsets[:-1]).any()):
-                raise fail("nodes.arrow", f"column {name} has decreasing offsets")
+                raise fail(STORE_FILE, f"column {name} has decreasing offsets")
         if full:
             try:
                 self._batch.validate(full=True)
             except pa.ArrowInvalid as error:
-                raise fail("nodes.arrow", str(error)) from error
+                raise fail(STORE_FILE, str(error)) from error
 
     def column(self, name: str) -> pa.Array:
         """One whole column ("id", "name" or "text") as an Arrow array (zero-copy)."""
