@@ -27,7 +27,7 @@ ModelOpt = Annotated[
 
 
 def _planner(
-    snapshot: Snapshot, model: str, base_url: str | None, config: PlannerConfig
+    snapshot: Snapshot, model: str, base_url: str | None, config: PlannerConfig, max_tokens: int
 ) -> Planner:
     from agent.config import AgentConfig
     from agent.models.registry import load_model
@@ -35,7 +35,8 @@ def _planner(
 
     if model == "rules":
         return OfflinePlanner(snapshot)
-    llm = load_model(AgentConfig(model=model, base_url=base_url), manifest=snapshot.manifest)
+    spec = AgentConfig(model=model, base_url=base_url, max_tokens=max_tokens)
+    llm = load_model(spec, manifest=snapshot.manifest)
     return LLMPlanner(llm, snapshot.manifest, config)
 
 
@@ -75,6 +76,9 @@ def plan(
         typer.Option("--examples", help='Worked examples: JSONL of {"question", "plan"}.'),
     ] = None,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Re-asks on a bad plan.")] = 1,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Cap on a plan reply's tokens.")
+    ] = 384,
     depth: Annotated[int, typer.Option("--depth", min=1, help="Candidates ranked.")] = 100,
     top: Annotated[int, typer.Option("--top", min=1, help="Candidates printed.")] = 10,
     cypher: Annotated[
@@ -129,7 +133,7 @@ def plan(
             Console().print(f"results in {out}", style="dim")
             return
         opened = Snapshot.open(snapshot)
-        planner = _planner(opened, model, base_url, config)
+        planner = _planner(opened, model, base_url, config, max_tokens)
         planned = asyncio.run(planner.plan(str(question)))
         outcome = PlanExecutor(opened, depth=depth).run(planned.plan)
     if as_json:
@@ -142,7 +146,8 @@ def plan(
 
 def _batch(
     snapshot: Path, qa: Path, out: Path, model: str, base_url: str | None, config: PlannerConfig,
-    depth: int, split: str | None, sample: int | None, seed: int, limit: int | None, resume: bool,
+    max_tokens: int, depth: int, split: str | None, sample: int | None, seed: int,
+    limit: int | None, resume: bool,
 ) -> None:  # fmt: skip
     from evals.request import RunRequest
     from evals.sampling import QuestionSample
@@ -154,7 +159,7 @@ def _batch(
     )  # fmt: skip
     run_plans(
         request,
-        lambda opened: _planner(opened, model, base_url, config),
+        lambda opened: _planner(opened, model, base_url, config, max_tokens),
         planner_name=model,
         depth=depth,
     )

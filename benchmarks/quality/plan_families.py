@@ -1,0 +1,206 @@
+"""Planned graph queries per question family: plan executor, rule agent, BM25 and their fusions.
+
+For each graph (the three synthetic domains, world geography, ICD-10-CM), on a seeded sample
+of the val and test splits: the rule agent (3 agents, 20 steps), BM25, the offline plan
+executor (`ark plan --qa`), and `ark fuse` of plan + agents (+ BM25), static and dynamic RRF,
+tuned on val (Hit@1, STaRK protocol) and applied to test. `--before DIR` also runs the rule
+agent of an older checkout (e.g. `git worktree add /tmp/base 16e7b13`) on the same samples.
+Tables: Hit@1 / Hit@5 / R@20 / MRR per family, both protocols.
+
+    nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
+        --sample 80 --before /tmp/base
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from benchmarks.datasets.geography import build_geography
+from benchmarks.datasets.icd10 import build_icd_snapshot
+from evals.summary import summarize_run
+from graphs.build_options import BuildOptions
+from graphs.synth.generate import DOMAINS, generate
+
+METRICS = ("hit@1", "hit@5", "recall@20", "mrr")
+
+
+def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
+    """Run `ark ARGS` (from `root`'s checkout when given); skipped when its --out exists."""
+    if "--out" in args and (Path(args[args.index("--out") + 1]) / "config.json").is_file():
+        return
+    env = dict(os.environ)
+    code = "import sys; from cli.app import main; sys.argv[0] = 'ark'; main()"
+    if root is not None:
+        env["PYTHONPATH"] = str(root)
+    with log.open("a") as handle:
+        handle.write("$ ark " + " ".join(args) + (f"   # from {root}" if root else "") + "\n")
+        handle.flush()
+        subprocess.run([sys.executable, "-c", code, *args], check=True, stdout=handle,
+                       stderr=subprocess.STDOUT, env=env, cwd=root)  # fmt: skip
+
+
+def icd_questions(graph: Path, per_family: int, seed: int) -> None:
+    """text_only, one_hop (scoped by the parent) and neighbour_set (a code's children)."""
+    nodes = pq.read_table(graph / "nodes.parquet", columns=["id", "name", "text"]).to_pylist()
+    edges = pq.read_table(graph / "edges.parquet", columns=["src", "dst"]).to_pylist()
+    parent = {e["dst"]: e["src"] for e in edges}
+    children: dict[str, list[str]] = defaultdict(list)
+    for e in edges:
+        children[e["src"]].append(e["dst"])
+    names = {n["id"]: n["name"] for n in nodes}
+    rng = np.random.default_rng(seed)
+    pool = [
+        n
+        for n in nodes
+        if n["text"] != n["name"] and len(n["text"].split()) >= 6 and n["id"] in parent
+    ]
+    rows = []
+    for i, index in enumerate(rng.permutation(len(pool))[: 4 * per_family].tolist()):
+        node = pool[index]
+        words = node["text"].split()
+        size = int(rng.integers(6, min(len(words), 16) + 1))
+        start = int(rng.integers(0, len(words) - size + 1))
+        body = " ".join(words[start : start + size]).strip(" ;,")
+        if i % 2 == 0:
+            rows.append(
+                {
+                    "query": f"Which diagnosis code covers {body}?",
+                    "family": "text_only",
+                    "answer_ids": [node["id"]],
+                }
+            )
+        else:
+            query = f"Under {names[parent[node['id']]]}, which entry is used for {body}?"
+            rows.append({"query": query, "family": "one_hop", "answer_ids": [node["id"]]})
+    sets = [c for c, kids in sorted(children.items()) if 2 <= len(kids) <= 20]
+    for index in rng.permutation(len(sets))[: 2 * per_family].tolist():
+        code = sets[index]
+        query = f"Which codes are listed directly under {names[code]} in the classification?"
+        rows.append(
+            {"query": query, "family": "neighbour_set", "answer_ids": sorted(children[code])}
+        )
+    qa = graph / "qa"
+    qa.mkdir(exist_ok=True)
+    for split, part in (("val", rows[::2]), ("test", rows[1::2])):
+        text = "".join(
+            json.dumps({"id": f"icd-{split}-{i:05d}", **r}) + "\n" for i, r in enumerate(part)
+        )
+        (qa / f"{split}.jsonl").write_text(text)
+
+
+def build_graph(name: str, work: Path, per_family: int) -> Path:
+    """The graph `name` with val/test questions in its qa/ directory."""
+    out = work / name
+    if name in DOMAINS:
+        if not (out / "manifest.json").is_file():
+            generate(name, 0, out, options=BuildOptions(overwrite=True))
+    elif name == "geography":
+        build_geography(out)
+    elif not (out / "qa" / "test.jsonl").is_file():
+        build_icd_snapshot(out, "english")
+        icd_questions(out, per_family, seed=0)
+    return out
+
+
+def sampled_qa(graph: Path, work: Path, sample: int, seed: int = 0) -> Path:
+    """A seeded random `sample` of each split, written once: every method runs on it."""
+    qa = work / "qa" / graph.name
+    qa.mkdir(parents=True, exist_ok=True)
+    for split in ("val", "test"):
+        path = qa / f"{split}.jsonl"
+        if not path.is_file():
+            lines = (graph / "qa" / f"{split}.jsonl").read_text().splitlines()
+            order = np.random.default_rng(seed).permutation(len(lines))[:sample]
+            path.write_text("".join(lines[i] + "\n" for i in sorted(order.tolist())))
+    return qa
+
+
+def run_graph(graph: Path, work: Path, sample: int, before: Path | None) -> dict[str, Path]:
+    """Every run of one graph; returns the test-split run of each method."""
+    runs, log = work / "runs" / graph.name, work / "commands.log"
+    qa = sampled_qa(graph, work, sample)
+    runs.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Path] = {}
+    for split in ("val", "test"):
+        common = [str(graph), "--qa", str(qa), "--split", split]
+        ark(["eval", "run", *common, "-m", "rules", "--out", str(runs / f"rules-{split}")], log)
+        ark(["baseline", "bm25", *common, "--out", str(runs / f"bm25-{split}")], log)
+        ark(["plan", *common, "-m", "rules", "--out", str(runs / f"plan-{split}")], log)
+        if before is not None:
+            old = [
+                "eval",
+                "run",
+                *common,
+                "-m",
+                "rules",
+                "--out",
+                str(runs / f"rules-before-{split}"),
+            ]
+            ark(old, log, root=before)
+    for name in ("rules", "bm25", "plan", *(["rules-before"] if before else [])):
+        out[name] = runs / f"{name}-test"
+    for label, sources in (
+        ("plan+agents", ("plan", "rules")),
+        ("plan+agents+bm25", ("plan", "rules", "bm25")),
+    ):
+        joined = [f"{runs / f'{s}-val'},{runs / f'{s}-test'}" for s in sources]
+        for mode in ("static", "dynamic"):
+            fused = runs / f"fuse-{label}-{mode}"
+            ark(
+                ["fuse", *joined, "--qa", str(qa), "--out", str(fused), "--grid", "--mode", mode],
+                log,
+            )
+            out[f"{label} {mode}"] = fused
+    return out
+
+
+def table(graph: str, runs: dict[str, Path], protocol: str) -> list[str]:
+    """One markdown table: a row per family and method."""
+    summaries = {name: summarize_run(path) for name, path in runs.items()}
+    families = sorted({f for s in summaries.values() for f in s.groups})
+    title = f"\n**{graph}** ({protocol} protocol; Hit@1 / Hit@5 / R@20 / MRR; test sample)\n"
+    header = "| family | " + " | ".join(summaries) + " |"
+    lines = [title, header, "|---|" + "---|" * len(summaries)]
+    for family in families:
+        cells = []
+        for summary in summaries.values():
+            group = summary.groups.get(family)
+            means = group.means()[protocol] if group else None
+            cells.append(" / ".join(f"{means[m]:.3f}" for m in METRICS) if means else "-")
+        count = next(iter(summaries.values())).groups[family].questions
+        lines.append(f"| {family} ({count}) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    """Build the graphs, run every method, print and write the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/tmp/plan-bench"))
+    parser.add_argument("--graphs", default="products,academic,biomed,geography,icd10cm")
+    parser.add_argument("--sample", type=int, default=80, help="Questions per split (seeded).")
+    parser.add_argument("--before", type=Path, default=None, help="An older checkout.")
+    parser.add_argument("--out", type=Path, default=None, help="Markdown file for the tables.")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    for name in args.graphs.split(","):
+        graph = build_graph(name, args.work, per_family=args.sample)
+        runs = run_graph(graph, args.work, args.sample, args.before)
+        shown = [line for protocol in ("stark", "ark") for line in table(name, runs, protocol)]
+        print("\n".join(shown), flush=True)
+        lines += shown
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
