@@ -123,6 +123,7 @@ def plan(
                 model,
                 base_url,
                 config,
+                max_tokens,
                 depth,
                 split,
                 sample,
