@@ -7,7 +7,7 @@ listwise loss nothing and is skipped (counted in the stats).
 
 Layout::
 
-    DATA/reranker.jsonl   {"question_id", "query", "positives": [doc], "negatives": [doc]}
+    DATA/reranker.jsonl   {"graph", "question_id", "query", "positives": [doc], "negatives": [doc]}
     DATA/meta.json        the prompt (system text, user template) and the build options
 """
 
@@ -93,6 +93,7 @@ def build_records(
 
         records.append(
             {
+                "graph": snapshot.manifest.name,
                 "question_id": item.id,
                 "query": item.query,
                 "positives": [document(node) for node in positives],

@@ -29,7 +29,7 @@ from typing import Any
 
 from distill.errors import TrainConfigError
 from distill.reranker_data import read_data
-from rank.rerank_doc import RerankPrompt, fit_document
+from rank.rerank_doc import RerankPrompt, fit_document, grasp_limits
 from rank.rerank_models import (
     ADAPTER_RECORD,
     ModelSource,
@@ -57,8 +57,9 @@ class RerankerTrainConfig:
         groups_per_device: Groups per forward pass.
         gradient_accumulation_steps: Passes per optimizer step (global batch =
             groups_per_device x this).
-        max_length: Tokens per chat (GRASP: 1,024; 2,048 for Prime); a longer chat loses
-            the end of its document, never the instruction or the question.
+        max_length: Tokens per chat; None (the default) takes GRASP's limit for the data's
+            graph (2,048 for Prime, 1,024 otherwise: `rank.rerank_doc.grasp_limits`). A
+            longer chat loses the end of its document, never the instruction or the question.
         max_steps: Stop after this many optimizer steps (None: the epochs decide).
         max_minutes: Stop after this much wall time (None: no limit).
         seed: Seed of sampling and initialisation.
@@ -73,7 +74,7 @@ class RerankerTrainConfig:
     group_size: int = 24
     groups_per_device: int = 1
     gradient_accumulation_steps: int = 16
-    max_length: int = 1024
+    max_length: int | None = None
     max_steps: int | None = None
     max_minutes: float | None = None
     seed: int = 0
@@ -84,7 +85,7 @@ class RerankerTrainConfig:
                 f"group_size must be >= 2 (a positive and a negative), got {self.group_size}"
             )
         for name in ("groups_per_device", "gradient_accumulation_steps", "lora_r", "max_length"):
-            if getattr(self, name) < 1:
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise TrainConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0 < self.learning_rate < 1 or not 0 <= self.warmup_ratio < 1:
             raise TrainConfigError("learning_rate must be in (0, 1) and warmup_ratio in [0, 1)")
@@ -122,8 +123,9 @@ class ListwiseGroups:
         return [self.rng.choice(record["positives"]), *drawn]
 
     def __getitem__(self, index: int) -> dict[str, Any]:
-        query = self.records[index]["query"]
-        limit = self.config.max_length
+        record = self.records[index]
+        query = record["query"]
+        limit = self.config.max_length or grasp_limits(record.get("graph", "")).max_length
         texts = [
             chat_text(
                 self.tokenizer,
@@ -133,9 +135,7 @@ class ListwiseGroups:
             )
             for document in self.sample(index)
         ]
-        encoded = self.tokenizer(
-            texts, add_special_tokens=False, truncation=True, max_length=self.config.max_length
-        )
+        encoded = self.tokenizer(texts, add_special_tokens=False, truncation=True, max_length=limit)
         return {"input_ids": encoded["input_ids"]}
 
 

@@ -44,17 +44,19 @@ class DocConfig:
     """How a candidate is serialised (GRASP Appendix 7 / 8.6 defaults).
 
     Attributes:
-        max_field_tokens: Tokens kept per text field (GRASP: 300 for Amazon and Prime, 512 for
-            MAG), counted by the reranker's tokenizer when one is given to `serialize_node`,
-            else whitespace words.
+        max_field_tokens: Tokens kept per text field; None (the default) takes GRASP's limit
+            for the graph (300 for Amazon and Prime, 512 for MAG: :func:`grasp_limits`).
+            Counted by the reranker's tokenizer when one is given to `serialize_node`, else
+            in whitespace words.
         max_neighbors_per_relation: Neighbour names listed per relation.
     """
 
-    max_field_tokens: int = 300
+    max_field_tokens: int | None = None
     max_neighbors_per_relation: int = 10
 
     def __post_init__(self) -> None:
-        if self.max_field_tokens < 1 or self.max_neighbors_per_relation < 0:
+        too_few = self.max_field_tokens is not None and self.max_field_tokens < 1
+        if too_few or self.max_neighbors_per_relation < 0:
             raise ValueError(
                 "max_field_tokens must be >= 1 and max_neighbors_per_relation >= 0, got "
                 f"{self.max_field_tokens} and {self.max_neighbors_per_relation}"
@@ -111,13 +113,14 @@ def serialize_node(
         tokenizer: The reranker's tokenizer: fields are cut in its tokens (GRASP counts
             tokens); None cuts by whitespace words.
     """
+    limit = config.max_field_tokens or grasp_limits(snapshot.manifest.name).max_field_tokens
     lines = [
         f"type: {snapshot.type_name(node)}",
-        f"name: {cut_text(snapshot.name(node), config.max_field_tokens, tokenizer)}",
+        f"name: {cut_text(snapshot.name(node), limit, tokenizer)}",
     ]
     text = snapshot.text(node)
     if text and text != snapshot.name(node):
-        lines.append(f"text: {cut_text(text, config.max_field_tokens, tokenizer)}")
+        lines.append(f"text: {cut_text(text, limit, tokenizer)}")
     if config.max_neighbors_per_relation:
         neighborhood = open_neighborhood(snapshot.neighbors(node), node)
         grouped: dict[int, dict[str, None]] = {}

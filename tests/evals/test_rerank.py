@@ -254,3 +254,35 @@ def test_a_non_empty_out_is_refused_before_any_scoring(
     assert scorer.calls == 0
     assert (out / "keep.txt").read_text() == "mine"
     assert not (tmp_path / "c.sqlite").exists()
+
+
+class _OneNode:
+    """A one-node graph named like a STaRK dataset, with a 600-word text and no neighbours."""
+
+    relation_names: tuple[str, ...] = ()
+
+    def __init__(self, name: str) -> None:
+        self.manifest = SimpleNamespace(name=name)
+
+    def type_name(self, node: int) -> str:
+        return "paper"
+
+    def name(self, node: int) -> str:
+        return "A paper"
+
+    def text(self, node: int) -> str:
+        return " ".join(f"w{i}" for i in range(600))
+
+    def neighbors(self, node: int) -> SimpleNamespace:
+        import numpy as np
+
+        return SimpleNamespace(nodes=np.zeros(0, np.int64), relations=np.zeros(0, np.int16),
+                               directions=np.zeros(0, np.int8))  # fmt: skip
+
+
+@pytest.mark.parametrize(("graph", "words"), [("mag", 512), ("amazon", 300), ("prime", 300)])
+def test_field_cut_defaults_to_the_graphs_grasp_limit(graph: str, words: int) -> None:
+    assert DocConfig().max_field_tokens is None
+    document = serialize_node(_OneNode(graph), 0)  # type: ignore[arg-type]
+    text = document.splitlines()[2]
+    assert text.endswith(f"w{words - 1} ...")

@@ -135,3 +135,17 @@ def test_the_integer_warmup_warms_up_on_this_transformers() -> None:
         output_dir="unused", warmup_steps=warm, max_steps=200, report_to="none"
     )
     assert args.get_warmup_steps(200) == warm == 10
+
+
+def test_training_takes_the_graphs_limit_when_none_is_set() -> None:
+    tokenizer = WordTokenizer()
+    long_doc = "type: paper\ntext: " + " ".join(f"x{i}" for i in range(5000))
+    record = {"query": QUESTION, "positives": [long_doc], "negatives": [long_doc]}
+    config = RerankerTrainConfig(group_size=2)
+    assert config.max_length is None
+    lengths = {}
+    for graph in ("prime", "mag"):
+        groups = ListwiseGroups([{**record, "graph": graph}], PROMPT, tokenizer, config)
+        lengths[graph] = max(len(ids) for ids in groups[0]["input_ids"])
+    assert lengths["prime"] <= 2048 and lengths["prime"] > 2000
+    assert lengths["mag"] <= 1024 and lengths["mag"] > 1000
