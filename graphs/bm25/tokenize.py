@@ -19,8 +19,6 @@ ANALYZERS: dict[str, str] = {
 }
 """Analyzer names accepted at import (``--analyzer``), with what each does."""
 DEFAULT_ANALYZER = "english"
-LEGACY_ANALYZER = "plain"
-"""The analyzer of indexes and manifests written before the analyzer was recorded."""
 
 _WORD = re.compile(r"[^\W_]+")
 
