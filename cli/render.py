@@ -172,7 +172,7 @@ def answer_table(result: QuestionResult, snapshot: Snapshot, *, limit: int = 20)
         parts.append(
             Text(
                 f"+ {_plural(len(tail), 'more answer')} only filling the list to {limit} for "
-                "Recall@20 (search hits selected without a reason; --json lists them)",
+                "Recall@20 (selected without a reason; --json lists them)",
                 style="dim",
             )
         )
