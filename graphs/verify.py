@@ -63,6 +63,8 @@ class _Steps:
             yield
         except GraphError as error:
             problem = str(error)
+        except (OSError, pa.ArrowException) as error:  # a missing or unreadable table
+            problem = f"{error} ({type(error).__name__}); {REBUILD}"
         self.checks.append(Check(name, problem, round(time.perf_counter() - started, 3)))
 
     @property

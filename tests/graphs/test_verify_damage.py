@@ -138,3 +138,22 @@ def test_verify_names_a_changed_table_and_a_changed_text(base: Path, tmp_path: P
     result = CliRunner().invoke(build_app(), ["graph", "verify", str(text), "--json"])
     assert result.exit_code == 2
     assert '"ok": false' in result.stdout
+
+
+@pytest.mark.parametrize(
+    "relative", ["edges.parquet", "nodes.parquet", "csr/indptr.npy", "index/vocab.npy", "ids"]
+)
+def test_verify_reports_a_missing_part_without_a_traceback(
+    base: Path, tmp_path: Path, relative: str
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(base, copy)
+    victim = copy / relative
+    shutil.rmtree(victim) if victim.is_dir() else victim.unlink()
+    failed = [check for check in verify_snapshot(copy) if check.problem]
+    assert failed and "rebuild" in (failed[0].problem or "")
+    result = CliRunner().invoke(build_app(), ["graph", "verify", str(copy)])
+    assert (result.exit_code == 2 and result.exception is None) or isinstance(
+        result.exception, SystemExit
+    )
+    assert "damaged" in result.stdout
