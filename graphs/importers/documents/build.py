@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -22,7 +23,7 @@ from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.chunker import ChunkConfig, chunk_document
 from graphs.importers.documents.extract_run import ExtractRun, Progress, run_extraction
 from graphs.importers.documents.extractor import Extractor
-from graphs.importers.documents.model import Passage
+from graphs.importers.documents.model import Document, Passage
 from graphs.importers.documents.reader import ReadConfig, ReadResult, read_documents
 from graphs.importers.documents.resolve import Encode, ResolveConfig, resolve
 from graphs.importers.documents.summary import MAX_LISTED, ExtractionSummary, write_summary
@@ -90,33 +91,48 @@ def build_document_snapshot(
     run = run_extraction(passages, extractor, cache, progress=progress)
     seconds["extract"] = _since(started)
     started = time.perf_counter()
-    names = [
-        pair
-        for extraction in run.extractions.values()
-        for pair in [(m.name, m.type) for m in extraction.mentions]
-        + [(t.subject, t.subject_type) for t in extraction.triples]
-        + [(t.object, t.object_type) for t in extraction.triples]
-    ]
-    resolution = resolve(names, config.resolve, encode=encode)
-    labels = [canonical_label(t.relation) for e in run.extractions.values() for t in e.triples]
-    vocabulary = build_vocabulary([label for label in labels if label], config.vocabulary)
-    nodes, edges = assemble(read.documents, passages, run.extractions, resolution, vocabulary)
+    nodes, edges, graph = _graph(read.documents, passages, run, config, encode)
     seconds["resolve_assemble"] = _since(started)
-    summary = _summary(read, passages, run, extractor, cache, config, seconds)
-    summary = summary.model_copy(
-        update={
-            "entities": sum(1 for t in nodes.column("id").to_pylist() if t.startswith("entity:")),
-            "entities_by_type": _entity_types(nodes),
-            "merges": resolution.merges,
-            "relation_types": _relation_types(edges, vocabulary.generic, set(vocabulary.types)),
-            "generic_labels": vocabulary.generic_labels,
-        }
-    )
+    summary = _summary(read, passages, run, extractor, cache, config, seconds, graph)
     started = time.perf_counter()
     _write(nodes, edges, out, summary, config, paths)
     summary.seconds["snapshot"] = _since(started)
     write_summary(summary, out)
     return summary
+
+
+def _graph(
+    documents: Sequence[Document],
+    passages: Sequence[Passage],
+    run: ExtractRun,
+    config: DocumentBuildConfig,
+    encode: Encode | None,
+) -> tuple[pa.Table, pa.Table, dict[str, Any]]:
+    """Resolve entities, build the relation vocabulary and assemble the tables.
+
+    Returns:
+        (nodes, edges, the summary fields describing them).
+    """
+    extractions = run.extractions.values()
+    names = [(m.name, m.type) for e in extractions for m in e.mentions]
+    names += [(t.subject, t.subject_type) for e in extractions for t in e.triples]
+    names += [(t.object, t.object_type) for e in extractions for t in e.triples]
+    resolution = resolve(names, config.resolve, encode=encode)
+    labels = [canonical_label(t.relation) for e in extractions for t in e.triples]
+    vocabulary = build_vocabulary([label for label in labels if label], config.vocabulary)
+    nodes, edges = assemble(documents, passages, run.extractions, resolution, vocabulary)
+    entity_types = _entity_types(nodes)
+    return (
+        nodes,
+        edges,
+        {
+            "entities": sum(entity_types.values()),
+            "entities_by_type": entity_types,
+            "merges": resolution.merges,
+            "relation_types": _relation_types(edges, vocabulary.generic, set(vocabulary.types)),
+            "generic_labels": vocabulary.generic_labels,
+        },
+    )
 
 
 def _since(started: float) -> float:
@@ -149,6 +165,7 @@ def _summary(
     cache: ExtractionCache,
     config: DocumentBuildConfig,
     seconds: dict[str, float],
+    graph: dict[str, Any],
 ) -> ExtractionSummary:
     extractions = run.extractions.values()
     return ExtractionSummary(
@@ -171,11 +188,7 @@ def _summary(
         repaired=sum(1 for e in extractions if e.repaired),
         mentions=sum(len(e.mentions) for e in extractions),
         triples=sum(len(e.triples) for e in extractions),
-        entities=0,
-        entities_by_type={},
-        merges={},
-        relation_types={},
-        generic_labels=0,
+        **graph,
         chunk={
             "max_tokens": config.chunk.max_tokens,
             "overlap_tokens": config.chunk.overlap_tokens,
