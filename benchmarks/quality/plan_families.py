@@ -90,7 +90,14 @@ def icd_questions(graph: Path, per_family: int, seed: int) -> None:
         )
     qa = graph / "qa"
     qa.mkdir(exist_ok=True)
-    for split, part in (("val", rows[::2]), ("test", rows[1::2])):
+    by_family: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_family[row["family"]].append(row)
+    halves: dict[str, list[dict]] = {"val": [], "test": []}
+    for found in by_family.values():
+        halves["val"] += found[::2]
+        halves["test"] += found[1::2]
+    for split, part in halves.items():
         text = "".join(
             json.dumps({"id": f"icd-{split}-{i:05d}", **r}) + "\n" for i, r in enumerate(part)
         )
