@@ -159,6 +159,9 @@ def answer_table(result: QuestionResult, snapshot: Snapshot, *, limit: int = 20)
         result.fused[:limit],
         [chosen_answers(t.messages, t.answers) for t in result.trajectories],
     )
+    if not result.fused[:limit]:
+        stops = ", ".join(sorted({t.stop_reason for t in result.trajectories}))
+        return Group(Text(f"No answers: no agent selected a node (stopped: {stops})."))
     note = _identical_note(result)
     parts: list[Table | Text] = [Text(note, style="dim")] if note else []
     parts.append(answers_table(result, snapshot, limit=limit, only=chosen))

@@ -87,6 +87,8 @@ def test_a_model_that_never_calls_a_tool_shows_what_it_said_and_the_nudges(
         assert f"turn {n}, no tool call: I believe the answer is Bong Joon-ho ({n})." in trace
     assert trace.count(f"nudged: {NO_TOOL_CALL_NUDGE[:40]}") == 2
     assert "stopped: max_steps after 3 turns, 3 of them without a tool call" in trace
+    table = printed(answer_table(result, films))
+    assert table.strip() == "No answers: no agent selected a node (stopped: max_steps)."
 
 
 def test_an_empty_reply_is_named_and_a_tool_turn_shows_its_text(films: Snapshot) -> None:
