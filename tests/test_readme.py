@@ -145,3 +145,14 @@ def test_every_readme_example_runs_and_shows_a_correct_answer(tmp_path: Path) ->
                 assert set(shown) <= gold, f"{where}: {shown} are not all gold ({sorted(gold)})"
                 checked_answers += 1
     assert checked_answers >= 1  # at least one claimed answer list is checked against gold
+
+
+def test_install_lists_every_extra() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((README.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    text = README.read_text(encoding="utf-8")
+    install = text[text.index(GUIDE_START) : text.index("\n## ", text.index(GUIDE_START) + 1)]
+    extras = pyproject["project"]["optional-dependencies"]
+    missing = [name for name in extras if f"'.[{name}]'" not in install]
+    assert not missing, f"README's Install section does not list the extras {missing}"
