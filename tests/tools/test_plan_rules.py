@@ -102,4 +102,6 @@ def test_relevance_text_keeps_only_words_that_rank_nodes(academic: tuple[Snapsho
     kept = plan.target.relevance_text.lower().split()
     freqs = snapshot.index.doc_freqs(snapshot.index.tokenize(" ".join(kept)))
     assert all(0 < f <= snapshot.num_nodes / 2 for f in freqs)
-    assert "which" not in kept and "papers" not in kept  # no node holds them
+    # no node holds "which"; "papers" is kept only where the analyzer stems it to "paper"
+    assert "which" not in kept
+    assert ("papers" in kept) == (snapshot.manifest.analyzer == "english-stem")
