@@ -37,7 +37,7 @@ from graphs.synth.generate import generate
 FAMILIES = ("one_hop", "two_hop", "multi_answer")
 PAPER = SargConfig()
 CONFIGS = {
-    "sarg (paper: β=3, K=3)": PAPER,
+    "SARG (paper: β=3 K=3)": PAPER,
     "β=1": replace(PAPER, beam_width=1),
     "β=10": replace(PAPER, beam_width=10),
     "K=1": replace(PAPER, top_k=1),
