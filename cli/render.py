@@ -110,7 +110,8 @@ class TracePrinter:
             line = Text(f"turn {event.step}, no tool call: ", style="yellow") + Text(said)
             self.console.print(tag + line, overflow="ellipsis", no_wrap=True)
         elif text:
-            self.console.print(tag + Text(_preview(text), style="italic dim"), no_wrap=True)
+            line = tag + Text(_preview(text), style="italic dim")
+            self.console.print(line, overflow="ellipsis", no_wrap=True)
 
     def _stopped(self, event: AgentEvent) -> str:
         silent = self._silent_turns.get(event.agent_index, 0)
