@@ -144,11 +144,18 @@ class LLMExtractor:
                 return await self._extract_one(text)
 
         try:
-            return list(await asyncio.gather(*(one(text) for text in texts)))
+            results = await asyncio.gather(*(one(text) for text in texts), return_exceptions=True)
         finally:
             close = getattr(self._model, "aclose", None)
             if close is not None:
                 await close()
+        finished = [r if isinstance(r, Extraction | ExtractionFailure) else None for r in results]
+        for result in results:
+            if isinstance(result, ExtractorDownError):
+                raise ExtractorDownError(str(result), finished=finished) from result
+            if isinstance(result, BaseException):
+                raise result
+        return [r for r in finished if r is not None]
 
     async def _extract_one(self, text: str) -> Extraction | ExtractionFailure:
         sentences = [text[a:b] for a, b in sentence_spans(text)] or [text]

@@ -34,15 +34,16 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--no-tools", action="store_true")
+    parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", type=Path, default=Path("/tmp/ark-bench-documents-llm"))
     args = parser.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
-    args.out.mkdir(parents=True)
+    shutil.rmtree(args.out / "snap", ignore_errors=True)  # the cache stays: a rerun resumes
+    args.out.mkdir(parents=True, exist_ok=True)
     subset = args.out / "passages.jsonl"
     lines = DATA.read_text().splitlines()[: args.passages]
     subset.write_text("\n".join(lines) + "\n")
     model = OpenAIChatModel(
-        args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout_s=600
+        args.model, base_url=args.base_url, max_tokens=args.max_tokens, timeout_s=args.timeout
     )
     extractor = LLMExtractor(
         model, LLMExtractConfig(concurrency=args.concurrency, use_tools=not args.no_tools)
@@ -61,6 +62,7 @@ def main() -> None:
         "model": args.model,
         "tools": not args.no_tools,
         "passages": summary.passages,
+        "cache_hits": summary.cache_hits,
         "requests": extractor.stats.requests,
         "extracted": summary.extracted,
         "failed": summary.failed,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,11 @@ import pytest
 
 from agent.extract.llm import TOOL_NAME, LLMExtractConfig, LLMExtractor
 from agent.extract.pacing import RequestPacer
+from agent.models.base import EndpointUnreachableError, ModelReply
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.openai.retry import RetryPolicy
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
-from graphs.importers.documents.cache import ExtractionCache
+from graphs.importers.documents.cache import CacheKey, ExtractionCache
 from graphs.importers.documents.extractor import ExtractorDownError
 from graphs.importers.documents.vocabulary import VocabularyConfig
 from graphs.snapshot import Snapshot
@@ -49,9 +51,12 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     return text_reply("Sure! Here are the facts: Becquerel found rays.")  # no JSON at all
 
 
+MARIE_TEXT = "Marie Curie was a physicist. She was born in Warsaw."
+
+
 def write_docs(root: Path, names: tuple[str, ...] = ("marie", "pierre", "henri")) -> Path:
     texts = {
-        "marie": "Marie Curie was a physicist. She was born in Warsaw.",
+        "marie": MARIE_TEXT,
         "pierre": "Pierre Curie married Marie Curie in 1895.",
         "henri": "Henri Becquerel discovered radioactivity.",
     }
@@ -176,3 +181,29 @@ def test_pacer_spaces_request_starts(per_minute: float) -> None:
     asyncio.run(burst())
     gap = 60.0 / per_minute
     assert sorted(waits) == [gap, 2 * gap]  # the first starts at once, the others spaced
+
+
+class HalfDownModel:
+    """Answers the Marie passage, then behaves like an endpoint that stopped answering."""
+
+    name = "half-down"
+
+    async def generate(self, messages: list[Any], tools: list[Any], **_: Any) -> ModelReply:
+        if "Warsaw" in messages[-1]["content"]:
+            return ModelReply(message=tool_call_reply(TOOL_NAME, MARIE))
+        raise EndpointUnreachableError("nothing answers", url="http://127.0.0.1:9/v1")
+
+
+def test_a_stopped_batch_keeps_its_finished_passages(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path, ("marie", "pierre"))
+    extractor = LLMExtractor(
+        HalfDownModel(), LLMExtractConfig(concurrency=1, unreachable_limit=1, batch_size=16)
+    )
+    with pytest.raises(ExtractorDownError, match="nothing answers"):
+        build(docs, tmp_path / "snap", extractor, tmp_path / "c.db")
+    assert not (tmp_path / "snap").exists()
+    # Marie finished inside the stopped batch: cached, so a rerun resumes after her
+    key = CacheKey("llm", "half-down", extractor.prompt_version)
+    with ExtractionCache(tmp_path / "c.db") as cache:
+        cached = cache.get_many([hashlib.sha256(MARIE_TEXT.encode()).hexdigest()], key)
+    assert [len(e.triples) for e in cached.values()] == [1]

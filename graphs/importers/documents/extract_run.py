@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from graphs.importers.documents.cache import CacheKey, ExtractionCache
-from graphs.importers.documents.extractor import Extractor
+from graphs.importers.documents.extractor import Extractor, ExtractorDownError
 from graphs.importers.documents.model import Extraction, ExtractionFailure, Passage
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,13 @@ def run_extraction(
         progress(0, len(digests))
     for first in range(0, len(digests), max(extractor.batch_size, 1)):
         batch = digests[first : first + extractor.batch_size]
-        outputs = extractor.extract([todo[digest] for digest in batch])
+        try:
+            outputs = extractor.extract([todo[digest] for digest in batch])
+        except ExtractorDownError as error:  # keep what the stopped batch did finish
+            pairs = zip(batch, error.finished, strict=False)  # empty when nothing finished
+            kept = {d: r for d, r in pairs if isinstance(r, Extraction)}
+            cache.put_many(kept, key)
+            raise
         done = dict(zip(batch, outputs, strict=True))
         cache.put_many({d: r for d, r in done.items() if isinstance(r, Extraction)}, key)
         results.update(done)

@@ -14,7 +14,17 @@ class ExtractorDownError(GraphError):
 
     The build stops before writing a snapshot; everything extracted so far stays in the cache,
     so the same command resumes where it stopped once the cause is fixed.
+
+    Attributes:
+        finished: The results of the stopped batch that did finish, aligned with its texts
+            (None for the rest); they are cached before the build stops.
     """
+
+    def __init__(
+        self, message: str, *, finished: Sequence[Extraction | ExtractionFailure | None] = ()
+    ) -> None:
+        super().__init__(message)
+        self.finished = list(finished)
 
 
 class Extractor(Protocol):
