@@ -41,7 +41,11 @@ EDGES = [
 
 @pytest.fixture(scope="session")
 def bridge_kg(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("kg") / "snap"
+    return build_bridge_kg(tmp_path_factory.mktemp("kg") / "snap")
+
+
+def build_bridge_kg(path: Path) -> Path:
+    """Write the bridge KG snapshot at `path`."""
     columns = ("id", "type", "name", "text")
     build_snapshot(
         pa.table({k: [n[j] for n in NODES] for j, k in enumerate(columns)}),
