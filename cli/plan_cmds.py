@@ -35,7 +35,11 @@ def _planner(
 
     if model == "rules":
         return OfflinePlanner(snapshot)
-    spec = AgentConfig(model=model, base_url=base_url, max_tokens=max_tokens)
+    # A plan is one long prompt on possibly slow local servers: wait for it, no deadline.
+    spec = AgentConfig(
+        model=model, base_url=base_url, max_tokens=max_tokens, request_timeout_s=600.0,
+        call_deadline_s=None,
+    )  # fmt: skip
     llm = load_model(spec, manifest=snapshot.manifest)
     return LLMPlanner(llm, snapshot.manifest, config)
 
