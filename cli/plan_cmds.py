@@ -15,6 +15,7 @@ from cli.guards import user_errors
 if TYPE_CHECKING:
     from agent.planner import Planned, Planner, PlannerConfig
     from graphs.snapshot import Snapshot
+    from tools.dense import DenseSearch
     from tools.plans.execute import PlanOutcome
 
 ModelOpt = Annotated[
@@ -42,6 +43,15 @@ def _planner(
     )  # fmt: skip
     llm = load_model(spec, manifest=snapshot.manifest)
     return LLMPlanner(llm, snapshot.manifest, config)
+
+
+def _dense(snapshot: Snapshot, encoder: Path | None) -> DenseSearch | None:
+    if encoder is None:
+        return None
+    from graphs.dense.encoder import TextEncoder
+    from tools.dense import DenseSearch
+
+    return DenseSearch.open(snapshot, TextEncoder.load(encoder))
 
 
 def _show(console: Console, planned: Planned, outcome: PlanOutcome, top: int, cypher: bool) -> None:
@@ -85,6 +95,15 @@ def plan(
     ] = 384,
     depth: Annotated[int, typer.Option("--depth", min=1, help="Candidates ranked.")] = 100,
     top: Annotated[int, typer.Option("--top", min=1, help="Candidates printed.")] = 10,
+    encoder: Annotated[
+        Path | None,
+        typer.Option(
+            "--encoder",
+            help="Link anchors and rescore by cosine over the snapshot's embeddings, encoding "
+            "with this sentence-transformers directory (the one `ark graph embed` used); "
+            "default BM25.",
+        ),
+    ] = None,
     cypher: Annotated[
         bool, typer.Option("--cypher", help="Also print the equivalent Cypher.")
     ] = False,
@@ -128,6 +147,7 @@ def plan(
                 base_url,
                 config,
                 max_tokens,
+                encoder,
                 depth,
                 split,
                 sample,
@@ -140,7 +160,7 @@ def plan(
         opened = Snapshot.open(snapshot)
         planner = _planner(opened, model, base_url, config, max_tokens)
         planned = asyncio.run(planner.plan(str(question)))
-        outcome = PlanExecutor(opened, depth=depth).run(planned.plan)
+        outcome = PlanExecutor(opened, dense=_dense(opened, encoder), depth=depth).run(planned.plan)
     if as_json:
         record = plan_record(planned, outcome)
         record["ranking"] = [c.node_id for c in outcome.ranking]
@@ -151,8 +171,8 @@ def plan(
 
 def _batch(
     snapshot: Path, qa: Path, out: Path, model: str, base_url: str | None, config: PlannerConfig,
-    max_tokens: int, depth: int, split: str | None, sample: int | None, seed: int,
-    limit: int | None, resume: bool,
+    max_tokens: int, encoder: Path | None, depth: int, split: str | None, sample: int | None,
+    seed: int, limit: int | None, resume: bool,
 ) -> None:  # fmt: skip
     from evals.request import RunRequest
     from evals.sampling import QuestionSample
@@ -167,6 +187,7 @@ def _batch(
         lambda opened: _planner(opened, model, base_url, config, max_tokens),
         planner_name=model,
         depth=depth,
+        make_dense=(lambda opened: _dense(opened, encoder)) if encoder else None,
     )
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.events import EventHandler
     from agent.planner import Planned, Planner
     from graphs.snapshot import Snapshot
+    from tools.dense import DenseSearch
 
 
 def plan_record(planned: Planned, outcome: PlanOutcome) -> dict[str, Any]:
@@ -74,6 +75,7 @@ def run_plans(
     *,
     planner_name: str,
     depth: int = 100,
+    make_dense: Callable[[Snapshot], DenseSearch | None] | None = None,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
 ) -> RunPlan:
@@ -84,10 +86,11 @@ def run_plans(
     """
 
     def make_asker(snapshot: Snapshot) -> PlanAsker:
-        return PlanAsker(make_planner(snapshot), PlanExecutor(snapshot, depth=depth))
+        dense = make_dense(snapshot) if make_dense else None
+        return PlanAsker(make_planner(snapshot), PlanExecutor(snapshot, dense=dense, depth=depth))
 
     method = {
-        "plan": {"planner": planner_name, "depth": depth},
+        "plan": {"planner": planner_name, "depth": depth, "dense": make_dense is not None},
         "baseline": {"method": f"plan({planner_name})"},
     }
     return execute(
