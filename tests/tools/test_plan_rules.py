@@ -105,3 +105,11 @@ def test_relevance_text_keeps_only_words_that_rank_nodes(academic: tuple[Snapsho
     # no node holds "which"; "papers" is kept only where the analyzer stems it to "paper"
     assert "which" not in kept
     assert ("papers" in kept) == (snapshot.manifest.analyzer == "english-stem")
+
+
+def test_neighbour_set_questions_reach_the_whole_set(tiny_snapshot: Snapshot) -> None:
+    plan = planned(tiny_snapshot, "Which papers did Charles Babbage write?")
+    assert chains(plan) == [1] and plan.hops[0].rel == "writes"
+    outcome = PlanExecutor(tiny_snapshot).run(plan)
+    assert {c.node_id for c in outcome.ranking} == {"P2", "P3"}  # all he wrote, nothing else
+    assert outcome.n_cand == 2 and outcome.bindings["A1"][0][:2] == ("A2", "Charles Babbage")
