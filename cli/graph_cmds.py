@@ -22,6 +22,7 @@ from cli.import_options import (
     summary_lines,
 )
 from cli.verify_cmds import verify
+from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -155,7 +156,7 @@ def import_tabular_command(
     report: SkipReportOpt = None,
     overwrite: OverwriteOpt = False,
     strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = "english",
+    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags."""
     from graphs.importers.tabular import TabularColumns, import_tabular

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphs.bm25.tokenize import DEFAULT_ANALYZER
-from graphs.build_options import BuildOptions
+from graphs.build_options import DEFAULT_BUILD_ANALYZER, BuildOptions
 from graphs.layout import REPORT_FILE
 from graphs.manifest import Manifest
 
@@ -37,8 +36,8 @@ AnalyzerOpt = Annotated[
     str,
     typer.Option(
         "--analyzer",
-        help="BM25 text analysis: english (stopwords dropped), english-stem (+ stemming) "
-        "or plain (every word).",
+        help="BM25 text analysis: english-stem (stopwords dropped, words stemmed: the "
+        "default), english (stopwords dropped) or plain (every word).",
     ),
 ]
 
@@ -50,7 +49,7 @@ def build_options(
     report: Path | None = None,
     allow_empty_text: bool = False,
     strict: bool = False,
-    analyzer: str = DEFAULT_ANALYZER,
+    analyzer: str = DEFAULT_BUILD_ANALYZER,
 ) -> BuildOptions:
     """Map the shared import flags onto BuildOptions (the only place the CLI does so)."""
     return BuildOptions(

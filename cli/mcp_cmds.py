@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from cli.options import DenseSearchOpt, fail
 from graphs.errors import GraphError
@@ -94,7 +93,7 @@ def mcp_serve(
     except ImportError as error:
         if (error.name or "").split(".")[0] not in _SDK_MODULES:
             raise
-        fail(escape(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})"))
+        fail(f"ark mcp needs the MCP SDK: pip install -e '.[mcp]' ({error})")
     try:  # checked before any snapshot opens: a refused deployment fails at once
         security = mcp_http.http_security(
             host,
@@ -106,7 +105,7 @@ def mcp_serve(
         )
     except ValueError as error:
         if transport is Transport.http:
-            fail(escape(str(error)))
+            fail(str(error))
         security = mcp_http.HttpSecurity()  # stdio: no HTTP settings apply
     encoder = _encoder(dense_search)
     served = [
@@ -155,7 +154,7 @@ def _check_listen(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as error:
-        fail(escape(f"cannot listen on {host}:{port} ({error}); choose another --port or --host"))
+        fail(f"cannot listen on {host}:{port} ({error}); choose another --port or --host")
 
 
 def _labelled(specs: list[str]) -> list[tuple[str, Path]]:
@@ -173,10 +172,8 @@ def _labelled(specs: list[str]) -> list[tuple[str, Path]]:
     for label, path in labelled:
         if label in seen:
             fail(
-                escape(
-                    f"two snapshots are labelled {label!r} ({seen[label]}, {path}); name them "
-                    f"with LABEL=DIR, e.g. ark mcp a={seen[label]} b={path}"
-                )
+                f"two snapshots are labelled {label!r} ({seen[label]}, {path}); name them "
+                f"with LABEL=DIR, e.g. ark mcp a={seen[label]} b={path}"
             )
         seen[label] = path
     return labelled
@@ -191,7 +188,7 @@ def _encoder(path: Path | None) -> TextEncoder | None:
     try:
         return TextEncoder.load(path)
     except GraphError as error:
-        fail(escape(str(error)))
+        fail(str(error))
 
 
 def _toolset(path: Path, encoder: TextEncoder | None) -> Toolset:
@@ -205,8 +202,8 @@ def _toolset(path: Path, encoder: TextEncoder | None) -> Toolset:
             return Toolset(snapshot, ToolConfig(enable_node=True))
         dense = DenseSearch.open(snapshot, encoder)
     except GraphError as error:
-        fail(escape(f"{path}: {error}"))
+        fail(f"{path}: {error}")
     except OSError as error:
-        fail(escape(f"cannot open snapshot {path}: {error}; rebuild it"))
+        fail(f"cannot open snapshot {path}: {error}; rebuild it")
     config = ToolConfig(enable_node=True, enable_dense_search=True, dense_encoder=str(encoder.path))
     return Toolset(snapshot, config, dense=dense)

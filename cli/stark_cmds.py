@@ -19,6 +19,7 @@ from cli.import_options import (
     build_options,
     summary_lines,
 )
+from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
 
 
@@ -51,7 +52,7 @@ def import_stark_command(
     report: SkipReportOpt = None,
     allow_empty_text: AllowEmptyTextOpt = False,
     strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = "english",
+    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,

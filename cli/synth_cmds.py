@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
+from graphs.build_options import DEFAULT_BUILD_ANALYZER
 
 
 def register(graph_app: typer.Typer) -> None:
@@ -28,7 +29,7 @@ def synth(
     ] = None,
     overwrite: OverwriteOpt = False,
     strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = "english",
+    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
