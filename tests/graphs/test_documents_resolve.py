@@ -11,9 +11,10 @@ import pytest
 from graphs.importers.documents.build import build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.extractor import ExtractorDownError
-from graphs.importers.documents.model import Extraction, ExtractionFailure, Mention
+from graphs.importers.documents.model import Extraction, ExtractionFailure, Mention, Triple
 from graphs.importers.documents.resolve import ResolveConfig, normalise, resolve
 from graphs.importers.documents.vocabulary import build_vocabulary, canonical_label
+from graphs.snapshot import Snapshot
 
 
 @pytest.mark.parametrize(
@@ -111,3 +112,24 @@ def test_display_name_drops_articles_and_stray_quotes() -> None:
     result = resolve(names)
     assert result.by_name["the Alaska Legislature"].name == "Alaska Legislature"
     assert result.by_name['"Black Book'].name == "Black Book"
+
+
+class RepeatingExtractor:
+    """States the same triple three times, as small local models do."""
+
+    name, model, prompt_version, batch_size = "repeating", "m", "1", 4
+
+    def extract(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
+        triple = Triple("Ada Lovelace", "person", "wrote", "Notes", "work", 0, texts[0])
+        return [Extraction(triples=(triple, triple, triple)) for _ in texts]
+
+
+def test_a_repeated_triple_is_one_fact(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Ada Lovelace wrote the Notes.")
+    with ExtractionCache(tmp_path / "c.sqlite") as cache:
+        build_document_snapshot(
+            [docs], tmp_path / "snap", extractor=RepeatingExtractor(), cache=cache
+        )
+    assert Snapshot.open(tmp_path / "snap").manifest.node_types["fact"] == 1

@@ -117,14 +117,17 @@ def _add_facts(
     vocabulary: Vocabulary,
     relations: dict[str, list[str]],
 ) -> None:
+    seen: set[tuple[str, str, str]] = set()
     for number, triple in enumerate(extraction.triples):
         subject = resolution.by_name.get(triple.subject)
         obj = resolution.by_name.get(triple.object)
         if subject is None or obj is None or subject is obj:
             continue
         label = canonical_label(triple.relation)
-        if not label:
-            continue
+        statement = (subject.entity_id, label, obj.entity_id)
+        if not label or statement in seen:
+            continue  # a model repeating itself states one fact once per passage
+        seen.add(statement)
         fact_id = f"fact:{passage.passage_id}:{number}"
         rows.node(
             fact_id, FACT, f"{subject.name} {label} {obj.name}",
