@@ -17,6 +17,7 @@ from agent.config import AgentConfig
 from evals.report import Report, build_report
 from evals.request import RunRequest
 from evals.runner import OutcomeHandler, StartHandler, evaluate
+from graphs.errors import ConfigError
 from rank.baseline import run_baseline
 
 BASELINE_DIR = "bm25"
@@ -27,14 +28,14 @@ def parse_grid(text: str, what: str) -> list[int]:
     """Parse "1,3,5" into sorted unique positive ints.
 
     Raises:
-        ValueError: not a comma-separated list of positive integers (the message says so).
+        ConfigError: not a comma-separated list of positive integers (the message says so).
     """
     try:
         values = sorted({int(part) for part in text.split(",") if part.strip()})
     except ValueError:
         values = []
     if not values or values[0] < 1:
-        raise ValueError(f"{what} must be positive integers separated by commas, got {text!r}")
+        raise ConfigError(f"{what} must be positive integers separated by commas, got {text!r}")
     return values
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 
 from graphs.dense.cosine import CosineIndex, top_of
+from graphs.errors import ConfigError
 
 Strategy = Literal["plain", "modified", "alternate", "two-stage", "requery", "chained-requery"]
 Control = Literal["none", "alpha0", "original"]
@@ -60,18 +61,19 @@ class StrategyConfig:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown strategy {self.strategy!r}; choose from {', '.join(STRATEGIES)}"
             )
         if self.control not in CONTROLS:
-            raise ValueError(f"unknown control {self.control!r}; choose from {', '.join(CONTROLS)}")
+            choices = ", ".join(CONTROLS)
+            raise ConfigError(f"unknown control {self.control!r}; choose from {choices}")
         if self.control != "none" and self.strategy not in SCHEDULES:
-            raise ValueError(
+            raise ConfigError(
                 f"--control {self.control} applies to two-stage, requery and chained-requery "
                 f"(the strategies with a fused stage), not {self.strategy}"
             )
         if self.budget < 1:
-            raise ValueError(f"budget must be >= 1, got {self.budget}")
+            raise ConfigError(f"budget must be >= 1, got {self.budget}")
 
     @property
     def label(self) -> str:
@@ -116,7 +118,7 @@ def retrieve(
     if not config.needs_variant:
         modified = original  # the original-space control never reads a modified matrix
     if modified is None:
-        raise ValueError(f"strategy {config.strategy} needs the {config.variant} embeddings")
+        raise ConfigError(f"strategy {config.strategy} needs the {config.variant} embeddings")
     if config.strategy == "modified":
         return modified.top_k(query, budget)[0].tolist()
     if config.strategy == "alternate":

@@ -25,6 +25,7 @@ from graphs.dense.embeddings import (
 )
 from graphs.dense.gme import VARIANT_FUNCTIONS, VARIANTS, GMEParams, normalised
 from graphs.dense.gme_graph import SimpleGraph
+from graphs.errors import ConfigError
 from graphs.layout import CSR_DIR
 from graphs.layout import EMBED_PROGRESS_FILE as PROGRESS_FILE
 
@@ -57,11 +58,11 @@ class EmbedRequest:
     def __post_init__(self) -> None:
         unknown = [name for name in self.variants if name not in VARIANTS]
         if unknown:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}"
             )
         if self.chunk_rows < 1:
-            raise ValueError(f"chunk_rows must be >= 1, got {self.chunk_rows}")
+            raise ConfigError(f"chunk_rows must be >= 1, got {self.chunk_rows}")
 
 
 def node_text(snapshot: Snapshot, node: int) -> str:
