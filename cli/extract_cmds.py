@@ -24,6 +24,7 @@ from rich.text import Text
 
 from agent.models.base import ModelError
 from cli.import_options import AnalyzerOpt, OverwriteOpt
+from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
 
 ExtractorName = Literal["spacy", "llm"]
@@ -114,7 +115,7 @@ def extract(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     overwrite: OverwriteOpt = False,
-    analyzer: AnalyzerOpt = "english",
+    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Build a snapshot from documents: passages, typed entities, relations with evidence."""
