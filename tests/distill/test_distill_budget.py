@@ -49,10 +49,9 @@ def test_the_table_shows_percentages_under_the_stark_protocol() -> None:
 
 @pytest.mark.slow
 def test_the_tiny_study_runs_end_to_end(tmp_path: Path) -> None:
-    script = ROOT / "benchmarks" / "distill_budget.py"
     out = tmp_path / "study"
     done = subprocess.run(
-        [sys.executable, str(script), "--tiny", "--out", str(out)],
+        [sys.executable, "-m", "benchmarks.studies.distill_budget", "--tiny", "--out", str(out)],
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
         capture_output=True,

@@ -108,7 +108,7 @@ def test_eval_and_baseline_take_the_same_sample_of_the_split(tiny, tmp_path: Pat
     [
         (("--sample", "3", "--sample-fraction", "0.1"), "not both"),
         (("--sample-fraction", "2"), "must be in (0, 1]"),
-        (("--sample", "0"), "positive integer"),
+        (("--sample", "0"), "greater than or equal to 1"),
     ],
 )
 def test_cli_rejects_bad_samples(
