@@ -190,8 +190,14 @@ def rerank(
         typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
     ] = 10,
     max_field_tokens: Annotated[
-        int, typer.Option("--max-field-tokens", min=1, help="Words kept per text field.")
-    ] = 300,
+        int | None,
+        typer.Option(
+            "--max-field-tokens",
+            min=1,
+            help="Tokens kept per text field (default: GRASP's limit for the graph, 512 for "
+            "MAG, 300 otherwise).",
+        ),
+    ] = None,
     split: SplitOpt = "test",
     tune_split: Annotated[
         str,
