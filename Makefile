@@ -16,7 +16,7 @@ venv-core: $(BIN)/python
 
 venv-dev: $(BIN)/python
 	$(BIN)/pip install -q $(TORCH_CPU)
-	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense,answer]'
+	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense,answer,documents]'
 
 demo: venv-core
 	$(BIN)/ark demo
