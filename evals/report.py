@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals.metrics import (
-    METRIC_NAMES,
+    ALL_METRIC_NAMES,
     METRIC_TITLES,
     OVERALL,
     PROTOCOL_TITLES,
@@ -61,7 +61,7 @@ def _fmt(value: float) -> str:
 
 
 def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latency: bool) -> str:
-    header = ["run", "n", "failed", *(METRIC_TITLES[m] for m in METRIC_NAMES)]
+    header = ["run", "n", "failed", *(METRIC_TITLES[m] for m in ALL_METRIC_NAMES)]
     if latency:
         header += ["p50 s", "p95 s"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -71,7 +71,7 @@ def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latenc
             continue
         means = aggregate.means()[protocol]
         cells = [summary.label, str(aggregate.total), str(aggregate.failures)]
-        cells += [metric_cell(aggregate, means[m]) for m in METRIC_NAMES]
+        cells += [metric_cell(aggregate, means[m]) for m in ALL_METRIC_NAMES]
         if latency:
             timing = summary.latency()
             cells += [f"{timing['p50']:.2f}", f"{timing['p95']:.2f}"]

@@ -45,7 +45,7 @@ def record(question_id: str, hit: float, family: str, neighbors: int) -> RunReco
         fused=["a"],
         wall_s=2.0,
     )
-    scores = {"hit@1": hit, "hit@5": hit, "recall@20": hit, "mrr": hit}
+    scores = {"hit@1": hit, "hit@5": hit, "recall@20": hit, "mrr": hit, "recall@40": hit}
     return RunRecord(
         question_id=question_id,
         query="q",
@@ -88,7 +88,9 @@ def test_report_tables_failures_and_heatmaps(tmp_path: Path) -> None:
     ]
     report = build_report(runs, tmp_path / "out")
     text = report.markdown
-    assert "| m n=1 T=5 | 4 | 0 | 0.250 | 0.250 | 0.250 | 0.250 | 2.00 | 2.00 |" in text
+    # The last metric column is GME's depth: recall@40 (R@40).
+    assert "| R@20 | MRR | R@40 |" in text
+    assert "| m n=1 T=5 | 4 | 0 | 0.250 | 0.250 | 0.250 | 0.250 | 0.250 | 2.00 | 2.00 |" in text
     # b: 2 hits of 4 answered + 2 failed: the headline counts the failures as misses.
     assert "| m n=3 T=5 | 6 | 2 | 0.333 |" in text
     assert "successful question(s) only: Hit@1 0.500" in text and "f0, f1" in text
