@@ -74,12 +74,14 @@ def reranker(
     ] = None,
 ) -> None:
     """Train a listwise LoRA reranker on a fused pool's positives and hard negatives."""
+    from agent.models.hf.loader import load_tokenizer
     from distill.reranker_data import RerankDataOptions, build_records, write_data
     from distill.reranker_train import RerankerTrainConfig, train_reranker
     from evals.qa import load_qa
     from graphs.snapshot import Snapshot
     from rank.rankings import read_rankings
     from rank.rerank_doc import DocConfig, RerankPrompt
+    from rank.rerank_models import ModelSource
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     err = Console(stderr=True)
@@ -102,7 +104,9 @@ def reranker(
             fail("the source names no snapshot; pass --snapshot DIR", err)
         graph = Snapshot.open(snapshot_path)
         items = load_qa(qa, split)[:limit]
-        records, stats = build_records(ranking, items, graph, options)
+        # Text fields are cut in the base model's tokens, as GRASP counts them.
+        tokenizer = load_tokenizer(ModelSource.parse(base_model).path)
+        records, stats = build_records(ranking, items, graph, options, tokenizer=tokenizer)
         data_dir = write_data(out / "data", records, RerankPrompt.for_snapshot(graph), options)
         console.print(
             f"training data: {stats.kept} questions ({stats.positives} positives, "

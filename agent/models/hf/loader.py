@@ -115,6 +115,28 @@ def load_causal_lm(
     return LocalModel(tokenizer=tokenizer, model=model, base=str(weights), device=device)
 
 
+def load_tokenizer(
+    path: str | Path, *, base: str | None = None, gguf_cache: Path | None = None
+) -> Any:
+    """The tokenizer `load_causal_lm(path)` would return, without loading the weights.
+
+    Raises:
+        LocalModelError: The path is not a model, the distill extra is missing, or the
+            tokenizer cannot be loaded.
+    """
+    path = Path(path).expanduser()
+    kind = model_kind(path)
+    _, transformers = _import_backend()
+    weights = _checkpoint(path, kind, base, gguf_cache)
+    adapter_tokenizer = kind == "adapter" and (path / "tokenizer_config.json").is_file()
+    try:
+        return transformers.AutoTokenizer.from_pretrained(
+            str(path if adapter_tokenizer else weights)
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        raise LocalModelError(f"{path}: cannot load its tokenizer ({exc})") from exc
+
+
 def _checkpoint(path: Path, kind: str, base: str | None, gguf_cache: Path | None) -> Path:
     """The transformers checkpoint directory holding the weights to load."""
     if kind == "model":

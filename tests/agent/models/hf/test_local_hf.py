@@ -314,3 +314,17 @@ def test_kv_reuse_keeps_greedy_outputs_identical(scratch_model: LocalHFModel) ->
             assert replies["cached"].usage == replies["plain"].usage
     # Later turns and the second question's shared prefix were not recomputed.
     assert cached.prefix_cache.reused_tokens > cached.prefix_cache.computed_tokens
+
+
+def test_load_tokenizer_is_the_full_loaders_tokenizer(chain_dir: Path, tmp_path: Path) -> None:
+    """The reranker's training data counts fields in the tokenizer the model loads with."""
+    from agent.models.hf.loader import LocalModelError, load_causal_lm, load_tokenizer
+
+    adapter = build_finish_adapter(chain_dir, tmp_path / "adapter")
+    for path in (chain_dir, adapter):
+        alone, full = load_tokenizer(path), load_causal_lm(path).tokenizer
+        text = "Which films did Ridley Scott direct?"
+        assert alone(text)["input_ids"] == full(text)["input_ids"]
+        assert alone.chat_template == full.chat_template
+    with pytest.raises(LocalModelError, match="not a local model"):
+        load_tokenizer(tmp_path / "nothing-here")
