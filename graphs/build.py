@@ -59,6 +59,8 @@ def build_snapshot(
     options: BuildOptions | None = None,
     nodes_file: str = "nodes",
     edges_file: str = "edges",
+    unreadable_nodes: np.ndarray | None = None,
+    unreadable_edges: np.ndarray | None = None,
 ) -> Path:
     """Validate `nodes` and `edges` and write a snapshot directory at `out`.
 
@@ -76,6 +78,9 @@ def build_snapshot(
             `BuildOptions()`).
         nodes_file: Name of the nodes input, used in error messages and the report.
         edges_file: Name of the edges input, used in error messages and the report.
+        unreadable_nodes: Rows of `nodes` whose bytes were not UTF-8 (blanked by the reader;
+            invalid rows, skipped with `options.skip_invalid`).
+        unreadable_edges: The same for `edges`.
 
     Returns:
         The snapshot directory.
@@ -105,6 +110,8 @@ def build_snapshot(
             edges_file=edges_file,
             allow_empty_text=options.allow_empty_text,
             strict=options.strict,
+            unreadable_nodes=unreadable_nodes,
+            unreadable_edges=unreadable_edges,
         )
     _check_candidates(candidate_types, graph.type_names)
     skipped = count_problems(graph.problems)

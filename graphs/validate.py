@@ -31,6 +31,9 @@ STRICT_HINT = (
 _Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
 
 
+UNREADABLE = "bytes that are not UTF-8 (the row was skipped unread)"
+
+
 @dataclass(frozen=True)
 class ValidGraph:
     """The valid part of an imported graph, encoded for building a snapshot.
@@ -63,6 +66,8 @@ def validate_graph(
     edges_file: str = "edges",
     allow_empty_text: bool = False,
     strict: bool = False,
+    unreadable_nodes: np.ndarray | None = None,
+    unreadable_edges: np.ndarray | None = None,
 ) -> ValidGraph:
     """Check every row of `nodes` and `edges`, keep the valid ones and encode them.
 
@@ -70,7 +75,9 @@ def validate_graph(
     empty text (but a name) is invalid unless `allow_empty_text`, which uses its name instead.
     An exact duplicate edge (same src, dst, relation) is collapsed into its first row and a
     self-loop is kept, both counted; with `strict` both are invalid rows instead. Dangling
-    endpoints, duplicate node ids and missing types are always invalid.
+    endpoints, duplicate node ids and missing types are always invalid. Rows flagged in
+    `unreadable_nodes` / `unreadable_edges` (bytes that were not UTF-8, blanked by the reader)
+    are invalid first, under that reason.
 
     Raises:
         GraphImportError: a required column is missing or has an unusable type, or there are
@@ -79,7 +86,9 @@ def validate_graph(
     nodes = _require_strings(nodes, NODE_COLUMNS, nodes_file)
     edges = _require_strings(edges, EDGE_COLUMNS, edges_file)
     problems: list[RowProblems] = []
-    keep_nodes = _check_nodes(nodes, nodes_file, problems, allow_empty_text)
+    keep_nodes = _check_nodes(
+        nodes, nodes_file, problems, allow_empty_text, _unreadable(unreadable_nodes, nodes)
+    )
     nodes = _keep(nodes, keep_nodes)
     blank_text = _is_blank(nodes.column("text"))
     name_as_text = int(blank_text.sum())
@@ -89,7 +98,9 @@ def validate_graph(
     type_names, type_codes = _encode(nodes.column("type"), "node types", nodes_file)
     node_ids = nodes.column("id").combine_chunks()
 
-    keep_edges, src, dst = _check_edge_endpoints(edges, node_ids, edges_file, problems)
+    keep_edges, src, dst = _check_edge_endpoints(
+        edges, node_ids, edges_file, problems, _unreadable(unreadable_edges, edges)
+    )
     loop = (src == dst) & keep_edges
     if strict:
         _record(
@@ -180,11 +191,23 @@ def _record(
         )
 
 
+def _unreadable(mask: np.ndarray | None, table: pa.Table) -> np.ndarray:
+    """The rows the reader could not decode (none when no mask was given)."""
+    if mask is None or len(mask) == 0:
+        return np.zeros(table.num_rows, dtype=bool)
+    return np.asarray(mask, dtype=bool)
+
+
 def _check_nodes(
-    nodes: pa.Table, file: str, problems: list[RowProblems], allow_empty_text: bool
+    nodes: pa.Table,
+    file: str,
+    problems: list[RowProblems],
+    allow_empty_text: bool,
+    unreadable: np.ndarray,
 ) -> np.ndarray:
     ids = nodes.column("id")
-    keep = np.ones(nodes.num_rows, dtype=bool)
+    _record(problems, file, UNREADABLE, unreadable, ids)
+    keep = ~unreadable
     no_text = _is_blank(nodes.column("text"))
     checks = [
         ("empty node id", _is_blank(ids), ""),
@@ -231,11 +254,16 @@ def _internal_ids(values: pa.ChunkedArray, node_ids: pa.Array) -> np.ndarray:
 
 
 def _check_edge_endpoints(
-    edges: pa.Table, node_ids: pa.Array, file: str, problems: list[RowProblems]
+    edges: pa.Table,
+    node_ids: pa.Array,
+    file: str,
+    problems: list[RowProblems],
+    unreadable: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    keep = np.ones(edges.num_rows, dtype=bool)
+    _record(problems, file, UNREADABLE, unreadable, edges.column("src"))
+    keep = ~unreadable
     relation = edges.column("relation")
-    bad = _is_blank(relation)
+    bad = _is_blank(relation) & keep
     _record(problems, file, "empty relation", bad, edges.column("src"))
     keep &= ~bad
     ends = []

@@ -7,7 +7,9 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.json as pjson
 import pyarrow.parquet as pq
@@ -120,6 +122,60 @@ def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:
     return None, None
 
 
+NOT_UTF8 = "bytes that are not UTF-8"
+
+
+def read_table_skipping_bad_bytes(
+    path: Path, *, delimiter: str | None = None, string_columns: Sequence[str] = ()
+) -> tuple[pa.Table, np.ndarray]:
+    """`read_table`, but a row holding bytes that are not UTF-8 is blanked, not an error.
+
+    Returns:
+        The table, every value of a bad row's string columns replaced by "" (so row numbers
+        stay those of the file), and a boolean mask of those rows, for validation to report
+        and skip as "bytes that are not UTF-8" (``--skip-invalid``).
+    """
+    try:
+        return read_table(path, delimiter=delimiter, string_columns=string_columns), np.zeros(
+            0, dtype=bool
+        )
+    except GraphImportError as error:
+        if NOT_UTF8 not in error.problem:
+            raise
+    suffix = Path(path).suffix.lower()
+    if delimiter is not None or suffix in DELIMITERS:
+        table = _read_csv(Path(path), delimiter or DELIMITERS[suffix], string_columns)
+    else:
+        raise GraphImportError(
+            f"{NOT_UTF8} in a {suffix} file; re-encode it as UTF-8", file=str(path)
+        )
+    bad = np.zeros(table.num_rows, dtype=bool)
+    for name in table.column_names:
+        if table.column(name).type in (pa.string(), pa.large_string()):
+            bad |= _undecodable(table.column(name))
+    blank = pa.array(bad)
+    for index, name in enumerate(table.column_names):
+        column = table.column(name)
+        if column.type in (pa.string(), pa.large_string()):
+            values = column.cast(pa.binary())
+            cleaned = pc.if_else(blank, pa.scalar(b"", pa.binary()), values).cast(column.type)
+            table = table.set_column(index, name, cleaned)
+    return table, bad
+
+
+def _undecodable(column: pa.ChunkedArray) -> np.ndarray:
+    """True for each value that is not valid UTF-8 (read as bytes, decoded one by one)."""
+    raw = column.cast(pa.binary()).to_pylist()
+    bad = np.zeros(len(raw), dtype=bool)
+    for row, value in enumerate(raw):
+        if value is not None:
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                bad[row] = True
+    return bad
+
+
 def check_utf8(table: pa.Table, file: str) -> None:
     """Raise a GraphImportError at the first string value that is not valid UTF-8."""
     for name in table.column_names:
@@ -131,8 +187,8 @@ def check_utf8(table: pa.Table, file: str) -> None:
             if not _valid(chunk):
                 row = offset + _first_invalid(chunk) + 1
                 raise GraphImportError(
-                    f"column {name!r} holds bytes that are not UTF-8; re-encode the file as "
-                    "UTF-8 (e.g. `iconv -f latin1 -t utf-8`)",
+                    f"column {name!r} holds {NOT_UTF8}; re-encode the file as UTF-8 (e.g. "
+                    "`iconv -f latin1 -t utf-8`), or pass --skip-invalid to skip such rows",
                     file=file,
                     row=row,
                 )

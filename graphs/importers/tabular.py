@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphs.build import build_snapshot
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphImportError
-from graphs.importers.table_files import read_table
+from graphs.importers.table_files import read_table, read_table_skipping_bad_bytes
 from graphs.validate import NODE_COLUMNS
 
 logger = logging.getLogger(__name__)
@@ -77,8 +78,12 @@ def import_tabular(
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
     text_cols = columns.text_cols
     node_strings = [columns.id_col, columns.type_col, columns.name_col, *(text_cols or ["text"])]
-    raw_nodes = read_table(nodes_path, delimiter=columns.delimiter, string_columns=node_strings)
-    raw_edges = read_table(
+    # With --skip-invalid a row holding bytes that are not UTF-8 is one more invalid row.
+    read = read_table_skipping_bad_bytes if options.skip_invalid else _read_strict
+    raw_nodes, unreadable_nodes = read(
+        nodes_path, delimiter=columns.delimiter, string_columns=node_strings
+    )
+    raw_edges, unreadable_edges = read(
         edges_path,
         delimiter=columns.delimiter,
         string_columns=[columns.src_col, columns.dst_col, columns.relation_col],
@@ -97,6 +102,8 @@ def import_tabular(
         options=options,
         nodes_file=str(nodes_path),
         edges_file=str(edges_path),
+        unreadable_nodes=unreadable_nodes,
+        unreadable_edges=unreadable_edges,
     )
 
 
@@ -208,3 +215,11 @@ def _require(table: pa.Table, required: Sequence[tuple[str, str]], file: str) ->
             f"{wanted}; the file's columns are: {', '.join(table.column_names) or '(none)'}",
             file=file,
         )
+
+
+def _read_strict(
+    path: Path, *, delimiter: str | None, string_columns: Sequence[str]
+) -> tuple[pa.Table, np.ndarray]:
+    """`read_table`, with no unreadable rows (any bytes that are not UTF-8 are an error)."""
+    table = read_table(path, delimiter=delimiter, string_columns=string_columns)
+    return table, np.zeros(0, dtype=bool)

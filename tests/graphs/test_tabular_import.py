@@ -163,6 +163,33 @@ def test_non_utf8_bytes_name_file_row_and_column(tmp_path: Path) -> None:
     assert "not UTF-8" in str(raised.value)
 
 
+def test_skip_invalid_skips_non_utf8_rows_and_keeps_row_numbers(tmp_path: Path) -> None:
+    """--skip-invalid skips a row whose bytes are not UTF-8 as one more invalid row; the rows
+    after it keep their own numbers in the report, and nothing of the bad row is imported."""
+    nodes, edges = tmp_path / "n.csv", tmp_path / "e.csv"
+    nodes.write_bytes(
+        b"id,type,name,text\n1,t,one,fine\n2,t,caf\xe9,latin-1 here\n3,t,x,y\n,t,z,no id\n"
+    )
+    edges.write_bytes(b"src,dst,relation\n1,3,r\n1,2\xff,r\n1,9,r\n3,1,r\n")
+    with pytest.raises(GraphImportError, match=r"not UTF-8.*--skip-invalid"):
+        import_tabular(nodes, edges, tmp_path / "strict")
+    assert not (tmp_path / "strict").exists()
+    report = tmp_path / "skipped.jsonl"
+    options = BuildOptions(skip_invalid=True, report_path=report)
+    snapshot = Snapshot.open(import_tabular(nodes, edges, tmp_path / "snap", options=options))
+    assert snapshot.num_nodes == 2 and snapshot.num_edges == 2
+    assert [snapshot.external_id(n) for n in range(2)] == ["1", "3"]
+    rows = [json.loads(line) for line in report.read_text().splitlines()]
+    problems = {(Path(r["file"]).name, r["row"], r["problem"].split(" (")[0]) for r in rows}
+    assert problems == {
+        ("n.csv", 2, "bytes that are not UTF-8"),
+        ("n.csv", 4, "empty node id"),
+        ("e.csv", 2, "bytes that are not UTF-8"),
+        ("e.csv", 3, "dst is not the id of a valid node"),
+    }
+    assert snapshot.manifest.skipped_rows == 4
+
+
 def test_malformed_csv_row_is_located(tmp_path: Path) -> None:
     nodes = tmp_path / "n.csv"
     nodes.write_text("id,type,name\n1,t,one\n2,t,two,extra\n", encoding="utf-8")
