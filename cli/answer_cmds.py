@@ -13,7 +13,9 @@ import typer
 from rich.console import Console
 
 from answer.config import SargConfig
+from cli.flag_groups import with_flags
 from cli.guards import fail
+from cli.options import AgentFlags
 from graphs.errors import ArkError
 
 if TYPE_CHECKING:
@@ -68,6 +70,13 @@ AgentModelOpt = Annotated[
 ]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Generator token cap.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+ENDPOINT_FLAGS_ONLY = {
+    "agent": (
+        "model", "agents", "max_steps", "temperature", "max_tokens", "ablate", "toolset",
+        "dense_search", "brief_prompt",
+    )
+}  # fmt: skip
+"""Of the agent flags the generator takes its endpoint's: --base-url and the timeouts."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +87,25 @@ class Wiring:
     model_spec: str | None
     encoder: Path | None
     agent_model: str
+    endpoint: dict[str, Any]
+    """The generator's endpoint settings given as flags (AgentConfig field -> value)."""
+
+    def endpoint_record(self) -> dict[str, Any]:
+        """The endpoint settings as stored in a run's configuration (credentials redacted)."""
+        from agent.models.openai.url import redact_url
+
+        record = dict(self.endpoint)
+        if record.get("base_url"):
+            record["base_url"] = redact_url(record["base_url"])
+        return record
 
 
+@with_flags(without=ENDPOINT_FLAGS_ONLY)
 def answer_cmd(
     snapshot: SnapshotArg,
     question: Annotated[str, typer.Argument(help="The question, in natural language.")],
+    *,
+    agent: AgentFlags,
     model: ModelOpt = None,
     retriever: RetrieverOpt = _PAPER.retriever,
     passages: PassagesOpt = _PAPER.passages,
@@ -145,7 +168,15 @@ def _wiring(flags: dict[str, Any]) -> Wiring:
         )
     except ArkError as error:
         fail(str(error))
-    return Wiring(config, flags["model"], flags["encoder"], flags["agent_model"])
+    endpoint_flags: AgentFlags = flags["agent"]
+    given = {
+        "base_url": endpoint_flags.base_url,
+        "request_timeout_s": endpoint_flags.request_timeout,
+        "max_retries": endpoint_flags.max_retries,
+        "call_deadline_s": endpoint_flags.call_deadline,
+    }
+    endpoint = {name: value for name, value in given.items() if value is not None}
+    return Wiring(config, flags["model"], flags["encoder"], flags["agent_model"], endpoint)
 
 
 def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
@@ -155,7 +186,7 @@ def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
     from graphs.snapshot import Snapshot
 
     snapshot = Snapshot.open(snapshot_path)
-    model = _model(wiring.model_spec, wiring.config, snapshot)
+    model = _model(wiring.model_spec, wiring.config, snapshot, wiring.endpoint)
     agent = None
     if wiring.config.retriever == "agents":
         from agent.factory import make_agent
@@ -166,7 +197,9 @@ def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
     return snapshot, answerer
 
 
-def _model(spec: str | None, config: SargConfig, snapshot: Snapshot) -> Model | None:
+def _model(
+    spec: str | None, config: SargConfig, snapshot: Snapshot, endpoint: dict[str, Any]
+) -> Model | None:
     from agent.config import AgentConfig
     from agent.models.registry import load_model
 
@@ -175,15 +208,18 @@ def _model(spec: str | None, config: SargConfig, snapshot: Snapshot) -> Model | 
     if spec.strip() == "rules":
         fail("`rules` is ARK's retrieval policy, not a generator; omit -m to answer offline")
     agent_config = AgentConfig(
-        model=spec, max_tokens=config.max_tokens, temperature=config.temperature
+        model=spec, max_tokens=config.max_tokens, temperature=config.temperature, **endpoint
     )
     return load_model(agent_config, manifest=snapshot.manifest)
 
 
+@with_flags(without=ENDPOINT_FLAGS_ONLY)
 def eval_answers(
     snapshot: SnapshotArg,
     qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
     out: Annotated[Path, typer.Option("--out", help="Run directory to write.")],
+    *,
+    agent: AgentFlags,
     model: ModelOpt = None,
     retriever: RetrieverOpt = _PAPER.retriever,
     passages: PassagesOpt = _PAPER.passages,
@@ -210,7 +246,11 @@ def eval_answers(
         items = load_answer_qa(qa)[:limit]
         _, answerer = _answerer(snapshot, wiring)
         run_config = {
-            "baseline": {**wiring.config.to_record(), "model": wiring.model_spec or "offline"},
+            "baseline": {
+                **wiring.config.to_record(),
+                "model": wiring.model_spec or "offline",
+                **wiring.endpoint_record(),
+            },
             "snapshot": str(snapshot.resolve()),
             "qa": str(qa.resolve()),
         }

@@ -38,8 +38,20 @@ def test_eval_answers_writes_a_run_and_the_report_reads_it(
     runner, app = CliRunner(), build_app()
     out = tmp_path / "run"
     args = ["eval", "answers", str(bridge_kg), "--qa", str(qa), "--out", str(out)]
-    done = runner.invoke(app, [*args, "--encoder", str(encoder_dir), "--tau", "-1", "--json"])
+    endpoint = ["--request-timeout", "9", "--call-deadline", "30", "--max-retries", "1"]
+    endpoint += ["--base-url", "http://user:secret@127.0.0.1:9/v1"]
+    done = runner.invoke(
+        app, [*args, "--encoder", str(encoder_dir), "--tau", "-1", "--json", *endpoint]
+    )
     assert done.exit_code == 0, done.output
+    # The generator's endpoint flags are recorded with the run, credentials redacted.
+    stored = json.loads((out / "config.json").read_text())["baseline"]
+    assert (stored["request_timeout_s"], stored["call_deadline_s"], stored["max_retries"]) == (
+        9.0,
+        30.0,
+        1,
+    )
+    assert "secret" not in (out / "config.json").read_text()
     summary = json.loads(done.output.strip().splitlines()[-1])
     assert summary["n"] == 1
     record = json.loads((out / "answers.jsonl").read_text())

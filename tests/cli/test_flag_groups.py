@@ -13,16 +13,20 @@ import typer
 from typer.testing import CliRunner
 
 from agent.config import AgentConfig
+from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.app import build_app
 from cli.flag_groups import flag_group, injected_flags, with_flags
 from cli.options import AgentFlags, FlagError
 from cli.run_options import RunFlags
 
-AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo"}
+AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers"}
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
     ("eval sweep", RunFlags): {"resume", "as_json"},  # always resumes; writes a report
+    # SARG's generator takes only the endpoint flags (its -m and --max-tokens are its own)
+    ("answer", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
+    ("eval answers", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
 }
 
 
