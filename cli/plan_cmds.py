@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -10,7 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
+from cli.flag_groups import with_flags
 from cli.guards import user_errors
+from cli.options import AgentFlags
 
 if TYPE_CHECKING:
     from agent.planner import Planned, Planner, PlannerConfig
@@ -28,7 +32,7 @@ ModelOpt = Annotated[
 
 
 def _planner(
-    snapshot: Snapshot, model: str, base_url: str | None, config: PlannerConfig, max_tokens: int
+    snapshot: Snapshot, model: str, endpoint: AgentFlags, config: PlannerConfig, max_tokens: int
 ) -> Planner:
     from agent.config import AgentConfig
     from agent.models.registry import load_model
@@ -36,11 +40,17 @@ def _planner(
 
     if model == "rules":
         return OfflinePlanner(snapshot)
-    # A plan is one long prompt on possibly slow local servers: wait for it, no deadline.
+    # A plan is one long prompt on possibly slow local servers: unless the flags say otherwise,
+    # one request may take 600 s and a call has no deadline.
     spec = AgentConfig(
-        model=model, base_url=base_url, max_tokens=max_tokens, request_timeout_s=600.0,
-        call_deadline_s=None,
-    )  # fmt: skip
+        model=model,
+        base_url=endpoint.base_url,
+        max_tokens=max_tokens,
+        request_timeout_s=endpoint.request_timeout or 600.0,
+        call_deadline_s=endpoint.call_deadline,
+    )
+    if endpoint.max_retries is not None:
+        spec = dataclasses.replace(spec, max_retries=endpoint.max_retries)
     llm = load_model(spec, manifest=snapshot.manifest)
     return LLMPlanner(llm, snapshot.manifest, config)
 
@@ -78,13 +88,13 @@ def _show(console: Console, planned: Planned, outcome: PlanOutcome, top: int, cy
         console.print(to_cypher(plan), markup=False, highlight=False)
 
 
+@with_flags(without=ENDPOINT_FLAGS_ONLY)
 def plan(
     snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
     question: Annotated[str | None, typer.Argument(help="The question (omit with --qa).")] = None,
+    *,
+    agent: AgentFlags,
     model: ModelOpt = "rules",
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", envvar="OPENAI_BASE_URL", help="Endpoint.")
-    ] = None,
     examples: Annotated[
         Path | None,
         typer.Option("--examples", help='Worked examples: JSONL of {"question", "plan"}.'),
@@ -144,7 +154,7 @@ def plan(
                 qa,
                 out,
                 model,
-                base_url,
+                agent,
                 config,
                 max_tokens,
                 encoder,
@@ -158,7 +168,7 @@ def plan(
             Console().print(f"results in {out}", style="dim")
             return
         opened = Snapshot.open(snapshot)
-        planner = _planner(opened, model, base_url, config, max_tokens)
+        planner = _planner(opened, model, agent, config, max_tokens)
         planned = asyncio.run(planner.plan(str(question)))
         outcome = PlanExecutor(opened, dense=_dense(opened, encoder), depth=depth).run(planned.plan)
     if as_json:
@@ -170,7 +180,7 @@ def plan(
 
 
 def _batch(
-    snapshot: Path, qa: Path, out: Path, model: str, base_url: str | None, config: PlannerConfig,
+    snapshot: Path, qa: Path, out: Path, model: str, endpoint: AgentFlags, config: PlannerConfig,
     max_tokens: int, encoder: Path | None, depth: int, split: str | None, sample: int | None,
     seed: int, limit: int | None, resume: bool,
 ) -> None:  # fmt: skip
@@ -184,7 +194,7 @@ def _batch(
     )  # fmt: skip
     run_plans(
         request,
-        lambda opened: _planner(opened, model, base_url, config, max_tokens),
+        lambda opened: _planner(opened, model, endpoint, config, max_tokens),
         planner_name=model,
         depth=depth,
         make_dense=(lambda opened: _dense(opened, encoder)) if encoder else None,

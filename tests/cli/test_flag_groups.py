@@ -19,7 +19,7 @@ from cli.flag_groups import flag_group, injected_flags, with_flags
 from cli.options import AgentFlags, FlagError
 from cli.run_options import RunFlags
 
-AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers"}
+AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers", "plan"}
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
@@ -27,6 +27,7 @@ EXCEPTIONS = {
     # SARG's generator takes only the endpoint flags (its -m and --max-tokens are its own)
     ("answer", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
     ("eval answers", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
+    ("plan", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),  # the planner's endpoint only
 }
 
 
