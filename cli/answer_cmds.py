@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from answer.config import SargConfig
-from cli.flag_groups import with_flags
+from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
 from cli.options import AgentFlags
 from graphs.errors import ArkError
@@ -79,6 +79,26 @@ ENDPOINT_FLAGS_ONLY = {
 """Of the agent flags the generator takes its endpoint's: --base-url and the timeouts."""
 
 
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class SargFlags:
+    """SARG's flags (paper defaults), declared once for `ark answer` and `ark eval answers`."""
+
+    model: ModelOpt = None
+    retriever: RetrieverOpt = _PAPER.retriever
+    passages: PassagesOpt = _PAPER.passages
+    method: MethodOpt = _PAPER.method
+    direction: DirectionOpt = _PAPER.direction
+    tau: TauOpt = _PAPER.tau
+    beam_width: BeamOpt = _PAPER.beam_width
+    top_k: TopKOpt = _PAPER.top_k
+    max_depth: DepthOpt = _PAPER.max_depth
+    max_neighbors: NeighborsOpt = _PAPER.max_neighbors
+    max_tokens: MaxTokensOpt = _PAPER.max_tokens
+    encoder: EncoderOpt = None
+    agent_model: AgentModelOpt = "rules"
+
+
 @dataclass(frozen=True)
 class Wiring:
     """What both commands build from their flags."""
@@ -105,25 +125,12 @@ def answer_cmd(
     snapshot: SnapshotArg,
     question: Annotated[str, typer.Argument(help="The question, in natural language.")],
     *,
+    sarg: SargFlags,
     agent: AgentFlags,
-    model: ModelOpt = None,
-    retriever: RetrieverOpt = _PAPER.retriever,
-    passages: PassagesOpt = _PAPER.passages,
-    method: MethodOpt = _PAPER.method,
-    direction: DirectionOpt = _PAPER.direction,
-    tau: TauOpt = _PAPER.tau,
-    beam_width: BeamOpt = _PAPER.beam_width,
-    top_k: TopKOpt = _PAPER.top_k,
-    max_depth: DepthOpt = _PAPER.max_depth,
-    max_neighbors: NeighborsOpt = _PAPER.max_neighbors,
-    max_tokens: MaxTokensOpt = _PAPER.max_tokens,
-    encoder: EncoderOpt = None,
-    agent_model: AgentModelOpt = "rules",
     as_json: JsonOpt = False,
 ) -> None:
     """Answer QUESTION over SNAPSHOT with SARG: the answer, its chains and their sources."""
-    flags = dict(locals())
-    wiring = _wiring(flags)
+    wiring = _wiring(sarg, agent)
     try:
         opened, answerer = _answerer(snapshot, wiring)
         result = asyncio.run(answerer.answer(question))
@@ -152,23 +159,17 @@ def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> 
         console.print(f"  [{cited}] {text[:160]}", highlight=False, markup=False)
 
 
-def _wiring(flags: dict[str, Any]) -> Wiring:
+def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
     try:
-        config = SargConfig(
-            method=flags["method"],
-            retriever=flags["retriever"],
-            passages=flags["passages"],
-            direction=flags["direction"],
-            tau=flags["tau"],
-            beam_width=flags["beam_width"],
-            top_k=flags["top_k"],
-            max_depth=flags["max_depth"],
-            max_neighbors=flags["max_neighbors"],
-            max_tokens=flags["max_tokens"],
-        )
+        # The flags are plain strings; SargConfig checks each against its choices.
+        settings: dict[str, Any] = {
+            name: getattr(sarg, name)
+            for name in ("method", "retriever", "passages", "direction", "tau", "beam_width",
+                         "top_k", "max_depth", "max_neighbors", "max_tokens")
+        }  # fmt: skip
+        config = SargConfig(**settings)
     except ArkError as error:
         fail(str(error))
-    endpoint_flags: AgentFlags = flags["agent"]
     given = {
         "base_url": endpoint_flags.base_url,
         "request_timeout_s": endpoint_flags.request_timeout,
@@ -176,7 +177,7 @@ def _wiring(flags: dict[str, Any]) -> Wiring:
         "call_deadline_s": endpoint_flags.call_deadline,
     }
     endpoint = {name: value for name, value in given.items() if value is not None}
-    return Wiring(config, flags["model"], flags["encoder"], flags["agent_model"], endpoint)
+    return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint)
 
 
 def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
@@ -219,20 +220,8 @@ def eval_answers(
     qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
     out: Annotated[Path, typer.Option("--out", help="Run directory to write.")],
     *,
+    sarg: SargFlags,
     agent: AgentFlags,
-    model: ModelOpt = None,
-    retriever: RetrieverOpt = _PAPER.retriever,
-    passages: PassagesOpt = _PAPER.passages,
-    method: MethodOpt = _PAPER.method,
-    direction: DirectionOpt = _PAPER.direction,
-    tau: TauOpt = _PAPER.tau,
-    beam_width: BeamOpt = _PAPER.beam_width,
-    top_k: TopKOpt = _PAPER.top_k,
-    max_depth: DepthOpt = _PAPER.max_depth,
-    max_neighbors: NeighborsOpt = _PAPER.max_neighbors,
-    max_tokens: MaxTokensOpt = _PAPER.max_tokens,
-    encoder: EncoderOpt = None,
-    agent_model: AgentModelOpt = "rules",
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N only.")] = None,
     as_json: JsonOpt = False,
@@ -240,7 +229,7 @@ def eval_answers(
     """Answer a QA file into a resumable run directory, scored by EM and token F1."""
     from evals.answer_run import load_answer_qa, run_answers, summarise
 
-    wiring = _wiring(dict(locals()))
+    wiring = _wiring(sarg, agent)
     console = Console(stderr=True)
     try:
         items = load_answer_qa(qa)[:limit]
