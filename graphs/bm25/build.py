@@ -4,18 +4,33 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from graphs.bm25 import kernels as bm25_kernels
+from graphs.bm25.chunks import document_text
+from graphs.bm25.ingest import Batch, Progress, ingest
+from graphs.bm25.merge import BYTES_PER_MERGED_POSTING, MergeTargets, SegmentMerger
+from graphs.bm25.npyfile import NpyAppender, NpyReader, RawAppender
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, PostingsBuilder
+from graphs.bm25.segments import SegmentFiles
 from graphs.bm25.tokenize import DEFAULT_ANALYZER, Tokenizer
 from graphs.errors import GraphError
-from graphs.layout import IMPACTS_SUFFIX, INDEX_FORMAT_VERSION, MAXIMA_SUFFIX, META_FILE, TYPES_FILE
+from graphs.layout import (
+    IMPACTS_SUFFIX,
+    INDEX_FORMAT_VERSION,
+    MAXIMA_SUFFIX,
+    META_FILE,
+    TYPES_FILE,
+    VOCAB_FILE,
+    posting_file,
+)
 from graphs.layout import INDEX_FIELD as FIELD
 
 logger = logging.getLogger(__name__)
@@ -23,12 +38,7 @@ logger = logging.getLogger(__name__)
 BOOSTS: dict[str, float] = {FIELD: 1.0}
 _CHUNK_DOCS = 65_536
 
-
-def document_text(name: str, text: str) -> str:
-    """The one document BM25 sees for a node: its name, then its text (once when equal)."""
-    if not name or text == name:
-        return text
-    return f"{name}\n{text}" if text else name
+__all__ = ["BOOSTS", "build_index", "build_index_streaming", "document_text", "index_info"]
 
 
 def build_index(
@@ -78,16 +88,8 @@ def build_index(
     totals = builder.write(index_dir)
     _write_impacts(index_dir, totals[FIELD], len(names), params)
     np.save(index_dir / TYPES_FILE, codes.astype(np.int16))
-    info = {
-        "format_version": INDEX_FORMAT_VERSION,
-        "num_docs": len(names),
-        "total_tokens": totals,
-        "boosts": BOOSTS,
-        "analyzer": analyzer,
-        "bm25": params.to_meta(),
-        "type_counts": np.bincount(codes.astype(np.int64)).tolist() if codes.size else [],
-        "meta": dict(meta or {}),
-    }
+    type_counts = np.bincount(codes.astype(np.int64)).tolist() if codes.size else []
+    info = index_info(len(names), totals[FIELD], type_counts, analyzer, params, meta)
     (index_dir / META_FILE).write_text(json.dumps(info, indent=2, sort_keys=True))
     logger.info(
         "BM25 index of %d nodes (analyzer %s) built in %.1f s",
@@ -95,6 +97,171 @@ def build_index(
         analyzer,
         time.perf_counter() - started,
     )
+
+
+def build_index_streaming(
+    index_dir: Path,
+    batches: Iterable[Batch],
+    type_codes: np.ndarray,
+    *,
+    meta: Mapping[str, str] | None = None,
+    analyzer: str = DEFAULT_ANALYZER,
+    params: BM25Params | None = None,
+    memory_limit_bytes: int,
+    spill_dir: Path,
+    workers: int = 2,
+    progress: Progress | None = None,
+) -> None:
+    """Build the same index as :func:`build_index`, byte for byte, in bounded memory.
+
+    Nodes arrive in batches; their postings are held until ``memory_limit_bytes`` says, then
+    spilled to ``spill_dir`` as a segment (its vocabulary sorted, postings by term), and the
+    segments are merged term range by term range into the final files, impacts and per-term
+    maxima computed on the way. Memory grows with the budget, not the graph, except for
+    4 bytes per node (every doc's BM25 length factor, needed by every posting).
+
+    Args:
+        index_dir: Directory to create; it must not exist or be empty. On an error it is left
+            incomplete (no ``meta.json``): remove it before building again.
+        batches: ``(names, texts)`` pairs of equal-length sequences of ``str``, nodes in
+            internal-id order (the first batch starts at node 0); any batch size works.
+        type_codes: One int16 type code per node (an array or a read-only memory map); its
+            length is the number of nodes the batches must hold.
+        meta: Strings stored verbatim in ``meta.json``.
+        analyzer: One of :data:`graphs.bm25.tokenize.ANALYZERS`.
+        params: The BM25 formula (default :class:`BM25Params`).
+        memory_limit_bytes: The builder's working memory: segment buffers, merge buffers and
+            tokenisation in flight (not the caller's batch, nor the interpreter's ~100 MB).
+        spill_dir: Existing directory for segment files (about the index's size); a private
+            subdirectory is made there and removed at the end, also on errors.
+        workers: Processes that tokenise (from 50,000 nodes; 1 tokenises in this process).
+        progress: Called as ``progress(phase, done, total)``: ``("tokenize", nodes, N)``
+            then ``("merge", postings, P)``.
+
+    Raises:
+        GraphError: As :func:`build_index` does, and when the batches hold more or fewer
+            nodes than ``type_codes``, or the memory limit is not positive.
+    """
+    started = time.perf_counter()
+    tokenizer = Tokenizer(analyzer)
+    params = params or BM25Params()
+    if memory_limit_bytes <= 0:
+        raise GraphError(f"the memory limit must be positive, not {memory_limit_bytes} bytes")
+    codes = np.asarray(type_codes)
+    type_counts = _check_codes(codes)
+    _check_empty(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    _write_types(index_dir / TYPES_FILE, codes)
+    scratch = Path(tempfile.mkdtemp(prefix="bm25-segments-", dir=spill_dir))
+    try:
+        lengths_path = posting_file(index_dir, FIELD, "lengths")
+        with NpyAppender(lengths_path, np.uint32, codes.size) as lengths:
+            ingested = ingest(
+                batches,
+                tokenizer,
+                lengths,
+                scratch,
+                segment_budget=memory_limit_bytes * 3 // 5,
+                workers=workers,
+                progress=progress,
+            )
+        factors = _length_factors(lengths_path, ingested.total_tokens, codes.size, params)
+        _merge(index_dir, scratch, ingested.segments, factors, memory_limit_bytes, progress)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    info = index_info(codes.size, ingested.total_tokens, type_counts, analyzer, params, meta)
+    (index_dir / META_FILE).write_text(json.dumps(info, indent=2, sort_keys=True))
+    logger.info(
+        "BM25 index of %d nodes (analyzer %s) built in %.1f s from %d segments",
+        codes.size,
+        analyzer,
+        time.perf_counter() - started,
+        len(ingested.segments),
+    )
+
+
+def _merge(
+    index_dir: Path,
+    scratch: Path,
+    segments: list[SegmentFiles],
+    factors: np.ndarray,
+    memory_limit_bytes: int,
+    progress: Progress | None,
+) -> None:
+    key_bytes = max((segment.key_bytes for segment in segments), default=0)
+    max_tf = max((segment.max_tf for segment in segments), default=0)
+    num_postings = sum(segment.num_postings for segment in segments)
+    tf_dtype = np.uint16 if max_tf <= np.iinfo(np.uint16).max else np.uint32
+    raw = {
+        "vocab": RawAppender(scratch / "vocab.raw", np.dtype(f"S{max(key_bytes, 1)}")),
+        "indptr": RawAppender(scratch / "indptr.raw", np.int64),
+        "maxima": RawAppender(scratch / "maxima.raw", np.float32),
+    }
+    with (
+        NpyAppender(posting_file(index_dir, FIELD, "docs"), np.int32, num_postings) as docs,
+        NpyAppender(posting_file(index_dir, FIELD, "tf"), tf_dtype, num_postings) as tf,
+        NpyAppender(index_dir / f"{FIELD}{IMPACTS_SUFFIX}", np.float32, num_postings) as impacts,
+    ):
+        targets = MergeTargets(raw["vocab"], raw["indptr"], raw["maxima"], docs, tf, impacts)
+        merger = SegmentMerger(
+            targets,
+            factors,
+            posting_budget=memory_limit_bytes // 2 // BYTES_PER_MERGED_POSTING,
+            progress=progress,
+        )
+        per_term = 3 * max(key_bytes, 1) + 40  # a buffered key, its sort and inverse
+        merger.merge(segments, memory_limit_bytes // 4 // (max(len(segments), 1) * per_term))
+    raw["vocab"].finish(index_dir / VOCAB_FILE)
+    raw["indptr"].finish(posting_file(index_dir, FIELD, "indptr"))
+    raw["maxima"].finish(index_dir / f"{FIELD}{MAXIMA_SUFFIX}")
+
+
+def _length_factors(
+    lengths_path: Path, total_tokens: int, num_docs: int, params: BM25Params
+) -> np.ndarray:
+    """Every doc's BM25 length factor, computed chunk by chunk from the written lengths."""
+    factors = np.empty(num_docs, np.float32)
+    reader = NpyReader(lengths_path)
+    try:
+        for start in range(0, num_docs, _CHUNK_DOCS * 16):
+            chunk = reader.read(_CHUNK_DOCS * 16)
+            factors[start : start + chunk.size] = params.length_factors(
+                chunk, total_tokens, num_docs
+            )
+    finally:
+        reader.close()
+    return factors
+
+
+def _write_types(path: Path, codes: np.ndarray) -> None:
+    with NpyAppender(path, np.int16, codes.size) as types:
+        for start in range(0, codes.size, _CHUNK_DOCS * 16):
+            types.append(codes[start : start + _CHUNK_DOCS * 16].astype(np.int16))
+
+
+def _check_codes(codes: np.ndarray) -> list[int]:
+    """The count of each type code (as ``meta.json`` stores them), checking their range."""
+    if codes.ndim != 1 or (codes.size and not np.issubdtype(codes.dtype, np.integer)):
+        raise GraphError("node type codes must be integers in [0, 32767]")
+    counts = np.zeros(0, np.int64)
+    for start in range(0, codes.size, _CHUNK_DOCS * 16):
+        chunk = codes[start : start + _CHUNK_DOCS * 16].astype(np.int64)
+        if chunk.min() < 0 or chunk.max() > np.iinfo(np.int16).max:
+            raise GraphError("node type codes must be integers in [0, 32767]")
+        chunk_counts = np.bincount(chunk)
+        if chunk_counts.size > counts.size:
+            chunk_counts[: counts.size] += counts
+            counts = chunk_counts
+        else:
+            counts[: chunk_counts.size] += chunk_counts
+    return counts.tolist()
+
+
+def _check_empty(index_dir: Path) -> None:
+    if index_dir.exists() and any(index_dir.iterdir()):
+        raise GraphError(
+            f"BM25 index directory {index_dir} is not empty; remove it or pick another"
+        )
 
 
 def _check_inputs(
@@ -133,3 +300,24 @@ def _write_impacts(index_dir: Path, total_tokens: int, num_docs: int, params: BM
     np.save(
         index_dir / f"{FIELD}{MAXIMA_SUFFIX}", bm25_kernels.term_maxima(postings.indptr, impacts)
     )
+
+
+def index_info(
+    num_docs: int,
+    total_tokens: int,
+    type_counts: list[int],
+    analyzer: str,
+    params: BM25Params,
+    meta: Mapping[str, str] | None,
+) -> dict[str, object]:
+    """The content of an index's ``meta.json``."""
+    return {
+        "format_version": INDEX_FORMAT_VERSION,
+        "num_docs": num_docs,
+        "total_tokens": {FIELD: total_tokens},
+        "boosts": BOOSTS,
+        "analyzer": analyzer,
+        "bm25": params.to_meta(),
+        "type_counts": type_counts,
+        "meta": dict(meta or {}),
+    }

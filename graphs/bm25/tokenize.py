@@ -54,6 +54,10 @@ class Tokenizer:
         self.stems = name == "english-stem"
         self._analyzer = self.tantivy_analyzer()
 
+    def __reduce__(self) -> tuple[type[Tokenizer], tuple[str]]:
+        # tantivy's analyzer does not pickle: a worker process rebuilds it from the name
+        return (Tokenizer, (self.name,))
+
     def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
         """A fresh tantivy analyzer of this kind (to register with an index)."""
         builder = (
