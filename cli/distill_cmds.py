@@ -125,6 +125,21 @@ def train(
     learning_rate: Annotated[
         float | None, typer.Option("--learning-rate", help="Override the learning rate.")
     ] = None,
+    max_length: Annotated[
+        int | None,
+        typer.Option(
+            "--max-length",
+            help="Cut conversations to this many tokens (paper: 16,384); memory grows with it.",
+        ),
+    ] = None,
+    memory_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--memory-limit",
+            help="GB the run may use on a CPU; it refuses to start, naming the memory needed, "
+            "when its estimated peak is higher (default: 90% of the memory available).",
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue from the last checkpoint in OUT.")
     ] = False,
@@ -144,7 +159,12 @@ def train(
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
-        config = load_config(config_file).replace(max_steps=max_steps, learning_rate=learning_rate)
+        config = load_config(config_file).replace(
+            max_steps=max_steps,
+            learning_rate=learning_rate,
+            max_length=max_length,
+            memory_limit_gb=memory_limit,
+        )
         result = train_student(
             data_dir, base_model, out, config, resume=resume, gguf_cache=gguf_cache
         )

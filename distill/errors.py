@@ -35,3 +35,7 @@ class BaseModelError(DistillError):
 
 class EmptyTrainingSetError(DistillError):
     """Truncation left no conversation with an assistant token to train on."""
+
+
+class TrainMemoryError(DistillError):
+    """A training run would need more memory than its limit (refused before it starts)."""

@@ -12,6 +12,7 @@ from distill.config import EMBEDDING_MODULES, TrainConfig
 from distill.dataset import load_sft_dataset
 from distill.errors import ChatTemplateError, TrainConfigError
 from distill.labelled_head import labelled_positions_only
+from distill.memory import MemoryPlan, plan_memory, read_shape
 from distill.preflight import check_truncation, resolve_base_model
 from distill.template import check_generation_markers, inference_template, load_training_template
 
@@ -94,8 +95,8 @@ def lora_config(config: TrainConfig, model: Any) -> Any:
     )
 
 
-def sft_config(config: TrainConfig, out: Path, *, has_val: bool) -> Any:
-    """TRL's SFTConfig for `config`; bf16 and gradient checkpointing follow the hardware."""
+def sft_config(config: TrainConfig, out: Path, *, has_val: bool, plan: MemoryPlan) -> Any:
+    """TRL's SFTConfig for `config`, with the dtype and checkpointing `plan` settled."""
     from trl import SFTConfig
 
     gpu = _has_gpu()
@@ -122,10 +123,10 @@ def sft_config(config: TrainConfig, out: Path, *, has_val: bool) -> Any:
         metric_for_best_model="eval_loss",
         greater_is_better=False,
         seed=config.seed,
-        bf16=gpu if config.bf16 is None else config.bf16,
-        gradient_checkpointing=gpu
-        if config.gradient_checkpointing is None
-        else config.gradient_checkpointing,
+        bf16=plan.bf16,
+        gradient_checkpointing=plan.gradient_checkpointing,
+        # Non-reentrant checkpointing needs no input gradients on a frozen, LoRA-wrapped base.
+        gradient_checkpointing_kwargs={"use_reentrant": False},
         assistant_only_loss=config.assistant_only_loss,
         report_to="none",
         packing=False,
@@ -179,15 +180,23 @@ def build_trainer(
 
     data = load_sft_dataset(data_dir)
     base = resolve_base_model(base_model, gguf_cache=gguf_cache)
+    plan = plan_memory(config, read_shape(base), gpu=_has_gpu())
+    logger.info(
+        "memory: %s attention, gradient checkpointing %s, estimated peak %s (limit %.1f GB)",
+        plan.attention,
+        "on" if plan.gradient_checkpointing else "off",
+        plan.estimate.describe(),
+        plan.limit_gb,
+    )
     tokenizer = AutoTokenizer.from_pretrained(base)
     template = resolve_template(config, tokenizer)
     tokenizer.chat_template = template
-    bf16 = _has_gpu() if config.bf16 is None else config.bf16
-    attention = config.attn_implementation or ("sdpa" if _has_gpu() else "eager")
     model = AutoModelForCausalLM.from_pretrained(
-        base, dtype=torch.bfloat16 if bf16 else torch.float32, attn_implementation=attention
+        base,
+        dtype=torch.bfloat16 if plan.bf16 else torch.float32,
+        attn_implementation=plan.attention,
     )
-    args = sft_config(config, Path(out), has_val=data["val"] is not None)
+    args = sft_config(config, Path(out), has_val=data["val"] is not None, plan=plan)
     trainer = SFTTrainer(
         model=model,
         args=args,
