@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -18,7 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphs.bm25.build import build_index
-from graphs.build_options import BuildOptions
+from graphs.build_dir import check_target, new_temp, replace_dir
+from graphs.build_options import BuildOptions, use_streaming
 from graphs.csr import build_csr
 from graphs.errors import GraphImportError
 from graphs.idmap import write_id_map
@@ -41,11 +40,10 @@ from graphs.manifest import (
 )
 from graphs.nodestore import write_node_store
 from graphs.problems import count_problems, raise_for_problems, write_report
+from graphs.stream.stage import table_source
 from graphs.validate import ValidGraph, validate_graph
 
 logger = logging.getLogger(__name__)
-
-_TEMP_MARK = ".tmp-"
 
 
 def build_snapshot(
@@ -91,16 +89,21 @@ def build_snapshot(
     """
     options = options or BuildOptions()
     out = Path(out)
-    if out.exists() and not options.overwrite:
-        raise GraphImportError(
-            f"{out} already exists; pass --overwrite (Python: BuildOptions(overwrite=True)) to "
-            "replace it or pick another output directory"
+    if use_streaming(options, edges.num_rows):
+        # Imported here: DuckDB loads only for the builds that use it.
+        from graphs.build_stream import build_snapshot_streaming
+
+        return build_snapshot_streaming(
+            table_source(nodes, unreadable_nodes, nodes_file),
+            table_source(edges, unreadable_edges, edges_file),
+            out,
+            name=name,
+            candidate_types=candidate_types,
+            sources=sources,
+            options=options,
+            progress=options.progress,
         )
-    if out.exists() and not _replaceable(out):
-        raise GraphImportError(
-            f"{out} exists and is not a snapshot (no manifest.json); refusing to replace it even "
-            "with --overwrite; remove it yourself or pick another output directory"
-        )
+    check_target(out, options.overwrite)
     timings: dict[str, float] = {}
     with _timed(timings, "validate"):
         graph = validate_graph(
@@ -113,28 +116,20 @@ def build_snapshot(
             unreadable_nodes=unreadable_nodes,
             unreadable_edges=unreadable_edges,
         )
-    _check_candidates(candidate_types, graph.type_names)
+    check_candidates(candidate_types, graph.type_names)
     skipped = count_problems(graph.problems)
     if not options.skip_invalid:
         raise_for_problems(graph.problems)
-    if graph.name_as_text:
-        logger.warning(
-            "%s: %d of %d nodes have empty text; their name is used as their text",
-            nodes_file,
-            graph.name_as_text,
-            graph.nodes.num_rows,
-        )
-    if graph.duplicate_edges or graph.self_loops:
-        logger.info(  # the CLI prints the import summary itself
-            "%s: collapsed %d duplicate edges, kept %d self-loops (--strict makes them errors)",
-            edges_file,
-            graph.duplicate_edges,
-            graph.self_loops,
-        )
+    warn_about_rows(
+        nodes_file,
+        edges_file,
+        graph.name_as_text,
+        graph.nodes.num_rows,
+        graph.duplicate_edges,
+        graph.self_loops,
+    )
     report_path = options.report_path
-    _clean_stale_temps(out)
-    temp = out.parent / f".{out.name}{_TEMP_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    temp.mkdir(parents=True)
+    temp = new_temp(out)
     try:
         if skipped:
             report = report_path or temp / REPORT_FILE
@@ -148,7 +143,7 @@ def build_snapshot(
             temp, graph, name, candidate_types, sources, skipped, timings, options.analyzer
         )
         write_manifest(manifest, temp)
-        _replace(temp, out)
+        replace_dir(temp, out)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
@@ -169,7 +164,33 @@ def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
     timings[phase] = round(time.perf_counter() - started, 3)
 
 
-def _check_candidates(candidate_types: Sequence[str], type_names: list[str]) -> None:
+def warn_about_rows(
+    nodes_file: str,
+    edges_file: str,
+    name_as_text: int,
+    num_nodes: int,
+    duplicate_edges: int,
+    self_loops: int,
+) -> None:
+    """Log the rows that were kept although imperfect (empty text, duplicates, self-loops)."""
+    if name_as_text:
+        logger.warning(
+            "%s: %d of %d nodes have empty text; their name is used as their text",
+            nodes_file,
+            name_as_text,
+            num_nodes,
+        )
+    if duplicate_edges or self_loops:
+        logger.info(  # the CLI prints the import summary itself
+            "%s: collapsed %d duplicate edges, kept %d self-loops (--strict makes them errors)",
+            edges_file,
+            duplicate_edges,
+            self_loops,
+        )
+
+
+def check_candidates(candidate_types: Sequence[str], type_names: list[str]) -> None:
+    """Raise a GraphImportError naming any candidate type that is not a node type."""
     unknown = [value for value in candidate_types if value not in type_names]
     if unknown:
         raise GraphImportError(
@@ -272,38 +293,3 @@ def _signatures(graph: ValidGraph) -> list[RelationSignature]:
             )
         )
     return signatures
-
-
-def _clean_stale_temps(out: Path) -> None:
-    """Remove temp dirs of earlier builds of `out` whose process is gone."""
-    if not out.parent.is_dir():
-        return
-    for temp in out.parent.glob(f".{out.name}{_TEMP_MARK}*"):
-        pid_text = temp.name.removeprefix(f".{out.name}{_TEMP_MARK}").split("-")[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
-            logger.info("removing %s left by an interrupted import", temp)
-            shutil.rmtree(temp, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _replaceable(out: Path) -> bool:
-    return out.is_dir() and ((out / "manifest.json").is_file() or not any(out.iterdir()))
-
-
-def _replace(temp: Path, out: Path) -> None:
-    if not out.exists():
-        temp.rename(out)
-        return
-    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-    out.rename(old)
-    temp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)

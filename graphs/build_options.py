@@ -7,6 +7,11 @@ from pathlib import Path
 
 from graphs.bm25.tokenize import check_analyzer
 from graphs.errors import GraphError, GraphImportError
+from graphs.stream.progress import Progress, no_progress
+
+STREAMING_MIN_EDGES = 1_000_000
+"""From this many input edges `build_snapshot` takes the bounded-memory build (below it the
+in-memory build is faster; both write the same files)."""
 
 DEFAULT_BUILD_ANALYZER = "english-stem"
 """The analyzer a snapshot is built with unless one is chosen: stemmed, so that a query's
@@ -39,6 +44,13 @@ class BuildOptions:
             stopwords dropped, Snowball stemming, :data:`DEFAULT_BUILD_ANALYZER`), `english`
             (stopwords dropped, no stemming) or `plain`; recorded in the manifest, and a
             snapshot is always searched with the analyzer it was built with.
+        memory_limit: Bytes the bounded-memory build may hold (--memory-limit); None is 25%
+            of the machine's memory, capped at 16 GiB. DuckDB gets 60% of it for sorts, joins
+            and group-bys and spills the rest to disk beside the output.
+        streaming: True always takes the bounded-memory build, False never; None (the
+            default) takes it from STREAMING_MIN_EDGES input edges, or whenever
+            `memory_limit` is set. Both builds write the same files.
+        progress: Called as each phase of the bounded-memory build advances.
 
     Raises:
         GraphImportError: An unknown analyzer (checked here, before any import work).
@@ -50,9 +62,19 @@ class BuildOptions:
     allow_empty_text: bool = False
     strict: bool = False
     analyzer: str = DEFAULT_BUILD_ANALYZER
+    memory_limit: int | None = None
+    streaming: bool | None = None
+    progress: Progress = no_progress
 
     def __post_init__(self) -> None:
         try:
             check_analyzer(self.analyzer)
         except GraphError as error:
             raise GraphImportError(f"{error} (--analyzer; Python: analyzer=...)") from error
+
+
+def use_streaming(options: BuildOptions, num_edges: int) -> bool:
+    """Whether a build of `num_edges` input edges with `options` takes the bounded-memory path."""
+    if options.streaming is not None:
+        return options.streaming
+    return options.memory_limit is not None or num_edges >= STREAMING_MIN_EDGES

@@ -83,14 +83,14 @@ def validate_graph(
         GraphImportError: a required column is missing or has an unusable type, or there are
             more than 32,767 node types or relations.
     """
-    nodes = _require_strings(nodes, NODE_COLUMNS, nodes_file)
-    edges = _require_strings(edges, EDGE_COLUMNS, edges_file)
+    nodes = require_strings(nodes, NODE_COLUMNS, nodes_file)
+    edges = require_strings(edges, EDGE_COLUMNS, edges_file)
     problems: list[RowProblems] = []
     keep_nodes = _check_nodes(
         nodes, nodes_file, problems, allow_empty_text, _unreadable(unreadable_nodes, nodes)
     )
     nodes = _keep(nodes, keep_nodes)
-    blank_text = _is_blank(nodes.column("text"))
+    blank_text = is_blank(nodes.column("text"))
     name_as_text = int(blank_text.sum())
     if name_as_text:
         text = pc.if_else(pa.array(blank_text), nodes.column("name"), nodes.column("text"))
@@ -144,7 +144,12 @@ def _keep(values: _Rows, keep: np.ndarray) -> _Rows:
     return values if keep.all() else values.filter(pa.array(keep))
 
 
-def _require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.Table:
+def require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.Table:
+    """`table` with `columns` first, cast to strings, then its other columns as they are.
+
+    Raises:
+        GraphImportError: a column is missing or cannot be read as text.
+    """
     missing = [column for column in columns if column not in table.column_names]
     if missing:
         raise GraphImportError(
@@ -169,7 +174,7 @@ def _require_strings(table: pa.Table, columns: Sequence[str], file: str) -> pa.T
     return table
 
 
-def _is_blank(values: pa.ChunkedArray) -> np.ndarray:
+def is_blank(values: pa.ChunkedArray) -> np.ndarray:
     """True for null, empty and whitespace-only strings."""
     blank = pc.or_(pc.equal(pc.binary_length(values), 0), pc.utf8_is_space(values))
     return np.asarray(pc.fill_null(blank, True).to_numpy(zero_copy_only=False), dtype=bool)
@@ -208,11 +213,11 @@ def _check_nodes(
     ids = nodes.column("id")
     _record(problems, file, UNREADABLE, unreadable, ids)
     keep = ~unreadable
-    no_text = _is_blank(nodes.column("text"))
+    no_text = is_blank(nodes.column("text"))
     checks = [
-        ("empty node id", _is_blank(ids), ""),
-        ("empty node type", _is_blank(nodes.column("type")), ""),
-        ("node has neither name nor text", _is_blank(nodes.column("name")) & no_text, ""),
+        ("empty node id", is_blank(ids), ""),
+        ("empty node type", is_blank(nodes.column("type")), ""),
+        ("node has neither name nor text", is_blank(nodes.column("name")) & no_text, ""),
     ]
     if not allow_empty_text:
         checks.append((EMPTY_TEXT, no_text, EMPTY_TEXT_HINT))
@@ -263,7 +268,7 @@ def _check_edge_endpoints(
     _record(problems, file, UNREADABLE, unreadable, edges.column("src"))
     keep = ~unreadable
     relation = edges.column("relation")
-    bad = _is_blank(relation) & keep
+    bad = is_blank(relation) & keep
     _record(problems, file, "empty relation", bad, edges.column("src"))
     keep &= ~bad
     ends = []
@@ -271,7 +276,7 @@ def _check_edge_endpoints(
         looked_up = list(pool.map(lambda c: _internal_ids(edges.column(c), node_ids), EDGE_ENDS))
     for column, ids in zip(EDGE_ENDS, looked_up, strict=True):
         values = edges.column(column)
-        blank = _is_blank(values) & keep
+        blank = is_blank(values) & keep
         _record(problems, file, f"empty {column} node id", blank, values)
         keep &= ~blank
         missing = (ids < 0) & keep

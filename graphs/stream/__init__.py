@@ -1,0 +1,1 @@
+"""The bounded-memory snapshot build: staging, SQL validation and streamed snapshot files."""

@@ -1,0 +1,204 @@
+"""Validation as SQL over the staged inputs: duplicate ids, dangling ends, loops, duplicates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from graphs.errors import GraphImportError
+from graphs.problems import RowProblems
+from graphs.stream.engine import arrow_table
+from graphs.stream.stage import EDGE_PROBLEMS, FLAG, NODE_PROBLEMS, PROBLEM, Staged
+from graphs.validate import EMPTY_TEXT, EMPTY_TEXT_HINT, MAX_CODES, STRICT_HINT, UNREADABLE
+
+_NODE_REASONS = (UNREADABLE, *NODE_PROBLEMS[1:4], EMPTY_TEXT, NODE_PROBLEMS[5])
+_EDGE_REASONS = (UNREADABLE, *EDGE_PROBLEMS[1:])
+_DST_CODES = (5, 6)
+"""Edge problems reported with the dst value (the others with src)."""
+
+
+@dataclass(frozen=True)
+class CheckedGraph:
+    """What SQL validation leaves in the engine and what it found.
+
+    Tables left in the engine: ``node_index(id, row, type_code, node)`` (one row per valid
+    node; internal id ``node`` follows input row order) and ``edges_ok(row, s, d, rel)`` (one
+    row per kept edge: internal ends and relation code).
+    """
+
+    type_names: list[str]
+    relation_names: list[str]
+    num_nodes: int
+    num_edges: int
+    problems: list[RowProblems]
+    name_as_text: int
+    duplicate_edges: int
+    self_loops: int
+
+
+def check_graph(
+    engine: Any,
+    nodes: Staged,
+    edges: Staged,
+    *,
+    nodes_file: str,
+    edges_file: str,
+    strict: bool,
+) -> CheckedGraph:
+    """Find every invalid row of the staged inputs and encode the valid graph in the engine.
+
+    Same reasons, same first-problem-per-row order and same kept rows as validate_graph.
+
+    Raises:
+        GraphImportError: more than 32,767 node types or relations.
+    """
+    problems: list[RowProblems] = []
+    _check_nodes(engine, nodes)
+    problems += _problems(engine, "node_rows", "id", _NODE_REASONS, nodes_file, _node_hint)
+    type_names = _codes(engine, "node_first", "type", "node_types", "node types", nodes_file)
+    _number_nodes(engine)
+    _check_edges(engine, edges, strict)
+    relation_names = _codes(
+        engine, "edge_rows", "relation", "relations", "relations", edges_file, "problem = 0"
+    )
+    kept_before = _count(engine, "SELECT count(*) FROM edge_rows WHERE problem = 0")
+    engine.execute(
+        """CREATE TABLE edges_ok AS SELECT min(e.row) AS row, e.s, e.d, r.code AS rel
+           FROM edge_rows e JOIN relations r USING (relation) WHERE e.problem = 0
+           GROUP BY e.s, e.d, r.code"""
+    )
+    num_edges = _count(engine, "SELECT count(*) FROM edges_ok")
+    if strict:
+        engine.execute(
+            """UPDATE edge_rows SET problem = 8 WHERE problem = 0
+               AND row NOT IN (SELECT row FROM edges_ok)"""
+        )
+    problems += _problems(engine, "edge_rows", "value", _EDGE_REASONS, edges_file, _edge_hint)
+    return CheckedGraph(
+        type_names=type_names,
+        relation_names=relation_names,
+        num_nodes=_count(engine, "SELECT count(*) FROM node_index"),
+        num_edges=num_edges,
+        problems=problems,
+        name_as_text=_count(engine, "SELECT count(*) FROM node_index WHERE flag"),
+        duplicate_edges=0 if strict else kept_before - num_edges,
+        self_loops=_count(engine, "SELECT count(*) FROM edges_ok WHERE s = d"),
+    )
+
+
+def _check_nodes(engine: Any, nodes: Staged) -> None:
+    engine.execute(
+        f"""CREATE TABLE node_rows AS SELECT file_row_number AS row, id, type,
+            "{PROBLEM}" AS problem, "{FLAG}" AS flag
+            FROM read_parquet(?, file_row_number = true)""",
+        [str(nodes.path)],
+    )
+    engine.execute(
+        """CREATE TABLE node_first AS SELECT id, min(row) AS row, arg_min(type, row) AS type,
+           arg_min(flag, row) AS flag FROM node_rows WHERE problem = 0 GROUP BY id"""
+    )
+    engine.execute(
+        """UPDATE node_rows SET problem = 6 WHERE problem = 0
+           AND row NOT IN (SELECT row FROM node_first)"""
+    )
+
+
+def _number_nodes(engine: Any) -> None:
+    engine.execute(
+        """CREATE TABLE node_index AS SELECT n.id, n.row, t.code AS type_code, n.flag,
+           row_number() OVER (ORDER BY n.row) - 1 AS node
+           FROM node_first n JOIN node_types t USING (type)"""
+    )
+    engine.execute("DROP TABLE node_first")
+
+
+def _check_edges(engine: Any, edges: Staged, strict: bool) -> None:
+    loop = "WHEN s.node = d.node THEN 7" if strict else ""
+    engine.execute(
+        f"""CREATE TABLE edge_rows AS SELECT row, relation, s, d, problem,
+            CASE WHEN problem IN {_DST_CODES} THEN dst WHEN problem > 0 OR {strict} THEN src
+                 END AS value
+            FROM (SELECT e.row, e.relation, e.src, e.dst, s.node AS s, d.node AS d,
+            CASE WHEN e.problem > 0 THEN e.problem WHEN s.node IS NULL THEN 4
+                 WHEN e.flag THEN 5 WHEN d.node IS NULL THEN 6 {loop} ELSE 0 END AS problem
+            FROM (SELECT file_row_number AS row, src, dst, relation, "{PROBLEM}" AS problem,
+                  "{FLAG}" AS flag FROM read_parquet(?, file_row_number = true)) e
+            LEFT JOIN node_index s ON e.src = s.id
+            LEFT JOIN node_index d ON e.dst = d.id)""",
+        [str(edges.path)],
+    )
+
+
+def _codes(
+    engine: Any,
+    table: str,
+    column: str,
+    target: str,
+    what: str,
+    file: str,
+    where: str = "true",
+) -> list[str]:
+    """Sorted distinct values of ``table.column`` (as validate_graph sorts them), in ``target``."""
+    found = engine.execute(f"SELECT DISTINCT {column} FROM {table} WHERE {where}").fetchall()
+    names = sorted(value for (value,) in found)
+    if len(names) > MAX_CODES:
+        raise GraphImportError(
+            f"{len(names)} distinct {what}; at most {MAX_CODES} are supported", file=file
+        )
+    engine.execute(f"CREATE TABLE {target} ({column} VARCHAR, code SMALLINT)")
+    if names:
+        engine.execute(
+            f"INSERT INTO {target} SELECT unnest(?::VARCHAR[]), unnest(?::SMALLINT[])",
+            [names, list(range(len(names)))],
+        )
+    return names
+
+
+def _problems(
+    engine: Any,
+    table: str,
+    value: str,
+    reasons: tuple[str, ...],
+    file: str,
+    hint: Any,
+) -> list[RowProblems]:
+    """One RowProblems per problem code present, in code order, rows ascending (1-based)."""
+    found = []
+    counts = dict(
+        engine.execute(
+            f"SELECT problem, count(*) FROM {table} WHERE problem > 0 GROUP BY problem"
+        ).fetchall()
+    )
+    for code, reason in enumerate(reasons, start=1):
+        if not counts.get(code):
+            continue
+        rows = arrow_table(
+            engine,
+            f"SELECT row, {value} AS value FROM {table} WHERE problem = ? ORDER BY row",
+            [code],
+        )
+        found.append(
+            RowProblems(
+                file=file,
+                problem=reason,
+                rows=np.asarray(rows.column("row").to_numpy(), dtype=np.int64) + 1,
+                values=rows.column("value").combine_chunks().cast(pa.string()),
+                hint=hint(code),
+            )
+        )
+    return found
+
+
+def _node_hint(code: int) -> str:
+    return EMPTY_TEXT_HINT if code == 5 else ""
+
+
+def _edge_hint(code: int) -> str:
+    return STRICT_HINT if code in (7, 8) else ""
+
+
+def _count(engine: Any, sql: str) -> int:
+    return int(engine.execute(sql).fetchall()[0][0])

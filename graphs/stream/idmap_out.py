@@ -1,0 +1,32 @@
+"""The id map (sorted fixed-width ids + internal order) from DuckDB's sort, written in chunks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from graphs.layout import ID_ORDER_FILE, SORTED_IDS_FILE
+from graphs.stream.engine import arrow_reader
+from graphs.stream.npy_writer import NpyWriter
+
+
+def write_id_map_sorted(engine: Any, directory: Path, num_nodes: int, batch_rows: int) -> None:
+    """Write the same files as graphs.idmap.write_id_map for the ids of ``node_index``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    width = int(
+        engine.execute("SELECT coalesce(max(strlen(id)), 0) FROM node_index").fetchall()[0][0]
+    )
+    width = width or 1
+    order_type = np.int32 if num_nodes < 2**31 else np.int64
+    reader = arrow_reader(engine, "SELECT id, node FROM node_index ORDER BY id", batch_rows)
+    with (
+        NpyWriter(directory / SORTED_IDS_FILE, num_nodes, f"S{width}") as ids,
+        NpyWriter(directory / ID_ORDER_FILE, num_nodes, order_type) as order,
+    ):
+        for batch in reader:
+            encoded = batch.column(0).cast(pa.binary()).to_numpy(zero_copy_only=False)
+            ids.write(np.asarray(encoded, dtype=f"S{width}"))
+            order.write(batch.column(1).to_numpy())
