@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -22,10 +23,17 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from agent.models.base import ModelError
+from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
+from cli.flag_groups import with_flags
+from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
+from cli.options import AgentFlags, FlagError
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
-from graphs.errors import GraphError
+from graphs.errors import ArkError
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from agent.models.openai.model import OpenAIChatModel
 
 ExtractorName = Literal["spacy", "llm"]
 
@@ -33,11 +41,6 @@ ExtractorName = Literal["spacy", "llm"]
 def register(graph_app: typer.Typer) -> None:
     """Add `extract` to the `graph` group."""
     graph_app.command("extract")(extract)
-
-
-def _fail(error: Exception) -> typer.Exit:
-    Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 class _RateColumn(ProgressColumn):
@@ -77,9 +80,12 @@ class _Bar:
         self._bar.update(self._task, completed=done)
 
 
+@with_flags(without=ENDPOINT_FLAGS_ONLY)
 def extract(
     docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
     out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    *,
+    agent: AgentFlags,
     extractor: Annotated[
         ExtractorName,
         typer.Option(help="spacy: offline NER + dependency triples; llm: a served model (-m)."),
@@ -87,16 +93,16 @@ def extract(
     model: Annotated[
         str | None, typer.Option("-m", "--model", help="LLM extractor: openai:NAME or NAME.")
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible root, e.g. http://127.0.0.1:8080/v1.")
-    ] = None,
     concurrency: Annotated[int, typer.Option(help="LLM requests in flight.")] = 4,
     rpm: Annotated[float | None, typer.Option(help="LLM requests per minute (no limit).")] = None,
     tools: Annotated[
         bool, typer.Option(help="Ask the LLM for a tool call (--no-tools: bare JSON text).")
     ] = True,
     max_tokens: Annotated[int, typer.Option(help="LLM: tokens per reply.")] = 1024,
-    timeout: Annotated[float, typer.Option(help="LLM: seconds per request.")] = 120.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", min=0.1, hidden=True, help="Deprecated: --request-timeout."),
+    ] = None,
     chunk_tokens: Annotated[int, typer.Option(help="Most tokens in a passage.")] = 200,
     chunk_overlap: Annotated[int, typer.Option(help="Tokens shared by passages.")] = 30,
     max_file_mb: Annotated[float, typer.Option(help="Skip larger files.")] = 16.0,
@@ -138,9 +144,8 @@ def extract(
             name=name,
             candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
         )
-        worker = _extractor(
-            extractor, model, base_url, concurrency, rpm, tools, max_tokens, timeout
-        )
+        endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
+        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
         encode = _encoder(encoder)
         started = time.perf_counter()
         with ExtractionCache(cache or default_cache_path()) as store, _Bar(console) as progress:
@@ -148,13 +153,15 @@ def extract(
                 docs, out, extractor=worker, cache=store, config=config, encode=encode,
                 progress=progress,
             )  # fmt: skip
-    except (GraphError, ModelError) as error:
-        raise _fail(error) from None
+    except ArkError as error:
+        fail(str(error))
     data = summary.model_dump()
     data["wall_seconds"] = round(time.perf_counter() - started, 2)
     stats = getattr(worker, "stats", None)
     if stats is not None:
         data["llm"] = vars(stats)
+    if settings is not None:
+        data["endpoint"] = record_endpoint(out, settings)
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -165,37 +172,70 @@ def extract(
     print_extraction_info(data, Console())
 
 
+def _endpoint_config(
+    model: str | None, flags: AgentFlags, max_tokens: int, timeout: float | None, console: Console
+) -> AgentConfig:
+    """The LLM extractor's model and endpoint as an AgentConfig (AgentFlags' defaults)."""
+    from agent.config import AgentConfig
+    from agent.models.registry import resolve_model_spec
+
+    request_timeout = flags.request_timeout
+    if timeout is not None:  # the old name of --request-timeout, kept working
+        if request_timeout is not None and request_timeout != timeout:
+            raise FlagError("--timeout is the old name of --request-timeout; give only that")
+        console.print("warning: --timeout is deprecated; use --request-timeout", style="yellow")
+        request_timeout = timeout
+    settings = flags.endpoint()
+    if request_timeout is not None:
+        settings["request_timeout_s"] = request_timeout
+    spec = resolve_model_spec(model, default="")
+    return AgentConfig(model=spec or "rules", max_tokens=max_tokens, **settings)
+
+
 def _extractor(
-    kind: ExtractorName,
-    model: str | None,
-    base_url: str | None,
-    concurrency: int,
-    rpm: float | None,
-    tools: bool,
-    max_tokens: int,
-    timeout: float,
-) -> Any:
+    kind: ExtractorName, endpoint: AgentConfig, concurrency: int, rpm: float | None, tools: bool
+) -> tuple[Any, dict[str, Any] | None]:
+    """The extractor, and the endpoint settings to record (None: no endpoint)."""
     if kind == "spacy":
         from graphs.importers.documents.spacy_extractor import SpacyExtractor
 
-        return SpacyExtractor()
+        return SpacyExtractor(), None
     from agent.extract.llm import LLMExtractConfig, LLMExtractor
+    from agent.models.base import ModelError
     from agent.models.openai.model import OpenAIChatModel
-    from agent.models.registry import resolve_model_spec
 
-    spec = resolve_model_spec(model, default="")
-    if not spec or spec == "rules" or spec.startswith("hf:"):
+    spec = endpoint.model
+    if spec == "rules" or spec.startswith("hf:"):
         raise ModelError(
             "--extractor llm needs -m openai:NAME (or NAME) served by an OpenAI-compatible "
             "endpoint; point --base-url at it (e.g. a local llama-cpp-python server)"
         )
-    chat = OpenAIChatModel(
-        spec.removeprefix("openai:"), base_url=base_url, max_tokens=max_tokens, timeout_s=timeout
-    )
-    return LLMExtractor(
-        chat,
-        LLMExtractConfig(concurrency=concurrency, requests_per_minute=rpm, use_tools=tools),
-    )
+    chat = OpenAIChatModel.from_config(endpoint, spec.removeprefix("openai:"))
+    config = LLMExtractConfig(concurrency=concurrency, requests_per_minute=rpm, use_tools=tools)
+    return LLMExtractor(chat, config), endpoint_record(chat)
+
+
+def endpoint_record(chat: OpenAIChatModel) -> dict[str, Any]:
+    """The endpoint settings of `chat` as stored (the URL it calls, credentials redacted)."""
+    return {
+        "base_url": chat.base_url,  # the adapter keeps it redacted
+        "request_timeout_s": chat.timeout_s,
+        "max_retries": chat.retry.max_retries,
+        "call_deadline_s": chat.call_deadline_s,
+    }
+
+
+def record_endpoint(out: Path, endpoint: dict[str, Any]) -> dict[str, Any]:
+    """Add `endpoint` to the snapshot's extraction.json (replaced atomically); return it."""
+    from graphs.importers.documents.summary import EXTRACTION_FILE, read_summary
+
+    stored = read_summary(out)
+    if stored is not None:
+        stored["endpoint"] = endpoint
+        staged = out / f".{EXTRACTION_FILE}.tmp"
+        staged.write_text(json.dumps(stored, indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(staged, out / EXTRACTION_FILE)
+    return endpoint
 
 
 def _encoder(path: Path | None) -> Callable[[Any], Any] | None:
@@ -212,7 +252,7 @@ def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
     head.add_column(style="bold", no_wrap=True)
     head.add_column(overflow="fold")
     skipped = summary["skipped"]
-    rows = (
+    rows: tuple[tuple[str, str], ...] = (
         ("documents", f"{summary['documents']:,}"),
         ("passages", f"{summary['passages']:,} (chunks of {summary['chunk']['max_tokens']} "
                      f"tokens, {summary['chunk']['overlap_tokens']} overlap)"),
@@ -229,6 +269,9 @@ def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
         ("generic labels", f"{summary['generic_labels']:,} labels kept as text under the "
                            "generic type"),
     )  # fmt: skip
+    endpoint = summary.get("endpoint")  # absent before ARK recorded it, and for spaCy
+    if isinstance(endpoint, dict):
+        rows += (("endpoint", _endpoint_line(endpoint)),)
     for label, value in rows:
         head.add_row(label, Text(value))
     console.print(head, highlight=False)
@@ -240,3 +283,12 @@ def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
         relations.add_row(kind, f"{count:,}")
     console.print(types)
     console.print(relations)
+
+
+def _endpoint_line(endpoint: dict[str, Any]) -> str:
+    deadline = endpoint.get("call_deadline_s")
+    return (
+        f"{endpoint.get('base_url')} (request timeout {endpoint.get('request_timeout_s')} s, "
+        f"{endpoint.get('max_retries')} retries, call deadline "
+        f"{'none' if deadline is None else f'{deadline} s'})"
+    )

@@ -167,6 +167,20 @@ class AgentFlags:
     dense_search: DenseSearchOpt = None
     brief_prompt: BriefPromptOpt = False
 
+    def endpoint(self) -> dict[str, Any]:
+        """The endpoint flags given, as AgentConfig fields (AgentConfig(**endpoint())).
+
+        base_url, request_timeout_s, max_retries and call_deadline_s; a flag left out is
+        absent, so the default of whatever config they go into holds.
+        """
+        given = {
+            "base_url": self.base_url,
+            "request_timeout_s": self.request_timeout,
+            "max_retries": self.max_retries,
+            "call_deadline_s": self.call_deadline,
+        }
+        return {name: value for name, value in given.items() if value is not None}
+
     def config(self, base: AgentConfig | None = None) -> AgentConfig:
         """The AgentConfig these flags ask for (see `agent_config`)."""
         return agent_config(

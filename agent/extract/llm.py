@@ -11,7 +11,13 @@ from typing import Any
 
 from agent.extract.pacing import RequestPacer
 from agent.extract.parse import ExtractionReplyError, extraction_from_payload, reply_payload
-from agent.models.base import ContextLengthError, EndpointUnreachableError, Model, ModelError
+from agent.models.base import (
+    ContextLengthError,
+    EndpointTimeoutError,
+    EndpointUnreachableError,
+    Model,
+    ModelError,
+)
 from graphs.importers.documents.chunker import sentence_spans
 from graphs.importers.documents.extractor import ExtractorDownError
 from graphs.importers.documents.model import Extraction, ExtractionFailure
@@ -77,8 +83,11 @@ class LLMExtractConfig:
             at most one batch).
         use_tools: Ask for a tool call (default); off: ask for bare JSON in the reply text,
             for servers that cannot call tools.
-        unreachable_limit: Passages in a row that cannot reach the endpoint (after the
-            adapter's own connection retries) before the build stops.
+        unreachable_limit: Passages in a row that get no answer from the endpoint before the
+            build stops: refused connections (after the adapter's connection retries), an
+            endpoint that accepts connections and answers nothing (its liveness check fails)
+            and calls that time out on every try within their deadline all count, as they do
+            for `ark eval run`'s circuit breaker. Once it trips no further passage starts.
     """
 
     concurrency: int = 4
@@ -139,9 +148,17 @@ class LLMExtractor:
     async def _extract_all(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
         gate = asyncio.Semaphore(max(self.config.concurrency, 1))
 
-        async def one(text: str) -> Extraction | ExtractionFailure:
+        down: list[ExtractorDownError] = []
+
+        async def one(text: str) -> Extraction | ExtractionFailure | None:
             async with gate:
-                return await self._extract_one(text)
+                if down:  # the endpoint is down: start no further passage
+                    return None
+                try:
+                    return await self._extract_one(text)
+                except ExtractorDownError as error:
+                    down.append(error)
+                    raise
 
         try:
             results = await asyncio.gather(*(one(text) for text in texts), return_exceptions=True)
@@ -167,14 +184,15 @@ class LLMExtractor:
         self.stats.requests += 1
         try:
             reply = await self._model.generate(messages, self._tools, temperature=0.0)
-        except EndpointUnreachableError as error:
+        except EndpointUnreachableError as error:  # EndpointTimeoutError included
             self._unreachable += 1
             if self._unreachable >= self.config.unreachable_limit:
                 raise ExtractorDownError(
-                    f"{error} (stopped after {self._unreachable} passages in a row; rerun the "
-                    "same command to resume: finished passages are cached)"
+                    f"{error} (stopped after {self._unreachable} passages in a row got no "
+                    "answer; rerun the same command to resume: finished passages are cached)"
                 ) from error
-            return self._failed("endpoint unreachable")
+            timed_out = isinstance(error, EndpointTimeoutError)
+            return self._failed("endpoint timed out" if timed_out else "endpoint unreachable")
         except ContextLengthError:
             return self._failed("passage too long for the model's context (lower --chunk-tokens)")
         except ModelError as error:
