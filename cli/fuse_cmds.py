@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
+from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import FlagError
+from cli.options import AgentFlags, FlagError
 from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
 
 if TYPE_CHECKING:
@@ -147,6 +149,7 @@ def fuse(
     console.print(f"results in {out}", style="dim")
 
 
+@with_flags(without=ENDPOINT_FLAGS_ONLY)
 def rerank(
     source: Annotated[
         str,
@@ -166,10 +169,8 @@ def rerank(
         ),
     ],
     out: OutOpt,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", envvar="OPENAI_BASE_URL", help="Endpoint for openai:MODEL."),
-    ] = None,
+    *,
+    agent: AgentFlags,
     depth: Annotated[
         int, typer.Option("--depth", min=1, help="Candidates reranked per question (GRASP: 100).")
     ] = 100,
@@ -210,11 +211,13 @@ def rerank(
     """Rerank a ranking's top candidates by P(yes) and fuse back by tuned RRF (GRASP stage 3)."""
     import os
 
+    from agent.config import AgentConfig
     from rank.rankings import RankingError
     from rank.rerank_cache import RerankCacheError
     from rank.rerank_doc import DocConfig
-    from rank.rerank_models import RerankError, make_scorer
+    from rank.rerank_models import RerankError
     from rank.rerank_run import RerankRequest, run_rerank
+    from rank.rerank_scorer import make_scorer
 
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,
@@ -228,8 +231,8 @@ def rerank(
     err = Console(stderr=True)
     with user_errors(err, RankingError, RerankError, RerankCacheError):
         scorer = make_scorer(
-            model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY"),
-            batch_size=batch_size,
+            model, endpoint=AgentConfig(**agent.endpoint()),
+            api_key=os.environ.get("OPENAI_API_KEY"), batch_size=batch_size,
         )  # fmt: skip
         outcome = run_rerank(request, scorer)
     summary = {

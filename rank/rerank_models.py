@@ -1,7 +1,9 @@
-"""Yes/no relevance scorers: a local transformers model (+ LoRA adapter) or an OpenAI endpoint.
+"""Yes/no relevance scorers: their interface and the local transformers model (+ LoRA adapter).
 
-Both score a (query, candidate) chat by P(yes) = softmax over the "yes" and "no" answer
-tokens of the first generated token, as GRASP's reranker does. Locally the logit margin
+The served scorer (an OpenAI-compatible endpoint) is rank/rerank_served.py, and
+rank/rerank_scorer.py picks one for a -m spec. Both score a (query, candidate) chat by P(yes) =
+softmax over the "yes" and "no" answer tokens of the first generated token, as GRASP's
+reranker does. Locally the logit margin
 ``logsumexp(yes tokens) - logsumexp(no tokens)`` is also what the listwise training in
 distill/reranker_train.py optimises, so a trained adapter is scored exactly as it learned.
 
@@ -15,16 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.models.openai.retry import RetryPolicy
-from agent.models.openai.url import redact_url
-from agent.models.registry import parse_model_spec
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
@@ -206,96 +203,3 @@ class LocalScorer:
                 for row, value in zip(rows, torch.sigmoid(margin).tolist(), strict=True):
                     scores[row] = float(value)
         return scores
-
-
-class OpenAIScorer:
-    """P(yes) from an OpenAI-compatible endpoint's top logprobs of one generated token."""
-
-    def __init__(
-        self, model: str, *, base_url: str | None, api_key: str | None = None,
-        concurrency: int = 4, timeout_s: float = 60.0,
-    ) -> None:  # fmt: skip
-        from agent.models.openai.client import endpoint, sync_client
-
-        url, key = endpoint(base_url, api_key)
-        if not url:
-            raise RerankError("openai: rerankers need --base-url (or OPENAI_BASE_URL)")
-        self.identity = f"openai:{model}@{redact_url(url)}"
-        self.model = model
-        self.concurrency = max(1, concurrency)
-        self.retry = RetryPolicy(max_retries=2)
-        self.client = sync_client(url, key, timeout_s=timeout_s)
-
-    def _one(self, chat: Messages) -> float:
-        import openai
-
-        from agent.models.openai.client import call_with_retries
-
-        def call() -> Any:
-            return self.client.chat.completions.create(
-                model=self.model, messages=chat, max_tokens=1, temperature=0.0,  # type: ignore[arg-type]
-                logprobs=True, top_logprobs=20,
-            )  # fmt: skip
-
-        try:
-            completion = call_with_retries(call, self.retry)
-        except openai.APIConnectionError as error:
-            raise RerankError(f"cannot reach the reranker endpoint: {error}") from error
-        except openai.APIStatusError as error:
-            raise RerankError(
-                f"the reranker endpoint answered {error.status_code}: {error.message}"
-            ) from error
-        return yes_probability(completion)
-
-    def score(self, chats: Sequence[Messages]) -> list[float]:
-        """P(yes) per chat, `concurrency` requests in flight."""
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(self._one, chats))
-
-
-def yes_probability(completion: Any) -> float:
-    """P(yes) among yes/no from a chat completion's first-token top logprobs.
-
-    Raises:
-        RerankError: no logprobs, or neither answer among the top tokens.
-    """
-    choice = completion.choices[0] if completion.choices else None
-    content = choice.logprobs.content if choice is not None and choice.logprobs else None
-    if not content:
-        raise RerankError(
-            "the endpoint returned no logprobs; serve the model with logprobs support "
-            "(vLLM, llama.cpp server, ...) or use a local model"
-        )
-    mass = {"yes": 0.0, "no": 0.0}
-    for entry in content[0].top_logprobs or []:
-        word = entry.token.strip().lower()
-        if word in mass:
-            mass[word] += math.exp(entry.logprob)
-    if mass["yes"] + mass["no"] == 0.0:
-        raise RerankError(
-            "neither 'yes' nor 'no' is among the first token's top logprobs; the model does "
-            "not follow the yes/no instruction, try another model"
-        )
-    return mass["yes"] / (mass["yes"] + mass["no"])
-
-
-def make_scorer(
-    spec: str, *, base_url: str | None = None, api_key: str | None = None, batch_size: int = 8
-) -> Scorer:
-    """A scorer for model spec `spec`, parsed as every `-m` is (agent/models/registry.py).
-
-    Raises:
-        RerankError: `rules` (it cannot score relevance).
-        ModelSpecError: a bad spec (e.g. a bare name without a base URL: use hf:PATH).
-    """
-    parsed = parse_model_spec(spec, base_url=base_url)
-    if parsed.backend == "openai":
-        return OpenAIScorer(
-            parsed.target, base_url=base_url, api_key=api_key, concurrency=batch_size
-        )
-    if parsed.backend == "hf":
-        return LocalScorer(str(parsed.path), batch_size=batch_size)
-    raise RerankError(
-        "the rule policy cannot score relevance; rerank with -m hf:PATH (a local causal LM, "
-        "GGUF or `ark distill reranker` adapter) or -m openai:NAME with --base-url"
-    )

@@ -20,7 +20,7 @@ from cli.options import AgentFlags, FlagError
 from cli.run_options import RunFlags
 
 AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers", "plan",
-                  "graph extract"}  # fmt: skip
+                  "graph extract", "rerank"}  # fmt: skip
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
@@ -29,8 +29,9 @@ EXCEPTIONS = {
     ("answer", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
     ("eval answers", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
     ("plan", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),  # the planner's endpoint only
-    # the LLM extractor's endpoint only (-m and --max-tokens its own)
+    # the LLM extractor's and a served reranker's endpoint only (-m, --max-tokens their own)
     ("graph extract", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
+    ("rerank", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
 }
 
 
@@ -82,7 +83,7 @@ def test_every_command_taking_a_group_offers_all_of_it_from_the_one_declaration(
 def test_no_command_declares_an_agent_only_flag_by_itself() -> None:
     """--temperature, --request-timeout, --base-url, ... only ever come from AgentFlags."""
     agent_only = {"--temperature", "--request-timeout", "--max-retries", "--call-deadline",
-                  "--ablate", "--toolset", "--brief-prompt"}  # fmt: skip
+                  "--ablate", "--toolset", "--brief-prompt", "--base-url"}  # fmt: skip
     declared = set().union(*declared_options(AgentFlags).values())
     assert agent_only <= declared
     for name, command in COMMANDS.items():
