@@ -63,10 +63,14 @@ class OpenAIChatModel:
     attempt is followed by a liveness check (GET /models, a few seconds): an endpoint that
     fails it accepts connections but answers nothing, and the call fails at once with
     `EndpointUnreachableError` (later calls check first, so they fail in seconds); one that
-    passes is slow or flaky and is retried like a 5xx. All tries of one call stay
-    within `call_deadline_s`; a call that ends timed out raises `EndpointTimeoutError`, which
-    the batch's circuit breaker counts like an unreachable endpoint. A 5xx whose message
-    says the request is invalid is not retried (the same request fails the same way).
+    passes is slow or flaky and is retried like a 5xx. Once the endpoint has answered a call,
+    a failed liveness check no longer means silent while the call has a deadline: a busy
+    single-slot server (llama-cpp-python) queues GET /models behind the requests it is
+    generating, so the call is retried like a slow one until its deadline. All tries of one
+    call stay within `call_deadline_s`; a call that ends timed out raises
+    `EndpointTimeoutError`, which the batch's circuit breaker counts like an unreachable
+    endpoint. A 5xx whose message says the request is invalid is not retried (the same
+    request fails the same way).
     Other HTTP errors raise `ModelError` at once with a hint on how to fix the setup, except
     a 400 naming an unsupported `max_tokens` (sent as `max_completion_tokens` instead),
     `temperature`, `seed` or `tool_choice` (omitted): OpenAI's reasoning models reject those,
@@ -127,6 +131,7 @@ class OpenAIChatModel:
         self._rng = rng or random.Random()
         self._unsupported: set[str] = set()
         self._silent = False  # the last liveness check failed: check before each call
+        self._answered = False  # the endpoint has answered a call of this adapter
         self._probe_s = min(PROBE_TIMEOUT_S, timeout_s)
         self._where = f"model {model!r} at {self.base_url}"
 
@@ -195,6 +200,7 @@ class OpenAIChatModel:
             try:
                 body = await self._post(request, self._attempt_timeout(deadline, attempt))
                 self._silent = False
+                self._answered = True
                 return reply_from_completion(body, first_call_index=first_call)
             except Rejected as rejected:
                 request = self._adapted(request, rejected)
@@ -203,7 +209,7 @@ class OpenAIChatModel:
                 last = failure
             except MalformedCompletionError as exc:
                 last = RetryableFailure(str(exc))
-            if last.timed_out and not await self._answers():
+            if last.timed_out and not await self._answers() and not self._maybe_busy(deadline):
                 self._silent = True
                 raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
             limit = self._retry_limit(last)
@@ -223,6 +229,21 @@ class OpenAIChatModel:
                 self.name, self._redact(last.reason), attempt, limit, delay,
             )  # fmt: skip
             await self._sleep(delay)
+
+    def _maybe_busy(self, deadline: float | None) -> bool:
+        """Whether a call whose liveness check failed is retried as busy, not given up as silent.
+
+        Only for an endpoint that answered before and a call with a deadline: a single-slot
+        server answers nothing, GET /models included, until its current request is done, and
+        the deadline still bounds the wait. An endpoint that never answered stops at once.
+        """
+        if not self._answered or deadline is None:
+            return False
+        logger.info(
+            "model %s: no reply to GET /models within %gs either; it answered before, so it is "
+            "taken as busy and retried within the call deadline", self.name, self._probe_s,
+        )  # fmt: skip
+        return True
 
     def _retry_limit(self, failure: RetryableFailure) -> int:
         return self.retry.max_connect_retries if failure.unreachable else self.retry.max_retries
