@@ -13,6 +13,9 @@ STREAMING_MIN_EDGES = 1_000_000
 """From this many input edges `build_snapshot` takes the bounded-memory build (below it the
 in-memory build is faster; both write the same files)."""
 
+STREAMING_MIN_FILE_BYTES = 32 << 20
+"""The same threshold for an import from files, by the edges file's size (~1M edges of CSV)."""
+
 DEFAULT_BUILD_ANALYZER = "english-stem"
 """The analyzer a snapshot is built with unless one is chosen: stemmed, so that a query's
 "dreams" finds a text's "dream". Measured against ``english`` (BENCHMARKS.md, "Search
@@ -78,3 +81,11 @@ def use_streaming(options: BuildOptions, num_edges: int) -> bool:
     if options.streaming is not None:
         return options.streaming
     return options.memory_limit is not None or num_edges >= STREAMING_MIN_EDGES
+
+
+def streams_files(options: BuildOptions, edges_file: Path) -> bool:
+    """Whether an import from files (edges in `edges_file`) takes the bounded-memory path."""
+    if options.streaming is not None:
+        return options.streaming
+    size = edges_file.stat().st_size if edges_file.is_file() else 0
+    return options.memory_limit is not None or size >= STREAMING_MIN_FILE_BYTES

@@ -149,10 +149,23 @@ def read_table_skipping_bad_bytes(
         raise GraphImportError(
             f"{NOT_UTF8} in a {suffix} file; re-encode it as UTF-8", file=str(path)
         )
+    return blank_undecodable(table)
+
+
+def blank_undecodable(table: pa.Table) -> tuple[pa.Table, np.ndarray]:
+    """`table` with every string of a row holding bytes that are not UTF-8 blanked, and the mask.
+
+    Row numbers stay those of the input; validation reports and skips the masked rows.
+    """
     bad = np.zeros(table.num_rows, dtype=bool)
     for name in table.column_names:
-        if table.column(name).type in (pa.string(), pa.large_string()):
-            bad |= _undecodable(table.column(name))
+        column = table.column(name)
+        if column.type in (pa.string(), pa.large_string()) and not all(
+            _valid(chunk) for chunk in column.chunks
+        ):
+            bad |= _undecodable(column)
+    if not bad.any():
+        return table, bad
     blank = pa.array(bad)
     for index, name in enumerate(table.column_names):
         column = table.column(name)
@@ -176,13 +189,16 @@ def _undecodable(column: pa.ChunkedArray) -> np.ndarray:
     return bad
 
 
-def check_utf8(table: pa.Table, file: str) -> None:
-    """Raise a GraphImportError at the first string value that is not valid UTF-8."""
+def check_utf8(table: pa.Table, file: str, first_row: int = 0) -> None:
+    """Raise a GraphImportError at the first string value that is not valid UTF-8.
+
+    `first_row` is the 0-based number of the table's first row in the file (for a batch).
+    """
     for name in table.column_names:
         column = table.column(name)
         if column.type not in (pa.string(), pa.large_string()):
             continue
-        offset = 0
+        offset = first_row
         for chunk in column.chunks:
             if not _valid(chunk):
                 row = offset + _first_invalid(chunk) + 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +12,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build_options import BuildOptions, streams_files
+from graphs.build_stream import build_snapshot_streaming
 from graphs.errors import GraphImportError
 from graphs.importers.table_files import read_table, read_table_skipping_bad_bytes
+from graphs.importers.table_stream import TableStream, stream_table
+from graphs.stream.stage import TableSource
 from graphs.validate import NODE_COLUMNS
 
 logger = logging.getLogger(__name__)
@@ -63,6 +66,10 @@ def import_tabular(
 ) -> Path:
     """Build a snapshot at `out` from a nodes file and an edges file.
 
+    From an edges file of STREAMING_MIN_FILE_BYTES (or with `options.memory_limit` or
+    `options.streaming`) both files are read batch by batch into the bounded-memory build;
+    smaller graphs are read whole (faster). Both write the same snapshot.
+
     Node columns not mapped to id/type/name/text are kept in nodes.parquet (a column whose
     name clashes with id/type/name/text is kept as `attr_<name>`). Unmapped edge columns
     are not kept (logged). With `options.allow_empty_text`, a node with empty text (or every
@@ -78,6 +85,10 @@ def import_tabular(
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
     text_cols = columns.text_cols
     node_strings = [columns.id_col, columns.type_col, columns.name_col, *(text_cols or ["text"])]
+    if streams_files(options, edges_path):
+        return _import_streaming(
+            nodes_path, edges_path, out, columns, node_strings, name, candidate_types, options
+        )
     # With --skip-invalid a row holding bytes that are not UTF-8 is one more invalid row.
     read = read_table_skipping_bad_bytes if options.skip_invalid else _read_strict
     raw_nodes, unreadable_nodes = read(
@@ -105,6 +116,65 @@ def import_tabular(
         unreadable_nodes=unreadable_nodes,
         unreadable_edges=unreadable_edges,
     )
+
+
+def _import_streaming(
+    nodes_path: Path,
+    edges_path: Path,
+    out: Path,
+    columns: TabularColumns,
+    node_strings: Sequence[str],
+    name: str | None,
+    candidate_types: Sequence[str],
+    options: BuildOptions,
+) -> Path:
+    """import_tabular in bounded memory: both files read batch by batch, never whole."""
+    edge_strings = [columns.src_col, columns.dst_col, columns.relation_col]
+    nodes_in = stream_table(
+        nodes_path,
+        delimiter=columns.delimiter,
+        string_columns=node_strings,
+        skip_bad_bytes=options.skip_invalid,
+    )
+    edges_in = stream_table(
+        edges_path,
+        delimiter=columns.delimiter,
+        string_columns=edge_strings,
+        skip_bad_bytes=options.skip_invalid,
+    )
+    nodes_file, edges_file = str(nodes_path), str(edges_path)
+
+    def mapped_nodes(table: pa.Table) -> pa.Table:
+        return map_nodes(table, columns, nodes_file, allow_empty_text=options.allow_empty_text)
+
+    def mapped_edges(table: pa.Table) -> pa.Table:
+        return map_edges(table, columns, edges_file, warn=False)
+
+    map_edges(edges_in.schema.empty_table(), columns, edges_file)  # warns once of dropped columns
+    return build_snapshot_streaming(
+        _source(nodes_in, mapped_nodes, nodes_file),
+        _source(edges_in, mapped_edges, edges_file),
+        out,
+        name=name or Path(out).name,
+        candidate_types=candidate_types,
+        sources=[nodes_file, edges_file],
+        options=options,
+        progress=options.progress,
+    )
+
+
+def _source(
+    stream: TableStream, mapping: Callable[[pa.Table], pa.Table], label: str
+) -> TableSource:
+    """The mapped batches of `stream` (id/type/name/text or src/dst/relation columns)."""
+    schema = mapping(stream.schema.empty_table()).schema
+
+    def batches() -> Iterator[tuple[pa.RecordBatch, np.ndarray | None]]:
+        for table, mask in stream.batches:
+            if table.num_rows:
+                yield mapping(table).combine_chunks().to_batches()[0], mask
+
+    return TableSource(schema, batches(), label, stream.num_rows)
 
 
 def map_nodes(
@@ -153,8 +223,13 @@ def map_nodes(
     return pa.table(mapped)
 
 
-def map_edges(table: pa.Table, columns: TabularColumns, file: str) -> pa.Table:
-    """Rename the src, dst and relation columns of a raw edges table."""
+def map_edges(
+    table: pa.Table, columns: TabularColumns, file: str, *, warn: bool = True
+) -> pa.Table:
+    """Rename the src, dst and relation columns of a raw edges table.
+
+    `warn` logs the edge columns that are not kept (once per file, not once per batch).
+    """
     required = [(columns.src_col, "--src-col"), (columns.dst_col, "--dst-col")]
     if columns.default_relation is None:
         required.append((columns.relation_col, "--relation-col (or --default-relation)"))
@@ -166,7 +241,7 @@ def map_edges(table: pa.Table, columns: TabularColumns, file: str) -> pa.Table:
             [pa.array([columns.default_relation] * table.num_rows, pa.string())]
         )
     dropped = set(table.column_names) - {columns.src_col, columns.dst_col, columns.relation_col}
-    if dropped:
+    if dropped and warn:
         logger.warning(
             "%s: edge columns %s are not kept in the snapshot", file, ", ".join(sorted(dropped))
         )
