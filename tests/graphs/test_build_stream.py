@@ -15,7 +15,7 @@ from graphs.errors import GraphImportError
 from graphs.snapshot import Snapshot
 
 sys.path.insert(0, str(Path(__file__).parent))
-from stream_compare import build_both, differing_files  # noqa: E402
+from stream_compare import build_both, differing_files
 
 NODES = pa.table(
     {

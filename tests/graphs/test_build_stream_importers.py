@@ -15,7 +15,7 @@ from graphs.build_options import BuildOptions
 from graphs.importers.tabular import TabularColumns, import_tabular
 
 sys.path.insert(0, str(Path(__file__).parent))
-from stream_compare import differing_files  # noqa: E402
+from stream_compare import differing_files
 
 NODE_ROWS = [
     {"id": "007", "kind": "person", "title": "Bond", "bio": "agent", "year": 1953},
