@@ -222,14 +222,9 @@ def _length_factors(
     """Every doc's BM25 length factor, computed chunk by chunk from the written lengths."""
     factors = np.empty(num_docs, np.float32)
     reader = NpyReader(lengths_path)
-    try:
-        for start in range(0, num_docs, _CHUNK_DOCS * 16):
-            chunk = reader.read(_CHUNK_DOCS * 16)
-            factors[start : start + chunk.size] = params.length_factors(
-                chunk, total_tokens, num_docs
-            )
-    finally:
-        reader.close()
+    for start in range(0, num_docs, _CHUNK_DOCS * 16):
+        chunk = reader.read(_CHUNK_DOCS * 16)
+        factors[start : start + chunk.size] = params.length_factors(chunk, total_tokens, num_docs)
     return factors
 
 

@@ -64,13 +64,9 @@ class SegmentMerger:
         """Merge ``segments`` into the targets (which receive every value)."""
         readers = [SegmentReader(segment, term_buffer) for segment in segments]
         self._out.indptr.append(np.zeros(1, np.int64))
-        try:
-            while active := [reader for reader in readers if reader.refill()]:
-                last = min(reader.keys[-1] for reader in active)
-                self._merge_block([(reader, *reader.take_through(last)) for reader in active])
-        finally:
-            for reader in readers:
-                reader.close()
+        while active := [reader for reader in readers if reader.refill()]:
+            last = min(reader.keys[-1] for reader in active)
+            self._merge_block([(reader, *reader.take_through(last)) for reader in active])
 
     def _merge_block(self, shares: list[tuple[SegmentReader, np.ndarray, np.ndarray]]) -> None:
         keys = np.concatenate([keys for _, keys, _ in shares])

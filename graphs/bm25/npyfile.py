@@ -93,28 +93,32 @@ class RawAppender:
 
 
 class NpyReader:
-    """Sequential reads of a 1-D ``.npy`` file with plain reads (no memory map, so no RSS)."""
+    """Sequential reads of a 1-D ``.npy`` file with plain reads (no memory map, so no RSS).
+
+    The file is opened for each read only, so a merge of thousands of segments holds no
+    file descriptors between reads.
+    """
 
     def __init__(self, path: Path) -> None:
-        self._handle: BinaryIO = path.open("rb")
-        version = npy_format.read_magic(self._handle)
-        read_header = (
-            npy_format.read_array_header_1_0
-            if version == (1, 0)
-            else npy_format.read_array_header_2_0
-        )
-        shape, _, dtype = read_header(self._handle)
+        self.path = path
+        with path.open("rb") as handle:
+            version = npy_format.read_magic(handle)
+            read_header = (
+                npy_format.read_array_header_1_0
+                if version == (1, 0)
+                else npy_format.read_array_header_2_0
+            )
+            shape, _, dtype = read_header(handle)
+            self._data_offset = handle.tell()
         self.dtype: np.dtype = dtype
         self.length = int(shape[0])
         self.position = 0
 
     def read(self, count: int) -> np.ndarray:
         """The next ``count`` values (fewer at the end of the file)."""
-        count = min(count, self.length - self.position)
-        values = np.fromfile(self._handle, dtype=self.dtype, count=count)
+        count = max(min(count, self.length - self.position), 0)
+        with self.path.open("rb") as handle:
+            handle.seek(self._data_offset + self.position * self.dtype.itemsize)
+            values = np.fromfile(handle, dtype=self.dtype, count=count)
         self.position += count
         return values
-
-    def close(self) -> None:
-        """Close the file."""
-        self._handle.close()

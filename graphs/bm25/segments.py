@@ -131,8 +131,3 @@ class SegmentReader:
     def postings(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The next ``count`` postings: doc ids and term frequencies."""
         return self._docs.read(count), self._tf.read(count)
-
-    def close(self) -> None:
-        """Close the segment's files."""
-        for reader in (self._vocab, self._counts, self._docs, self._tf):
-            reader.close()
