@@ -13,13 +13,22 @@ from typing import TYPE_CHECKING
 
 from tools.listing_parse import ListedNode
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.vocabulary import QuestionReader, Vocabulary, cased_words, find_span, words
+from tools.plans.vocabulary import (
+    QuestionReader,
+    Vocabulary,
+    cased_word_starts,
+    cased_words,
+    find_span,
+    words,
+)
 from tools.schemas import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget, RiskLevel
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
 
 MAX_ANCHORS = 2
+CLAUSE_ENDS = ".;:!?"
+"""Punctuation after which a word is capitalised whatever it names."""
 FIRST_SEARCH_K = 20
 """Hits of the question's first search the planner reads (the rule agent's first call)."""
 
@@ -50,9 +59,10 @@ class RulePlanner:
        first candidate type named in the question.
     3. The plan is relational only when the question names an entity (`relational`). Then
        each anchor gets one hop to the target, or two through an intermediate type, read off
-       the relation signatures (`hops_for`); `relevance_text` is the question's content words
-       minus the anchors' names. Otherwise the plan is a single doc anchor on the target (the
-       question as text), risk level `no_trade`.
+       the relation signatures (`hops_for`); of several anchors only one keeps a chain, the
+       others constrain the target directly (`with_filters`); `relevance_text` is the
+       question's content words minus the anchors' names. Otherwise the plan is a single
+       doc anchor on the target (the question as text), risk level `no_trade`.
 
     Args:
         manifest: The snapshot's schema and analyzer.
@@ -67,6 +77,7 @@ class RulePlanner:
         )
         self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)
+        self.type_sizes = dict(manifest.node_types)
 
     def plan(self, question: str, hits: Sequence[ListedNode]) -> RulePlan:
         """The plan for `question`, given the hits of its first search (best first)."""
@@ -75,12 +86,14 @@ class RulePlanner:
             return self.text_plan(question)
         target = self.answer_type(question)
         relations = self.reader.mentioned_relations(question)
-        plan_anchors, hops, nodes = [], [], {}
+        plan_anchors, routes, nodes = [], {}, {}
         for number, hit in enumerate(anchors, start=1):
             var = f"A{number}"
             plan_anchors.append(PlanAnchor(var=var, text=hit.name, label=hit.type))
-            hops += self.hops_for(var, hit.type, question, target=target, relations=relations)
+            routes[var] = self.hops_for(var, hit.type, question, target=target, relations=relations)
             nodes[var] = hit
+        routes = self.with_filters(routes, nodes, target=target, relations=relations)
+        hops = [hop for route in routes.values() for hop in route]
         plan = GraphPlan(
             anchors=plan_anchors,
             hops=hops,
@@ -129,6 +142,51 @@ class RulePlanner:
             _hop(var, _one(near), via, middle),
             _hop(via, _one(far), TARGET_VAR, target),
         ]
+
+    def with_filters(
+        self,
+        routes: dict[str, list[PlanHop]],
+        nodes: dict[str, ListedNode],
+        *,
+        target: str | None,
+        relations: list[str],
+    ) -> dict[str, list[PlanHop]]:
+        """One chain per question: the other anchors constrain the target directly.
+
+        When several anchors would reach the target through a chain (the relation the question
+        names once, walked from each), only the anchor whose type fans out least into the
+        chain's first step keeps it (an author's few papers, not a field's hundreds); an anchor
+        of another type that links to the target type directly becomes a filter, the target's
+        own neighbour (GRASP's `(A)-[]-(T)` beside the chain), instead of a second walk that
+        from a hub reaches nearly every node. Anchors of the chain owner's type keep their
+        chains (two chains meeting at the target are the question's intersection).
+        """
+        chained = [var for var, hops in routes.items() if len(hops) > 1]
+        if target is None or len(routes) < 2 or not chained:
+            return routes
+        owner = min(
+            chained,
+            key=lambda var: (self.fan_out(nodes[var].type, routes[var][0].to_label), var),
+        )
+        owner_type = nodes[owner].type
+        direct = [
+            r for r in relations if self.schema.touches(r, target) and r in self.schema.endpoints
+        ]
+        out = dict(routes)
+        for var in routes:
+            kind = nodes[var].type
+            if var == owner or kind == owner_type or not self.schema.linked(kind, target):
+                continue
+            near = [r for r in direct if self.schema.touches(r, kind)]
+            out[var] = [_hop(var, _one(near), TARGET_VAR, target)]
+        return out
+
+    def fan_out(self, source: str, other: str | None) -> float:
+        """Edges per `source` node into type `other` (any type when None), from the schema."""
+        size = self.type_sizes.get(source, 0)
+        links = self.schema.links.get(source, {})
+        edges = links.get(other, 0) if other is not None else sum(links.values())
+        return edges / size if size else float("inf")
 
     def relational(self, question: str, anchors: Sequence[ListedNode]) -> bool:
         """A relational plan fits: the question names an entity of the graph.
@@ -189,10 +247,37 @@ def _one(relations: Sequence[str]) -> str | None:
 
 
 def _mention(question: str, hit: ListedNode) -> str:
-    """How a hit's name occurs in the question: "name", "word" (lower case) or "other"."""
+    """How a hit's name occurs in the question: "name", "word" (lower case) or "other".
+
+    A capital tells a name from an ordinary word only where the question would not have
+    one anyway: an occurrence whose only capital is the first letter of a clause's first
+    word ("...; Migraine with aura without headache") counts as written in lower case.
+    """
     if question == question.lower():
         return "name"
     if hit.name == hit.name.lower():
         return "word"
-    found = find_span(cased_words(question), cased_words(hit.name)) is not None
-    return "name" if found else "other"
+    written = cased_word_starts(question)
+    name = cased_words(hit.name)
+    tokens = [word for _, word in written]
+    found = False
+    for start in range(len(tokens) - len(name) + 1):
+        if tokens[start : start + len(name)] != name:
+            continue
+        found = True
+        if not _clause_initial(question, written[start][0]) or _capital_inside(name):
+            return "name"
+    return "word" if found else "other"
+
+
+def _clause_initial(question: str, offset: int) -> bool:
+    """Whether the word at `offset` opens the question or a clause (after . ; : ! ?)."""
+    before = question[:offset].rstrip(" \t\n\"'(\u201c")
+    return not before or before[-1] in CLAUSE_ENDS
+
+
+def _capital_inside(name: list[str]) -> bool:
+    """A capital other than the first letter of the first word (`Acme Co`, `McKee`)."""
+    return any(c.isupper() for c in name[0][1:]) or any(
+        c.isupper() for word in name[1:] for c in word
+    )

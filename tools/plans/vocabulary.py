@@ -33,6 +33,11 @@ def cased_words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def cased_word_starts(text: str) -> list[tuple[int, str]]:
+    """The alphanumeric words of `text` as written, each with its start offset."""
+    return [(match.start(), match.group()) for match in _WORD.finditer(text)]
+
+
 def words(text: str) -> list[str]:
     """Lower-cased alphanumeric words of `text` (stopwords kept)."""
     return [w.lower() for w in _WORD.findall(text)]

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.models.rules.turns import MAX_INTERMEDIATES, PlannedCall, PlannedTurn, Steps
+from agent.models.rules.turns import (
+    MAX_CHECKED,
+    MAX_INTERMEDIATES,
+    PlannedCall,
+    PlannedTurn,
+    Steps,
+)
 from tools.listing_parse import ListedNode
 from tools.plans.rule_planner import RulePlan
 from tools.schemas import GraphPlan
@@ -70,12 +76,26 @@ class Reached:
             self.paths[row.node_id] = self.paths.get(row.node_id, 0) + 1
             self.best[row.node_id] = max(self.best.get(row.node_id, float("-inf")), score)
 
+    def confirm(self, anchor: str, node_id: str) -> None:
+        """Record that `node_id`, reached already, is also linked to `anchor`."""
+        self.anchors.setdefault(node_id, set()).add(anchor)
+
     def ranking(self) -> list[str]:
-        """More anchors first (the plan's intersection), then more paths, then best score."""
+        """More anchors first, then the matched, then more paths, then the best score.
+
+        More anchors is the plan's intersection. Matched: a neighbours listing ranked by the
+        relevance text shows a score for the rows that match it; the others only fill it.
+        """
         order = {node: i for i, node in enumerate(self.paths)}
         return sorted(
             order,
-            key=lambda n: (-len(self.anchors[n]), -self.paths[n], -self.best[n], order[n]),
+            key=lambda n: (
+                -len(self.anchors[n]),
+                self.best[n] <= 0,
+                -self.paths[n],
+                -self.best[n],
+                order[n],
+            ),
         )
 
 
@@ -88,16 +108,33 @@ class Expansion:
         self.query = rule_plan.plan.target.relevance_text
 
     def run(self, budget: int) -> Steps:
-        """Expand the anchors within `budget` turns; returns (ranked ids reached, turns used)."""
+        """Expand the anchors within `budget` turns; returns (ranked ids reached, turns used).
+
+        An anchor the plan binds to the target directly while another anchor walks a chain is
+        a filter (tools/plans/rule_planner.py, `with_filters`). With a turn to spare it is not
+        expanded (a hub's first neighbours are an arbitrary slice of them) but checked from
+        the other side: each node the chain reached lists its neighbours of the filter's type,
+        and those that list the filter count as reached by it too. The chain's last hop is
+        ranked by the relevance text and the filters' names, so the nodes checked are those
+        most likely to pass.
+        """
         plan = self.rule_plan.plan
         routes = [
-            (node.node_id, route(plan, var)) for var, node in self.rule_plan.anchor_nodes.items()
+            (var, node.node_id, route(plan, var))
+            for var, node in self.rule_plan.anchor_nodes.items()
         ]
-        routes = [(a, hops) for a, hops in routes if hops]
+        routes = [(var, a, hops) for var, a, hops in routes if hops]
         if budget < 2:
-            routes = [(a, (Hop(hops[-1].node_type, None, ranked=True),)) for a, hops in routes]
+            last = [(v, a, Hop(hops[-1].node_type, None, ranked=True)) for v, a, hops in routes]
+            routes = [(v, a, (hop,)) for v, a, hop in last]
+        chained = any(len(hops) >= 2 for _, _, hops in routes)
+        filters = [(v, a) for v, a, hops in routes if chained and len(hops) == 1 and budget >= 3]
+        walks = [(a, hops) for v, a, hops in routes if (v, a) not in filters]
+        if filters:  # the chain's last hop ranks what the filters name first, to be checked
+            names = [self.rule_plan.anchor_nodes[var].name for var, _ in filters]
+            self.query = " ".join([self.query, *names]).strip()
         reached = Reached()
-        first = [(a, hops, self._call(a, hops[0])) for a, hops in routes]
+        first = [(a, hops, self._call(a, hops[0])) for a, hops in walks]
         note = "Expand the named entities along the relations asked for."
         results = yield PlannedTurn(note, tuple(call for _, _, call in first))
         follow: list[tuple[str, PlannedCall]] = []
@@ -116,7 +153,39 @@ class Expansion:
             used = 2
             for (anchor, _), rows in zip(follow, _padded(results, len(follow)), strict=True):
                 reached.add(anchor, rows)
+        if filters and budget > used:
+            used += 1
+            yield from self._check(filters, reached)
         return reached.ranking(), used
+
+    def _check(self, filters: list[tuple[str, str]], reached: Reached) -> Steps:
+        """Count the reached nodes that list a filter anchor among their neighbours.
+
+        Nothing reached: the filters are expanded toward the target instead.
+        """
+        plan = self.rule_plan.plan
+        candidates = reached.ranking()[:MAX_CHECKED]
+        if not candidates:
+            calls = [(a, self._call(a, route(plan, var)[0])) for var, a in filters]
+            results = yield PlannedTurn("Expand the named entities.", tuple(c for _, c in calls))
+            for (anchor, _), rows in zip(calls, _padded(results, len(calls)), strict=True):
+                reached.add(anchor, rows)
+            return
+        checks: list[tuple[str, str, PlannedCall]] = []
+        for var, anchor in filters:
+            node = self.rule_plan.anchor_nodes[var]
+            hop = Hop(node.type, route(plan, var)[0].relation, ranked=False)
+            for candidate in candidates:
+                call = self._call(candidate, hop)
+                if "query" in self.properties:
+                    call.arguments["query"] = node.name
+                checks.append((anchor, candidate, call))
+        names = " and ".join(self.rule_plan.anchor_nodes[var].name for var, _ in filters)
+        note = f"Keep the nodes found that are also linked to {names}."
+        results = yield PlannedTurn(note, tuple(call for _, _, call in checks))
+        for (anchor, candidate, _), rows in zip(checks, _padded(results, len(checks)), strict=True):
+            if any(row.node_id == anchor for row in rows):
+                reached.confirm(anchor, candidate)
 
     def _call(self, node_id: str, hop: Hop) -> PlannedCall:
         arguments: dict[str, Any] = {"node_id": node_id}
@@ -126,7 +195,7 @@ class Expansion:
             arguments["edge_types"] = [hop.relation]
         if hop.ranked and self.query and "query" in self.properties:
             arguments["query"] = self.query
-        if hop.k is not None:
+        if hop.k is not None and "k" in self.properties:
             arguments["k"] = hop.k
         return PlannedCall("neighbors", arguments)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.models.rules.expand import Expansion
-from agent.models.rules.rank_fusion import fuse_rankings
+from agent.models.rules.rank_fusion import fuse_ids, fuse_rankings
 from agent.models.rules.turns import MAX_ANSWERS, NO_BUDGET, PlannedCall, PlannedTurn, Steps
 from tools.plans.rule_planner import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
@@ -32,8 +32,11 @@ class RulePlanner:
     2. The offline planner writes the question's plan from those hits (anchors, typed hops,
        target, relevance text; tools/plans/rule_planner.py).
     3. A relational plan is replayed through `neighbors`: each anchor's hops toward the
-       target, the last ranked by the plan's relevance text (expand.py); the nodes reached
-       are ranked first (more anchors, then more paths, then the best score).
+       target, the last ranked by the plan's relevance text (expand.py); a filter anchor
+       (the target's own neighbour beside a chain) is checked from the nodes the chain
+       reached. The nodes reached are ranked first (more anchors, then those the relevance
+       text matched, then more paths, then the best score), fused by reciprocal ranks with
+       the search hits that match the question better than every anchor does.
     4. The answers are topped up with the global search ranking in order, kept to the plan's
        target types (searching again with a type filter when other types are in the way).
        Then `select` (best first) and `finish`.
@@ -71,6 +74,9 @@ class RulePlanner:
         if "neighbors" in offered and exploration_budget >= 1 and rule_plan.relational:
             expansion = Expansion(offered["neighbors"], rule_plan)
             ranked, used = yield from expansion.run(exploration_budget)
+            closer = self.closer_than_anchors(hits, rule_plan)
+            if ranked and closer:
+                ranked = fuse_ids([ranked, closer])
         # A text plan keeps the manifest's candidate types only: a type word alone ("which
         # category ...") is too weak a signal to filter on.
         types = list(rule_plan.plan.target.labels)
@@ -88,6 +94,26 @@ class RulePlanner:
             yield PlannedTurn("Select the best candidates, best first.", (select,))
         if max_turns >= 3:
             yield PlannedTurn("The answer list is complete.", (PlannedCall("finish", {}),))
+
+    @staticmethod
+    def closer_than_anchors(hits: Sequence[ListedNode], rule_plan: RulePlan) -> list[str]:
+        """First-search hits of the target types scoring above every anchor, in search order.
+
+        A question that names an entity matches that entity best; hits above it are described
+        by the question's other words as much as the anchor is named, so they are answers in
+        their own right: the graph's ranking is fused with them (reciprocal ranks) instead of
+        put before them.
+        """
+        scores = [node.score for node in rule_plan.anchor_nodes.values()]
+        if not scores or any(score is None for score in scores):
+            return []
+        best = max(score for score in scores if score is not None)
+        types = set(rule_plan.plan.target.labels)
+        return [
+            hit.node_id
+            for hit in hits
+            if hit.score is not None and hit.score > best and (not types or hit.type in types)
+        ]
 
     def _fill(
         self,

@@ -8,8 +8,12 @@ from typing import Any
 
 from tools.listing_parse import ListedNode
 
-MAX_INTERMEDIATES = 5
+MAX_INTERMEDIATES = 20
+"""Neighbours kept at an intermediate hop: the paper toolset's fixed neighbors k, so both
+toolsets walk the same nodes (5 explored too few of a brand's or an author's items)."""
 MAX_ANSWERS = 20
+MAX_CHECKED = MAX_ANSWERS
+"""Reached nodes checked against a filter anchor (one neighbors call each, in one turn)."""
 NO_BUDGET = 1_000
 """Turn budget assumed when the system prompt states none (more than any plan uses)."""
 

@@ -1,0 +1,115 @@
+"""The offline planner's filter anchors and written-name reading, on a hand-built library graph.
+
+Ada Lovelace wrote Engines, which cites Seeing Machines (on Vision) and Cells (on Biology).
+Alan Turing wrote Eyes (on Vision, cites Cells) and Images (on Vision). "Which Vision papers
+does Ada Lovelace cite?" has one answer, Seeing Machines: Ada's chain (writes, then cites)
+reaches {Seeing Machines, Cells}; Vision's own papers are {Seeing Machines, Eyes, Images}.
+Walking `cites` from Vision's papers as well reaches {Engines, Cells}, and the intersection
+of the two chains is the wrong paper, Cells.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from agent.planner import OfflinePlanner
+from graphs.build import build_snapshot
+from graphs.snapshot import Snapshot
+from tools.listing_parse import ListedNode
+from tools.plans.execute import PlanExecutor
+from tools.plans.rule_planner import RulePlanner
+from tools.schemas import GraphPlan
+
+NODES = [
+    ("a1", "author", "Ada Lovelace", "Ada Lovelace is a mathematician."),
+    ("a2", "author", "Alan Turing", "Alan Turing is a logician."),
+    ("f1", "field", "Vision", "Vision is a field of study."),
+    ("f2", "field", "Biology", "Biology is a field of study."),
+    ("p1", "paper", "Engines", "A paper on engines."),
+    ("p2", "paper", "Seeing Machines", "A paper on seeing."),
+    ("p3", "paper", "Cells", "A paper on cells."),
+    ("p4", "paper", "Eyes", "A paper on eyes."),
+    ("p5", "paper", "Images", "A paper on images."),
+]
+EDGES = [
+    ("a1", "p1", "writes"),
+    ("a2", "p4", "writes"),
+    ("a2", "p5", "writes"),
+    ("p1", "p2", "cites"),
+    ("p1", "p3", "cites"),
+    ("p4", "p3", "cites"),
+    ("p2", "f1", "has_topic"),
+    ("p4", "f1", "has_topic"),
+    ("p5", "f1", "has_topic"),
+    ("p3", "f2", "has_topic"),
+    ("p1", "f2", "has_topic"),
+]
+QUESTION = "Which Vision papers does Ada Lovelace cite?"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    out: Path = tmp_path_factory.mktemp("graphs") / "library"
+    columns = ("id", "type", "name", "text")
+    nodes = pa.table({c: [n[i] for n in NODES] for i, c in enumerate(columns)})
+    edges = pa.table({c: [e[i] for e in EDGES] for i, c in enumerate(("src", "dst", "relation"))})
+    build_snapshot(nodes, edges, out, name="library", candidate_types=["paper"])
+    return Snapshot.open(out)
+
+
+def planned(snapshot: Snapshot, question: str) -> GraphPlan:
+    return asyncio.run(OfflinePlanner(snapshot).plan(question)).plan
+
+
+def test_the_hub_anchor_filters_the_target_instead_of_walking_the_chain(
+    library: Snapshot,
+) -> None:
+    plan = planned(library, QUESTION)
+    assert [(a.var, a.text, a.label) for a in plan.anchors] == [
+        ("A1", "Ada Lovelace", "author"),
+        ("A2", "Vision", "field"),
+    ]
+    # writes fans out 3 edges over 2 authors (1.5), has_topic 5 over 2 fields (2.5): Ada keeps
+    # the chain through `cites`, Vision becomes the target's own neighbour
+    hops = [(h.from_var, h.rel, h.to_var, h.to_label) for h in plan.hops]
+    assert hops == [
+        ("A1", None, "A1_via", "paper"),
+        ("A1_via", "cites", "T", "paper"),
+        ("A2", None, "T", "paper"),
+    ]
+
+
+def test_the_filtered_plan_executes_to_the_intersection(library: Snapshot) -> None:
+    outcome = PlanExecutor(library).run(planned(library, QUESTION))
+    # Ada -> Engines -> {p2, p3}, intersected with Vision's papers {p2, p4, p5}
+    assert [c.node_id for c in outcome.ranking] == ["p2"]
+    assert outcome.n_cand == 1 and outcome.ranking[0].anchor_score == pytest.approx(2.0)
+
+
+def test_two_anchors_of_one_type_keep_both_chains(library: Snapshot) -> None:
+    plan = planned(library, "Which papers cite work by both Ada Lovelace and Alan Turing?")
+    assert {a.text for a in plan.anchors} == {"Ada Lovelace", "Alan Turing"}
+    assert sorted((h.from_var, h.rel) for h in plan.hops) == [
+        ("A1", None),
+        ("A1_via", "cites"),
+        ("A2", None),
+        ("A2_via", "cites"),
+    ]
+    outcome = PlanExecutor(library).run(plan)
+    assert [c.node_id for c in outcome.ranking] == ["p3"]  # cited from Engines and from Eyes
+
+
+def test_a_capital_that_opens_a_clause_is_not_a_written_name(library: Snapshot) -> None:
+    planner = RulePlanner(library.manifest)
+    vision = ListedNode("f1", "Vision", "field", 5.0)
+    # no node type nor relation named: only a written name makes the question relational
+    assert not planner.relational("What covers the terms: Vision beyond sight?", [vision])
+    assert not planner.relational("Vision beyond sight, what covers it?", [vision])
+    assert planner.relational("What is covered under Vision beyond sight?", [vision])
+    # a capital inside the name is a written name wherever it stands
+    ada = ListedNode("a1", "Ada Lovelace", "author", 5.0)
+    assert planner.relational("What covers the terms: Ada Lovelace and sight?", [ada])
