@@ -14,16 +14,20 @@ from rich.text import Text
 from cli.import_options import (
     AllowEmptyTextOpt,
     AnalyzerOpt,
+    MemoryLimitOpt,
     OverwriteOpt,
     SkipInvalidOpt,
     SkipReportOpt,
     StrictOpt,
     build_options,
+    memory_line,
     summary_lines,
 )
 from cli.verify_cmds import verify
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
+from graphs.stream.budget import current_rss
+from graphs.stream.progress import RateLines
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
@@ -157,8 +161,12 @@ def import_tabular_command(
     overwrite: OverwriteOpt = False,
     strict: StrictOpt = False,
     analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
+    memory_limit: MemoryLimitOpt = None,
 ) -> None:
-    """Import a graph from a nodes file and an edges file, mapping columns with flags."""
+    """Import a graph from a nodes file and an edges file, mapping columns with flags.
+
+    Large graphs are built in bounded memory (--memory-limit), with a progress line per phase.
+    """
     from graphs.importers.tabular import TabularColumns, import_tabular
 
     columns = TabularColumns(
@@ -182,7 +190,10 @@ def import_tabular_command(
             allow_empty_text=allow_empty_text,
             strict=strict,
             analyzer=analyzer,
+            memory_limit=memory_limit,
+            progress=RateLines(console.print),
         )
+        before = current_rss()
         with console.status(f"importing {nodes} and {edges} into {out} ..."):
             path = import_tabular(
                 nodes,
@@ -204,3 +215,4 @@ def import_tabular_command(
     )
     for line in summary_lines(manifest, path, options):
         print(line)
+    print(memory_line(options, before))

@@ -10,6 +10,14 @@ import typer
 from graphs.build_options import DEFAULT_BUILD_ANALYZER, BuildOptions
 from graphs.layout import REPORT_FILE
 from graphs.manifest import Manifest
+from graphs.stream.budget import (
+    default_memory_limit,
+    format_size,
+    parse_size,
+    peak_child_rss,
+    peak_rss,
+)
+from graphs.stream.progress import Progress, no_progress
 
 OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
 SkipInvalidOpt = Annotated[
@@ -42,6 +50,16 @@ AnalyzerOpt = Annotated[
 ]
 
 
+MemoryLimitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help="Memory the import may use, e.g. 512MB or 4GB (default: 25% of this machine's "
+        "memory, at most 16GB). Past it, sorts and joins spill to disk beside --out.",
+    ),
+]
+
+
 def build_options(
     *,
     overwrite: bool = False,
@@ -50,8 +68,14 @@ def build_options(
     allow_empty_text: bool = False,
     strict: bool = False,
     analyzer: str = DEFAULT_BUILD_ANALYZER,
+    memory_limit: str | None = None,
+    progress: Progress = no_progress,
 ) -> BuildOptions:
-    """Map the shared import flags onto BuildOptions (the only place the CLI does so)."""
+    """Map the shared import flags onto BuildOptions (the only place the CLI does so).
+
+    Raises:
+        GraphImportError: `memory_limit` is not a size (the message shows good ones).
+    """
     return BuildOptions(
         overwrite=overwrite,
         skip_invalid=skip_invalid,
@@ -59,6 +83,25 @@ def build_options(
         allow_empty_text=allow_empty_text,
         strict=strict,
         analyzer=analyzer,
+        memory_limit=parse_size(memory_limit) if memory_limit is not None else None,
+        progress=progress,
+    )
+
+
+def memory_line(options: BuildOptions, before: int) -> str:
+    """The import's measured peak memory against its budget, for the summary.
+
+    Args:
+        options: The import's options (its memory limit).
+        before: Resident bytes of this process before the import (interpreter and libraries).
+    """
+    limit = options.memory_limit or default_memory_limit()
+    source = "--memory-limit" if options.memory_limit else "default: 25% of RAM, --memory-limit"
+    children = peak_child_rss()
+    helpers = f"; tokenising processes at most {format_size(children)} each" if children else ""
+    return (
+        f"memory: peak {format_size(peak_rss())}, {format_size(before)} of it held before the "
+        f"import (interpreter, libraries); limit {format_size(limit)} ({source}){helpers}"
     )
 
 

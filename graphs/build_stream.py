@@ -226,6 +226,7 @@ def _write_parts(
         shape = (graph.num_nodes, graph.num_edges, len(graph.relation_names), len(graph.type_names))
         counts = write_csr(engine, temp / CSR_DIR, node_types, shape, rows, progress)
         _write_meta(temp / CSR_DIR, content_hash)
+    engine.close()  # its tables would sit beside the index build's memory
     with _timed(timings, "index"):
         write_index(
             temp / INDEX_DIR,

@@ -14,7 +14,7 @@ DEFAULT_FRACTION = 0.25
 """The default budget is this fraction of the machine's memory ..."""
 DEFAULT_CAP = 16 * 2**30
 """... capped at 16 GiB (more only helps DuckDB sort in fewer passes)."""
-MINIMUM = 64 * 2**20
+MINIMUM = 64 * 10**6
 ENGINE_SHARE = 0.6
 """Share of the budget given to DuckDB; the rest holds Arrow batches and numpy chunks."""
 _UNITS = {
@@ -52,7 +52,7 @@ def parse_size(text: str) -> int:
     size = int(float(match.group(1)) * _UNITS[unit])
     if size < MINIMUM:
         raise GraphImportError(
-            f"--memory-limit {text!r} is below the 64MiB a build needs; pass at least 64MB"
+            f"--memory-limit {text!r} is below the 64MB a build needs; pass at least 64MB"
         )
     return size
 
@@ -72,14 +72,33 @@ def default_memory_limit() -> int:
 
 def peak_rss() -> int:
     """Peak resident memory of this process so far, in bytes (VmHWM)."""
+    found = _status("VmHWM:")
+    if found is not None:
+        return found
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def current_rss() -> int:
+    """Resident memory of this process now, in bytes (VmRSS; the peak where unavailable)."""
+    found = _status("VmRSS:")
+    return found if found is not None else peak_rss()
+
+
+def _status(key: str) -> int | None:
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return None
+
+
+def peak_child_rss() -> int:
+    """Largest peak resident memory of any finished child process (e.g. tokenising workers)."""
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 

@@ -42,6 +42,7 @@ class RateLines:
         self._clock = clock
         self._started: dict[str, float] = {}
         self._last: dict[str, float] = {}
+        self._finished: set[str] = set()
 
     def __call__(self, phase: str, done: int, total: int | None, unit: str) -> None:
         """Print a line for this call if it is a phase's first or last, or one is due."""
@@ -49,8 +50,12 @@ class RateLines:
         first = phase not in self._started
         started = self._started.setdefault(phase, now)
         finished = total is not None and done >= total
+        if phase in self._finished:
+            return
         if not (first or finished or now - self._last.get(phase, started) >= self._interval):
             return
+        if finished:
+            self._finished.add(phase)
         self._last[phase] = now
         self._emit(line(phase, done, total, unit, now - started))
 
