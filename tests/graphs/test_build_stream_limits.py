@@ -19,7 +19,7 @@ from graphs.stream.budget import MemoryBudget, parse_size
 from graphs.stream.progress import RateLines
 
 sys.path.insert(0, str(Path(__file__).parent))
-from stream_compare import build_both, differing_files  # noqa: E402
+from stream_compare import build_both, differing_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
