@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -9,6 +10,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from agent.models.openai.client import async_client
+from agent.models.openai.failures import silent_error
+from agent.models.openai.liveness import PROBE_TIMEOUT_S, endpoint_answers
 from agent.models.openai.retry import RetryPolicy
 from agent.models.openai.url import redact_url
 from rank.rerank_models import Messages, RerankError
@@ -27,9 +31,11 @@ class OpenAIScorer:
 
     Each chat is one call: attempts wait `timeout_s` at most, are retried under
     `RetryPolicy.for_max_retries(max_retries)` (as the agent's adapter retries), and all of
-    them, backoff waits included, stay within `call_deadline_s`. The first chat that fails
-    stops the batch: chats not yet sent are dropped, so a dead or silent endpoint costs one
-    call deadline, not one per chat.
+    them, backoff waits included, stay within `call_deadline_s`. A timed-out attempt is
+    followed by the agent's liveness check (GET /models): an endpoint that never answered and
+    fails it accepts connections but answers nothing, and the chat fails at once. The first
+    chat that fails stops the batch: chats not yet sent are dropped, so a dead or silent
+    endpoint costs one timeout and one check, not one per chat.
 
     Attributes:
         endpoint: The settings recorded in the run's configuration (URL credentials redacted).
@@ -60,6 +66,8 @@ class OpenAIScorer:
         self.client = sync_client(url, key, timeout_s=timeout_s)
         self._clock = clock
         self._sleep = sleep
+        self._probe_s = min(PROBE_TIMEOUT_S, timeout_s)
+        self._answered = False  # the endpoint has answered a chat of this scorer
 
     def _one(self, chat: Messages) -> float:
         import openai
@@ -74,10 +82,16 @@ class OpenAIScorer:
         def call() -> Any:
             if left() <= 0:
                 raise _DeadlinePassed
-            return self.client.chat.completions.create(
-                model=self.model, messages=chat, max_tokens=1, temperature=0.0,  # type: ignore[arg-type]
-                logprobs=True, top_logprobs=20, timeout=min(self.timeout_s, left()),
-            )  # fmt: skip
+            try:
+                completion = self.client.chat.completions.create(
+                    model=self.model, messages=chat, max_tokens=1, temperature=0.0,  # type: ignore[arg-type]
+                    logprobs=True, top_logprobs=20, timeout=min(self.timeout_s, left()),
+                )  # fmt: skip
+            except openai.APITimeoutError:
+                self._check_alive()
+                raise
+            self._answered = True
+            return completion
 
         try:
             completion = call_with_retries(
@@ -92,6 +106,25 @@ class OpenAIScorer:
                 f"the reranker endpoint answered {error.status_code}: {error.message}"
             ) from error
         return yes_probability(completion)
+
+    def _check_alive(self) -> None:
+        """After a timeout: raise at once for an endpoint that accepts and never answers.
+
+        The agent's adapter decides alike (agent/models/openai/model.py): one that answered
+        before is taken as busy (a single-slot server queues GET /models behind its requests)
+        and retried within the call deadline.
+        """
+        if self._answered or asyncio.run(self._answers()):
+            return
+        where = f"reranker {self.model!r} at {self.url}"
+        raise silent_error(where, self.url, self.timeout_s, self._probe_s)
+
+    async def _answers(self) -> bool:
+        client = async_client(str(self.client.base_url), self.client.api_key, timeout_s=1.0)
+        try:
+            return await endpoint_answers(client, timeout_s=self._probe_s)
+        finally:
+            await client.close()
 
     def _no_answer(self) -> RerankError:
         deadline = "none" if self.call_deadline_s is None else f"{self.call_deadline_s:g}s"

@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from agent.models.base import EndpointUnreachableError
 from cli.app import build_app
 from evals.runstore import read_config
 from rank.rerank_models import RerankError
 from rank.rerank_served import OpenAIScorer
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault
+from tests.agent.models.openai.test_openai_busy import SingleSlotServer
 from tests.agent.models.openai.test_openai_hang import HangingServer
 from tests.rank.test_rerank import tiny
 
@@ -76,14 +78,38 @@ def test_max_retries_reaches_the_scorer(tiny: dict[str, Path], tmp_path: Path) -
     assert posts == 2  # the first chat: one try and one retry; the second never sent
 
 
-def test_a_hanging_endpoint_costs_one_call_deadline_not_one_per_chat() -> None:
-    chats = [[{"role": "user", "content": f"q{n}"}] for n in range(20)]
+def scorer(base_url: str, **settings: Any) -> OpenAIScorer:
+    return OpenAIScorer("fake", base_url=base_url, concurrency=2, timeout_s=0.3, **settings)
+
+
+CHATS = [[{"role": "user", "content": f"q{n}"}] for n in range(20)]
+
+
+def test_a_hanging_endpoint_costs_one_timeout_and_check_not_the_deadline() -> None:
     with HangingServer() as server:
-        scorer = OpenAIScorer("fake", base_url=server.base_url, concurrency=2, timeout_s=0.3,
-                              max_retries=5, call_deadline_s=0.8)  # fmt: skip
+        started = time.monotonic()
+        with pytest.raises(EndpointUnreachableError, match="does not answer"):
+            scorer(server.base_url, max_retries=5, call_deadline_s=30.0).score(CHATS)
+        elapsed = time.monotonic() - started
+    assert elapsed < 0.3 + 0.3 + 1.5  # not the 30 s deadline, nor 10 rounds of chats
+
+
+def test_the_call_deadline_bounds_a_live_but_slow_endpoint() -> None:
+    with FakeOpenAIServer(responder=lambda body: Fault.timeout(5.0), strict=False) as server:
         started = time.monotonic()
         with pytest.raises(RerankError, match="gave no answer in time") as caught:
-            scorer.score(chats)
+            scorer(server.base_url, max_retries=50, call_deadline_s=0.8).score(CHATS)
         elapsed = time.monotonic() - started
     assert "--call-deadline 0.8s" in str(caught.value)
-    assert elapsed < 0.8 + 1.5  # not 10 rounds of chats, nor 6 retries with their backoff
+    assert elapsed < 0.8 + 1.5  # its liveness check passes: retried until the deadline
+
+
+def test_a_busy_single_slot_server_that_answered_before_is_waited_for() -> None:
+    # the second chat holds the one slot 1.2 s: its 0.5 s attempt and the liveness check go
+    # unanswered, yet the endpoint answered the first chat: busy, not hung
+    with SingleSlotServer([0.0, 1.2, 0.0]) as server:
+        served = OpenAIScorer("fake", base_url=server.base_url, concurrency=1, timeout_s=0.5,
+                              call_deadline_s=5.0)  # fmt: skip
+        scores = served.score(CHATS[:2])
+        posts = server.posts
+    assert posts == 3 and scores == [pytest.approx(0.9, abs=0.01)] * 2

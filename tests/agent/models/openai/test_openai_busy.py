@@ -21,11 +21,15 @@ from agent.models.base import EndpointTimeoutError, EndpointUnreachableError
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.openai.retry import RetryPolicy
 
+_TOP = [{"token": "yes", "logprob": -0.1, "bytes": None},
+        {"token": "no", "logprob": -2.3, "bytes": None}]  # fmt: skip
 COMPLETION = {
     "id": "c", "object": "chat.completion", "created": 0, "model": "fake",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
-                 "finish_reason": "stop"}],
+                 "finish_reason": "stop",
+                 "logprobs": {"content": [{**_TOP[0], "top_logprobs": _TOP}]}}],
 }  # fmt: skip
+"""A reply with first-token logprobs, so the served reranker can use the server too."""
 
 
 class SingleSlotServer:
