@@ -93,6 +93,7 @@ def _peak_rss_mb() -> float:
 
 
 def _child(mode: str, num_nodes: int, out: Path, memory_limit: int, workers: int) -> dict[str, Any]:
+    from benchmarks.speed.graph import word_texts  # noqa: F401 - its pyarrow counts in both modes
     from graphs.bm25.build import build_index, build_index_streaming
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)

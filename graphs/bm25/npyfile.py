@@ -40,7 +40,7 @@ class NpyAppender:
         """Append values (cast to the file's dtype with ``astype``, as ``np.save`` callers do)."""
         if self.written + chunk.size > self.length:
             raise ValueError(f"{self.path}: more than the {self.length} values declared")
-        self._handle.write(np.ascontiguousarray(chunk, dtype=self.dtype).tobytes())
+        self._handle.write(np.ascontiguousarray(chunk, dtype=self.dtype).data.cast("B"))
         self.written += chunk.size
 
     def close(self) -> None:
@@ -75,7 +75,7 @@ class RawAppender:
 
     def append(self, chunk: np.ndarray) -> None:
         """Append values cast to the file's dtype."""
-        self._handle.write(np.ascontiguousarray(chunk, dtype=self.dtype).tobytes())
+        self._handle.write(np.ascontiguousarray(chunk, dtype=self.dtype).data.cast("B"))
         self.written += chunk.size
 
     def finish(self, path: Path) -> None:
