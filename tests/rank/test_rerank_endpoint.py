@@ -105,11 +105,11 @@ def test_the_call_deadline_bounds_a_live_but_slow_endpoint() -> None:
 
 
 def test_a_busy_single_slot_server_that_answered_before_is_waited_for() -> None:
-    # the second chat holds the one slot 1.2 s: its 0.5 s attempt and the liveness check go
-    # unanswered, yet the endpoint answered the first chat: busy, not hung
+    # the second chat holds the one slot 1.2 s, so its 0.5 s attempt (and a liveness check)
+    # would go unanswered, yet the endpoint answered the first chat: busy, not hung
     with SingleSlotServer([0.0, 1.2, 0.0]) as server:
         served = OpenAIScorer("fake", base_url=server.base_url, concurrency=1, timeout_s=0.5,
                               call_deadline_s=5.0)  # fmt: skip
         scores = served.score(CHATS[:2])
         posts = server.posts
-    assert posts == 3 and scores == [pytest.approx(0.9, abs=0.01)] * 2
+    assert posts >= 3 and scores == [pytest.approx(0.9, abs=0.01)] * 2  # retried, not given up

