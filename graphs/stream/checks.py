@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from graphs.csr import KEY_LIMIT
 from graphs.errors import GraphImportError
 from graphs.problems import RowProblems
 from graphs.stream.engine import arrow_table
@@ -39,6 +40,17 @@ class CheckedGraph:
     self_loops: int
 
 
+def _stage_views(engine: Any, edges: Staged) -> None:
+    engine.execute(
+        f"""CREATE VIEW edges_in AS SELECT relation FROM read_parquet('{_quoted(edges.path)}')
+            WHERE "{PROBLEM}" = 0"""
+    )
+
+
+def _quoted(path: object) -> str:
+    return str(path).replace("'", "''")
+
+
 def check_graph(
     engine: Any,
     nodes: Staged,
@@ -60,16 +72,12 @@ def check_graph(
     problems += _problems(engine, "node_rows", "id", _NODE_REASONS, nodes_file, _node_hint)
     type_names = _codes(engine, "node_first", "type", "node_types", "node types", nodes_file)
     _number_nodes(engine)
+    _stage_views(engine, edges)
+    _codes(engine, "edges_in", "relation", "any_relations", "relations", edges_file, limit=False)
     _check_edges(engine, edges, strict)
-    relation_names = _codes(
-        engine, "edge_rows", "relation", "relations", "relations", edges_file, "problem = 0"
-    )
+    relation_names = _relation_codes(engine, edges_file)
     kept_before = _count(engine, "SELECT count(*) FROM edge_rows WHERE problem = 0")
-    engine.execute(
-        """CREATE TABLE edges_ok AS SELECT min(e.row) AS row, e.s, e.d, r.code AS rel
-           FROM edge_rows e JOIN relations r USING (relation) WHERE e.problem = 0
-           GROUP BY e.s, e.d, r.code"""
-    )
+    _keep_first_edges(engine, _count(engine, "SELECT count(*) FROM node_index"), relation_names)
     num_edges = _count(engine, "SELECT count(*) FROM edges_ok")
     if strict:
         engine.execute(
@@ -115,19 +123,60 @@ def _number_nodes(engine: Any) -> None:
     engine.execute("DROP TABLE node_first")
 
 
+def _relation_codes(engine: Any, file: str) -> list[str]:
+    """The relations of valid edges (sorted) and ``relations(any_code, code)`` mapping to them."""
+    names = _codes(
+        engine,
+        "edge_rows e JOIN any_relations a ON e.any_code = a.code",
+        "relation",
+        "relations",
+        "relations",
+        file,
+        "e.problem = 0",
+    )
+    engine.execute(
+        """CREATE TABLE relation_codes AS SELECT a.code AS any_code, r.code
+           FROM any_relations a JOIN relations r USING (relation)"""
+    )
+    return names
+
+
+def _keep_first_edges(engine: Any, num_nodes: int, relation_names: list[str]) -> None:
+    """``edges_ok``: the first row of each (src, dst, relation) among the valid edges.
+
+    One int64 key is grouped when it fits (far cheaper to hash than three columns).
+    """
+    span, kinds = max(num_nodes, 1), max(len(relation_names), 1)
+    valid = """SELECT e.row, e.s, e.d, c.code AS rel FROM edge_rows e
+               JOIN relation_codes c USING (any_code) WHERE e.problem = 0"""
+    if span * span * kinds < KEY_LIMIT:
+        engine.execute(
+            f"""CREATE TABLE edges_ok AS SELECT row, key // {kinds * span} AS s,
+                key % {span} AS d, CAST((key // {span}) % {kinds} AS SMALLINT) AS rel
+                FROM (SELECT min(row) AS row, (s * {kinds} + rel) * {span} + d AS key
+                      FROM ({valid}) GROUP BY key)"""
+        )
+        return
+    engine.execute(
+        f"""CREATE TABLE edges_ok AS SELECT min(row) AS row, s, d, CAST(rel AS SMALLINT) AS rel
+            FROM ({valid}) GROUP BY s, d, rel"""
+    )
+
+
 def _check_edges(engine: Any, edges: Staged, strict: bool) -> None:
     loop = "WHEN s.node = d.node THEN 7" if strict else ""
     engine.execute(
-        f"""CREATE TABLE edge_rows AS SELECT row, relation, s, d, problem,
+        f"""CREATE TABLE edge_rows AS SELECT row, any_code, s, d, problem,
             CASE WHEN problem IN {_DST_CODES} THEN dst WHEN problem > 0 OR {strict} THEN src
                  END AS value
-            FROM (SELECT e.row, e.relation, e.src, e.dst, s.node AS s, d.node AS d,
+            FROM (SELECT e.row, a.code AS any_code, e.src, e.dst, s.node AS s, d.node AS d,
             CASE WHEN e.problem > 0 THEN e.problem WHEN s.node IS NULL THEN 4
                  WHEN e.flag THEN 5 WHEN d.node IS NULL THEN 6 {loop} ELSE 0 END AS problem
             FROM (SELECT file_row_number AS row, src, dst, relation, "{PROBLEM}" AS problem,
                   "{FLAG}" AS flag FROM read_parquet(?, file_row_number = true)) e
             LEFT JOIN node_index s ON e.src = s.id
-            LEFT JOIN node_index d ON e.dst = d.id)""",
+            LEFT JOIN node_index d ON e.dst = d.id
+            LEFT JOIN any_relations a ON e.relation = a.relation)""",
         [str(edges.path)],
     )
 
@@ -140,18 +189,20 @@ def _codes(
     what: str,
     file: str,
     where: str = "true",
+    *,
+    limit: bool = True,
 ) -> list[str]:
     """Sorted distinct values of ``table.column`` (as validate_graph sorts them), in ``target``."""
     found = engine.execute(f"SELECT DISTINCT {column} FROM {table} WHERE {where}").fetchall()
     names = sorted(value for (value,) in found)
-    if len(names) > MAX_CODES:
+    if limit and len(names) > MAX_CODES:
         raise GraphImportError(
             f"{len(names)} distinct {what}; at most {MAX_CODES} are supported", file=file
         )
-    engine.execute(f"CREATE TABLE {target} ({column} VARCHAR, code SMALLINT)")
+    engine.execute(f"CREATE TABLE {target} ({column} VARCHAR, code INTEGER)")
     if names:
         engine.execute(
-            f"INSERT INTO {target} SELECT unnest(?::VARCHAR[]), unnest(?::SMALLINT[])",
+            f"INSERT INTO {target} SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
             [names, list(range(len(names)))],
         )
     return names

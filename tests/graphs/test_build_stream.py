@@ -125,3 +125,18 @@ def test_empty_graph_gives_identical_files(tmp_path: Path) -> None:
     edges = pa.table({name: pa.array([], pa.string()) for name in ("src", "dst", "relation")})
     memory, stream = build_both(nodes, edges, tmp_path)
     assert differing_files(memory, stream) == []
+
+
+def test_graphs_too_big_for_one_sort_key_give_identical_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond 2^62 (node, relation, node) keys, both builds group and sort by columns."""
+    import graphs.csr
+    import graphs.stream.checks
+    import graphs.stream.csr_out
+
+    for module in (graphs.csr, graphs.stream.checks, graphs.stream.csr_out):
+        monkeypatch.setattr(module, "KEY_LIMIT", 1)
+    options = BuildOptions(skip_invalid=True, allow_empty_text=True)
+    memory, stream = build_both(NODES, EDGES, tmp_path, options=options)
+    assert differing_files(memory, stream) == []
