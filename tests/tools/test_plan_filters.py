@@ -113,3 +113,16 @@ def test_a_capital_that_opens_a_clause_is_not_a_written_name(library: Snapshot) 
     # a capital inside the name is a written name wherever it stands
     ada = ListedNode("a1", "Ada Lovelace", "author", 5.0)
     assert planner.relational("What covers the terms: Ada Lovelace and sight?", [ada])
+
+
+def test_only_anchors_fanning_out_more_than_the_chain_are_checked(library: Snapshot) -> None:
+    planner = RulePlanner(library.manifest)
+    plan = planned(library, QUESTION)
+    routes = {
+        var: [h for h in plan.hops if h.from_var in (var, f"{var}_via")] for var in ("A1", "A2")
+    }
+    ada = ListedNode("a1", "Ada Lovelace", "author")
+    # Vision: has_topic gives 5 edges over 2 fields (2.5 a field) > writes, 3 over 2 authors
+    assert planner.hubs(routes, {"A1": ada, "A2": ListedNode("f1", "Vision", "field")}) == {"A2"}
+    # a paper beside the chain: cites gives 6 edge ends over 5 papers (1.2) < 1.5: listed
+    assert planner.hubs(routes, {"A1": ada, "A2": ListedNode("p4", "Eyes", "paper")}) == set()

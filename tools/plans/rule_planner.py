@@ -41,11 +41,15 @@ class RulePlan:
         plan: The plan (what the executor runs and `ark plan` prints).
         anchor_nodes: Anchor variable -> the search hit it names (the agent expands from it).
         relational: Whether the plan walks the graph (False: a text plan, one doc anchor).
+        filters: Anchor variables bound to the target directly beside a chain that fan out
+            more than the chain's anchor (`RulePlanner.hubs`): the rule agent checks them
+            from the nodes the chain reached rather than lists their neighbours.
     """
 
     plan: GraphPlan
     anchor_nodes: dict[str, ListedNode]
     relational: bool
+    filters: frozenset[str] = frozenset()
 
 
 class RulePlanner:
@@ -92,8 +96,8 @@ class RulePlanner:
             plan_anchors.append(PlanAnchor(var=var, text=hit.name, label=hit.type))
             routes[var] = self.hops_for(var, hit.type, question, target=target, relations=relations)
             nodes[var] = hit
-        routes = self.with_filters(routes, nodes, target=target, relations=relations)
-        hops = [hop for route in routes.values() for hop in route]
+        filtered = self.with_filters(routes, nodes, target=target, relations=relations)
+        hops = [hop for route in filtered.values() for hop in route]
         plan = GraphPlan(
             anchors=plan_anchors,
             hops=hops,
@@ -105,7 +109,7 @@ class RulePlanner:
             ),
             risk_level=self.risk(question, anchors, target),
         )
-        return RulePlan(plan, nodes, relational=True)
+        return RulePlan(plan, nodes, relational=True, filters=self.hubs(filtered, nodes))
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
@@ -180,6 +184,25 @@ class RulePlanner:
             near = [r for r in direct if self.schema.touches(r, kind)]
             out[var] = [_hop(var, _one(near), TARGET_VAR, target)]
         return out
+
+    def hubs(
+        self, routes: dict[str, list[PlanHop]], nodes: dict[str, ListedNode]
+    ) -> frozenset[str]:
+        """Anchors bound to the target directly that fan out more than the chain they filter.
+
+        Their type links to more target nodes, per node, than the chain's anchor links to its
+        first step: listing their neighbours shows a slice of them, so the rule agent checks
+        them from the nodes the chain reached instead.
+        """
+        chains = [(v, hops) for v, hops in routes.items() if len(hops) > 1]
+        if not chains:
+            return frozenset()
+        floor = min(self.fan_out(nodes[v].type, hops[0].to_label) for v, hops in chains)
+        return frozenset(
+            v
+            for v, hops in routes.items()
+            if len(hops) == 1 and self.fan_out(nodes[v].type, hops[0].to_label) > floor
+        )
 
     def fan_out(self, source: str, other: str | None) -> float:
         """Edges per `source` node into type `other` (any type when None), from the schema."""

@@ -110,13 +110,13 @@ class Expansion:
     def run(self, budget: int) -> Steps:
         """Expand the anchors within `budget` turns; returns (ranked ids reached, turns used).
 
-        An anchor the plan binds to the target directly while another anchor walks a chain is
-        a filter (tools/plans/rule_planner.py, `with_filters`). With a turn to spare it is not
-        expanded (a hub's first neighbours are an arbitrary slice of them) but checked from
-        the other side: each node the chain reached lists its neighbours of the filter's type,
-        and those that list the filter count as reached by it too. The chain's last hop is
-        ranked by the relevance text and the filters' names, so the nodes checked are those
-        most likely to pass.
+        An anchor the plan binds to the target directly beside a chain, and that fans out
+        more than the chain's anchor, is a filter (tools/plans/rule_planner.py, `hubs`).
+        With a turn to spare it is not expanded (a hub's first neighbours are an arbitrary
+        slice of them) but checked from the other side: each node the chain reached lists its
+        neighbours of the filter's type, and those that list the filter count as reached by
+        it too. The chain's last hop is ranked by the relevance text and the filters' names,
+        so the nodes checked are those most likely to pass.
         """
         plan = self.rule_plan.plan
         routes = [
@@ -128,7 +128,11 @@ class Expansion:
             last = [(v, a, Hop(hops[-1].node_type, None, ranked=True)) for v, a, hops in routes]
             routes = [(v, a, (hop,)) for v, a, hop in last]
         chained = any(len(hops) >= 2 for _, _, hops in routes)
-        filters = [(v, a) for v, a, hops in routes if chained and len(hops) == 1 and budget >= 3]
+        filters = [
+            (v, a)
+            for v, a, hops in routes
+            if v in self.rule_plan.filters and chained and len(hops) == 1 and budget >= 3
+        ]
         walks = [(a, hops) for v, a, hops in routes if (v, a) not in filters]
         if filters:  # the chain's last hop ranks what the filters name first, to be checked
             names = [self.rule_plan.anchor_nodes[var].name for var, _ in filters]
