@@ -1,10 +1,15 @@
-"""Time how long `ark eval` takes to give up on an endpoint that accepts and never answers.
+"""Time how long a command that calls a model takes to give up on an endpoint that never answers.
 
-Run: ``nice -n 10 .venv/bin/python -m benchmarks.studies.hanging_endpoint``. A local socket
-accepts every connection and never sends a byte; `ark eval run` (in a fresh process, at the
-default flags unless ``--flags`` adds some) runs a synthetic graph's test questions against it.
-Prints the exit code, the wall time, the failures recorded and the one message the batch
-stopped with. For comparison a dead port (nothing listening) is timed the same way.
+Run: ``nice -n 10 .venv/bin/python -m benchmarks.studies.hanging_endpoint [--command C]``. A
+local socket accepts every connection and never sends a byte; the command (in a fresh process,
+at the default flags unless ``--flags`` adds some) runs against it:
+
+- ``eval`` (default): `ark eval run` on a synthetic graph's test questions;
+- ``extract``: `ark graph extract --extractor llm` on 40 small text files;
+- ``rerank``: `ark rerank -m openai:...` of a BM25 ranking of the same test questions.
+
+Prints the exit code, the wall time, the failures recorded (eval) and the one message the
+command stopped with. For comparison a dead port (nothing listening) is timed the same way.
 """
 
 from __future__ import annotations
@@ -50,9 +55,40 @@ def dead_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
-def run_batch(graph: Path, url: str, out: Path, flags: list[str]) -> dict[str, object]:
-    argv = ["eval", "run", str(graph), "--qa", str(graph / "qa"), "--split", "test",
-            "--out", str(out), "-m", "openai:fake", "--base-url", url, *flags]  # fmt: skip
+def command_args(command: str, root: Path, url: str, out: Path) -> list[str]:
+    """The `ark` arguments of one timed run of `command` into `out`."""
+    graph = root / "graph"
+    endpoint = ["-m", "openai:fake", "--base-url", url]
+    if command == "eval":
+        return ["eval", "run", str(graph), "--qa", str(graph / "qa"), "--split", "test",
+                "--out", str(out), *endpoint]  # fmt: skip
+    if command == "extract":
+        return ["graph", "extract", str(root / "docs"), "--out", str(out), "--extractor", "llm",
+                "--cache", str(out.with_suffix(".sqlite")), *endpoint]  # fmt: skip
+    return ["rerank", str(root / "bm25"), "--qa", str(graph / "qa"), "--split", "test",
+            "--tune-split", "none", "--snapshot", str(graph), "--out", str(out),
+            "--cache", str(out.with_suffix(".sqlite")), *endpoint]  # fmt: skip
+
+
+def prepare(command: str, root: Path) -> None:
+    """The inputs `command` reads: a synthetic graph, and documents or a BM25 run."""
+    graph = root / "graph"
+    subprocess.run([*ARK, "graph", "synth", "--domain", "products", "--seed", "0", "--out",
+                    str(graph)], check=True, capture_output=True)  # fmt: skip
+    if command == "extract":
+        docs = root / "docs"
+        docs.mkdir()
+        for number in range(40):
+            (docs / f"d{number}.txt").write_text(
+                f"Marie Curie was physicist number {number}. She was born in Warsaw."
+            )
+    if command == "rerank":
+        subprocess.run([*ARK, "baseline", "bm25", str(graph), "--qa", str(graph / "qa"),
+                        "--split", "test", "--out", str(root / "bm25")],
+                       check=True, capture_output=True)  # fmt: skip
+
+
+def run_batch(argv: list[str], out: Path) -> dict[str, object]:
     began = time.perf_counter()
     done = subprocess.run([*ARK, *argv], capture_output=True, text=True, check=False)
     failures = out / "failures.jsonl"
@@ -66,18 +102,19 @@ def run_batch(graph: Path, url: str, out: Path, flags: list[str]) -> dict[str, o
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--flags", default="", help="Extra `ark eval run` flags (quoted).")
+    parser.add_argument(
+        "--command", choices=("eval", "extract", "rerank"), default="eval", help="What to time."
+    )
+    parser.add_argument("--flags", default="", help="Extra flags of that command (quoted).")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="ark-hang-"))
-    graph = root / "graph"
-    subprocess.run([*ARK, "graph", "synth", "--domain", "products", "--seed", "0", "--out",
-                    str(graph)], check=True, capture_output=True)  # fmt: skip
+    prepare(args.command, root)
     flags = args.flags.split()
     silent = SilentEndpoint()
-    rows = {
-        "silent": run_batch(graph, silent.url, root / "silent", flags),
-        "dead": run_batch(graph, dead_url(), root / "dead", flags),
-    }
+    rows = {}
+    for label, url in (("silent", silent.url), ("dead", dead_url())):
+        out = root / label
+        rows[label] = run_batch([*command_args(args.command, root, url, out), *flags], out)
     print(json.dumps(rows, indent=2))
 
 
