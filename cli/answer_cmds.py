@@ -170,14 +170,7 @@ def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
         config = SargConfig(**settings)
     except ArkError as error:
         fail(str(error))
-    given = {
-        "base_url": endpoint_flags.base_url,
-        "request_timeout_s": endpoint_flags.request_timeout,
-        "max_retries": endpoint_flags.max_retries,
-        "call_deadline_s": endpoint_flags.call_deadline,
-    }
-    endpoint = {name: value for name, value in given.items() if value is not None}
-    return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint)
+    return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint())
 
 
 def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:

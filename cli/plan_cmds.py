@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -42,15 +41,8 @@ def _planner(
         return OfflinePlanner(snapshot)
     # A plan is one long prompt on possibly slow local servers: unless the flags say otherwise,
     # one request may take 600 s and a call has no deadline.
-    spec = AgentConfig(
-        model=model,
-        base_url=endpoint.base_url,
-        max_tokens=max_tokens,
-        request_timeout_s=endpoint.request_timeout or 600.0,
-        call_deadline_s=endpoint.call_deadline,
-    )
-    if endpoint.max_retries is not None:
-        spec = dataclasses.replace(spec, max_retries=endpoint.max_retries)
+    given = {"request_timeout_s": 600.0, "call_deadline_s": None, **endpoint.endpoint()}
+    spec = AgentConfig(model=model, max_tokens=max_tokens, **given)
     llm = load_model(spec, manifest=snapshot.manifest)
     return LLMPlanner(llm, snapshot.manifest, config)
 
