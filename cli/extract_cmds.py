@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,6 +134,8 @@ def extract(
 
     console = Console(stderr=True)
     try:
+        endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
+        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
         config = DocumentBuildConfig(
             read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20)),
             chunk=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=chunk_overlap),
@@ -143,9 +144,8 @@ def extract(
             options=BuildOptions(overwrite=overwrite, analyzer=analyzer),
             name=name,
             candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
+            endpoint=settings,
         )
-        endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
-        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
         encode = _encoder(encoder)
         started = time.perf_counter()
         with ExtractionCache(cache or default_cache_path()) as store, _Bar(console) as progress:
@@ -160,8 +160,6 @@ def extract(
     stats = getattr(worker, "stats", None)
     if stats is not None:
         data["llm"] = vars(stats)
-    if settings is not None:
-        data["endpoint"] = record_endpoint(out, settings)
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -223,19 +221,6 @@ def endpoint_record(chat: OpenAIChatModel) -> dict[str, Any]:
         "max_retries": chat.retry.max_retries,
         "call_deadline_s": chat.call_deadline_s,
     }
-
-
-def record_endpoint(out: Path, endpoint: dict[str, Any]) -> dict[str, Any]:
-    """Add `endpoint` to the snapshot's extraction.json (replaced atomically); return it."""
-    from graphs.importers.documents.summary import EXTRACTION_FILE, read_summary
-
-    stored = read_summary(out)
-    if stored is not None:
-        stored["endpoint"] = endpoint
-        staged = out / f".{EXTRACTION_FILE}.tmp"
-        staged.write_text(json.dumps(stored, indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(staged, out / EXTRACTION_FILE)
-    return endpoint
 
 
 def _encoder(path: Path | None) -> Callable[[Any], Any] | None:

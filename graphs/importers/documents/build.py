@@ -8,7 +8,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,8 @@ class DocumentBuildConfig:
         options: Snapshot build options (overwrite, analyzer, ...).
         name: Snapshot name (default: the output directory's name).
         candidate_types: Node types that can be answers ([] = all).
+        endpoint: The model endpoint's settings as recorded in extraction.json (URL credentials
+            already redacted by the caller); None for an extractor that calls no endpoint.
     """
 
     read: ReadConfig = field(default_factory=ReadConfig)
@@ -57,6 +59,7 @@ class DocumentBuildConfig:
     options: BuildOptions = field(default_factory=BuildOptions)
     name: str | None = None
     candidate_types: tuple[str, ...] = ()
+    endpoint: Mapping[str, Any] | None = None
 
 
 def build_document_snapshot(
@@ -194,6 +197,7 @@ def _summary(
             "overlap_tokens": config.chunk.overlap_tokens,
         },
         seconds=seconds,
+        endpoint=dict(config.endpoint) if config.endpoint is not None else None,
     )
 
 

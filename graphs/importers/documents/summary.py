@@ -42,6 +42,11 @@ class ExtractionSummary(BaseModel):
     generic_labels: int = Field(description="Distinct labels mapped to the generic type.")
     chunk: dict[str, int]
     seconds: dict[str, float]
+    endpoint: dict[str, Any] | None = Field(
+        default=None,
+        description="The LLM extractor's endpoint settings (URL credentials redacted); "
+        "None for an extractor that calls no endpoint.",
+    )
 
 
 def write_summary(summary: ExtractionSummary, directory: Path) -> None:
