@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from graphs.bm25.build import build_index
 from graphs.build_dir import check_target, new_temp, replace_dir
@@ -40,6 +39,7 @@ from graphs.manifest import (
 )
 from graphs.nodestore import write_node_store
 from graphs.problems import count_problems, raise_for_problems, write_report
+from graphs.stream.parquet_out import write_parquet
 from graphs.stream.stage import table_source
 from graphs.validate import ValidGraph, validate_graph
 
@@ -210,8 +210,8 @@ def _write_parts(
     analyzer: str,
 ) -> Manifest:
     with _timed(timings, "write_parquet"):
-        pq.write_table(graph.nodes, temp / NODES_FILE)
-        pq.write_table(graph.edges, temp / EDGES_FILE)
+        write_parquet(temp / NODES_FILE, graph.nodes.schema, graph.nodes.to_batches())
+        write_parquet(temp / EDGES_FILE, graph.edges.schema, graph.edges.to_batches())
         content_hash = file_hash(temp)
     with _timed(timings, "node_store"):
         write_node_store(temp / STORE_FILE, graph.nodes, content_hash)

@@ -111,7 +111,7 @@ def child_import(workdir: Path, mode: str, memory_limit: str | None) -> dict[str
     from graphs.build_options import BuildOptions
     from graphs.importers.tabular import import_tabular
     from graphs.manifest import read_manifest
-    from graphs.stream.budget import parse_size, peak_rss
+    from graphs.stream.budget import parse_size, peak_child_rss, peak_rss
     from graphs.stream.progress import RateLines
 
     options = BuildOptions(
@@ -137,6 +137,7 @@ def child_import(workdir: Path, mode: str, memory_limit: str | None) -> dict[str
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),
         "peak_rss_gb": round(peak_rss() / 2**30, 2),
+        "peak_worker_rss_gb": round(peak_child_rss() / 2**30, 2),  # largest tokenising process
         "phases_s": manifest.build_seconds,
         "num_nodes": manifest.num_nodes,
         "num_edges": manifest.num_edges,

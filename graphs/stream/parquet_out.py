@@ -11,12 +11,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 ROW_GROUP = 1 << 20
-"""Rows per row group: pyarrow's default, which the in-memory build's ``pq.write_table``
-uses, so both builds write the same bytes (tests/graphs/test_build_stream*.py pin it)."""
+"""Rows per row group (pyarrow's default)."""
 
 
 def write_parquet(path: Path, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> int:
-    """Write ``batches`` to ``path`` in row groups of ROW_GROUP rows; returns the rows written."""
+    """Write ``batches`` to ``path`` in row groups of ROW_GROUP rows; returns the rows written.
+
+    Each row group is made one contiguous array per column first: Parquet's page and
+    dictionary-fallback boundaries follow the chunks it is given, so this is what makes the
+    bytes (and the snapshot's content hash) independent of how the rows were batched.
+    """
     pending: list[pa.RecordBatch] = []
     held = rows = 0
     with pq.ParquetWriter(path, schema) as writer:
@@ -26,11 +30,15 @@ def write_parquet(path: Path, schema: pa.Schema, batches: Iterable[pa.RecordBatc
                 pending.append(batch.slice(0, take))
                 batch, held = batch.slice(take), held + take
                 if held == ROW_GROUP:
-                    writer.write_table(pa.Table.from_batches(pending, schema), ROW_GROUP)
+                    writer.write_table(_contiguous(pending, schema), ROW_GROUP)
                     rows, pending, held = rows + held, [], 0
         if held or not rows:
-            writer.write_table(pa.Table.from_batches(pending, schema), ROW_GROUP)
+            writer.write_table(_contiguous(pending, schema), ROW_GROUP)
     return rows + held
+
+
+def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_batches(batches, schema).combine_chunks()
 
 
 def kept_batches(

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import networkx as nx
 import pyarrow.parquet as pq
 import pytest
 
+import graphs.stream.parquet_out
 from graphs.build_options import BuildOptions
 from graphs.errors import GraphError, GraphImportError, UnknownNodeError
 from graphs.importers.networkx_io import snapshot_from_networkx, to_networkx
@@ -107,7 +107,7 @@ def test_extra_attributes_come_back_from_any_row_group(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Row groups of two rows, so a sub-graph export reads only some of them.
-    monkeypatch.setattr(pq, "write_table", functools.partial(pq.write_table, row_group_size=2))
+    monkeypatch.setattr(graphs.stream.parquet_out, "ROW_GROUP", 2)
     graph = nx.MultiDiGraph()
     for i in range(7):
         graph.add_node(i, type="t", name=f"n{i}", text=f"t{i}", rank=i * 10)
