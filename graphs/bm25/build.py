@@ -15,11 +15,10 @@ import numpy as np
 from graphs.bm25 import kernels as bm25_kernels
 from graphs.bm25.chunks import document_text
 from graphs.bm25.ingest import Batch, Progress, ingest
-from graphs.bm25.merge import BYTES_PER_MERGED_POSTING, MergeTargets, SegmentMerger
-from graphs.bm25.npyfile import NpyAppender, NpyReader, RawAppender
+from graphs.bm25.merge import write_merged
+from graphs.bm25.npyfile import NpyAppender, NpyReader
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, PostingsBuilder
-from graphs.bm25.segments import SegmentFiles
 from graphs.bm25.tokenize import DEFAULT_ANALYZER, Tokenizer
 from graphs.errors import GraphError
 from graphs.layout import (
@@ -28,7 +27,6 @@ from graphs.layout import (
     MAXIMA_SUFFIX,
     META_FILE,
     TYPES_FILE,
-    VOCAB_FILE,
     posting_file,
 )
 from graphs.layout import INDEX_FIELD as FIELD
@@ -166,7 +164,7 @@ def build_index_streaming(
                 progress=progress,
             )
         factors = _length_factors(lengths_path, ingested.total_tokens, codes.size, params)
-        _merge(index_dir, scratch, ingested.segments, factors, memory_limit_bytes, progress)
+        write_merged(index_dir, scratch, ingested.segments, factors, memory_limit_bytes, progress)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     info = index_info(codes.size, ingested.total_tokens, type_counts, analyzer, params, meta)
@@ -178,42 +176,6 @@ def build_index_streaming(
         time.perf_counter() - started,
         len(ingested.segments),
     )
-
-
-def _merge(
-    index_dir: Path,
-    scratch: Path,
-    segments: list[SegmentFiles],
-    factors: np.ndarray,
-    memory_limit_bytes: int,
-    progress: Progress | None,
-) -> None:
-    key_bytes = max((segment.key_bytes for segment in segments), default=0)
-    max_tf = max((segment.max_tf for segment in segments), default=0)
-    num_postings = sum(segment.num_postings for segment in segments)
-    tf_dtype = np.uint16 if max_tf <= np.iinfo(np.uint16).max else np.uint32
-    raw = {
-        "vocab": RawAppender(scratch / "vocab.raw", np.dtype(f"S{max(key_bytes, 1)}")),
-        "indptr": RawAppender(scratch / "indptr.raw", np.int64),
-        "maxima": RawAppender(scratch / "maxima.raw", np.float32),
-    }
-    with (
-        NpyAppender(posting_file(index_dir, FIELD, "docs"), np.int32, num_postings) as docs,
-        NpyAppender(posting_file(index_dir, FIELD, "tf"), tf_dtype, num_postings) as tf,
-        NpyAppender(index_dir / f"{FIELD}{IMPACTS_SUFFIX}", np.float32, num_postings) as impacts,
-    ):
-        targets = MergeTargets(raw["vocab"], raw["indptr"], raw["maxima"], docs, tf, impacts)
-        merger = SegmentMerger(
-            targets,
-            factors,
-            posting_budget=memory_limit_bytes // 2 // BYTES_PER_MERGED_POSTING,
-            progress=progress,
-        )
-        per_term = 3 * max(key_bytes, 1) + 40  # a buffered key, its sort and inverse
-        merger.merge(segments, memory_limit_bytes // 4 // (max(len(segments), 1) * per_term))
-    raw["vocab"].finish(index_dir / VOCAB_FILE)
-    raw["indptr"].finish(posting_file(index_dir, FIELD, "indptr"))
-    raw["maxima"].finish(index_dir / f"{FIELD}{MAXIMA_SUFFIX}")
 
 
 def _length_factors(

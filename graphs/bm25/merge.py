@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from graphs.bm25 import kernels as bm25_kernels
 from graphs.bm25.npyfile import NpyAppender, RawAppender
 from graphs.bm25.segments import SegmentFiles, SegmentReader
+from graphs.layout import IMPACTS_SUFFIX, MAXIMA_SUFFIX, VOCAB_FILE, posting_file
+from graphs.layout import INDEX_FIELD as FIELD
 
 BYTES_PER_MERGED_POSTING = 48
 """Estimated peak bytes of a posting in a merge block (read, sorted, cast, its impact)."""
@@ -137,3 +140,44 @@ class SegmentMerger:
         if self._progress is not None:
             self._progress("merge", self._written, self._out.docs.length)
         return impacts
+
+
+def write_merged(
+    index_dir: Path,
+    scratch: Path,
+    segments: list[SegmentFiles],
+    factors: np.ndarray,
+    memory_limit_bytes: int,
+    progress: Progress | None,
+) -> None:
+    """Merge ``segments`` into ``index_dir``'s vocabulary, postings, impacts and maxima.
+
+    Merge buffers take about half of ``memory_limit_bytes`` for postings and a quarter for
+    terms; files of a length known only at the end are staged in ``scratch``.
+    """
+    key_bytes = max((segment.key_bytes for segment in segments), default=0)
+    max_tf = max((segment.max_tf for segment in segments), default=0)
+    num_postings = sum(segment.num_postings for segment in segments)
+    tf_dtype = np.uint16 if max_tf <= np.iinfo(np.uint16).max else np.uint32
+    raw = {
+        "vocab": RawAppender(scratch / "vocab.raw", np.dtype(f"S{max(key_bytes, 1)}")),
+        "indptr": RawAppender(scratch / "indptr.raw", np.int64),
+        "maxima": RawAppender(scratch / "maxima.raw", np.float32),
+    }
+    with (
+        NpyAppender(posting_file(index_dir, FIELD, "docs"), np.int32, num_postings) as docs,
+        NpyAppender(posting_file(index_dir, FIELD, "tf"), tf_dtype, num_postings) as tf,
+        NpyAppender(index_dir / f"{FIELD}{IMPACTS_SUFFIX}", np.float32, num_postings) as impacts,
+    ):
+        targets = MergeTargets(raw["vocab"], raw["indptr"], raw["maxima"], docs, tf, impacts)
+        merger = SegmentMerger(
+            targets,
+            factors,
+            posting_budget=memory_limit_bytes // 2 // BYTES_PER_MERGED_POSTING,
+            progress=progress,
+        )
+        per_term = 3 * max(key_bytes, 1) + 40  # a buffered key, its sort and inverse
+        merger.merge(segments, memory_limit_bytes // 4 // (max(len(segments), 1) * per_term))
+    raw["vocab"].finish(index_dir / VOCAB_FILE)
+    raw["indptr"].finish(posting_file(index_dir, FIELD, "indptr"))
+    raw["maxima"].finish(index_dir / f"{FIELD}{MAXIMA_SUFFIX}")
