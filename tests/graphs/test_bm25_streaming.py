@@ -237,3 +237,18 @@ def test_type_codes_may_be_a_memory_map(tmp_path: Path) -> None:
         spill_dir=tmp_path,
     )
     _assert_same_files(tmp_path / "memory", tmp_path / "streamed")
+
+
+def test_a_bad_text_in_a_worker_is_reported_with_its_node(tmp_path: Path) -> None:
+    names, texts = _corpus(60_000, seed=6, max_words=3)
+    texts[55_555] = None  # type: ignore[call-overload]
+    with pytest.raises(GraphError, match="node 55555 has a NoneType text"):
+        build_index_streaming(
+            tmp_path / "index",
+            _batches(names, texts, 30_000),
+            np.zeros(len(names), np.int16),
+            memory_limit_bytes=1 << 24,
+            spill_dir=tmp_path,
+            workers=2,
+        )
+    assert [path.name for path in tmp_path.iterdir()] == ["index"]  # no segments left
