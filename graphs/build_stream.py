@@ -40,7 +40,7 @@ from graphs.stream.csr_out import EdgeCounts, write_csr, write_node_types
 from graphs.stream.engine import arrow_reader, open_engine
 from graphs.stream.idmap_out import write_id_map_sorted
 from graphs.stream.index_out import write_index
-from graphs.stream.parquet_out import kept_batches, write_parquet
+from graphs.stream.parquet_out import kept_batches, kept_rows_bitmap, write_parquet
 from graphs.stream.progress import Progress, no_progress
 from graphs.stream.stage import Staged, TableSource, stage_edges, stage_nodes
 from graphs.stream.store_out import write_node_store_streamed
@@ -208,7 +208,8 @@ def _write_parts(
         for part, file, table in zip(
             staged, (NODES_FILE, EDGES_FILE), ("node_index", "edges_ok"), strict=True
         ):
-            kept = arrow_reader(engine, f"SELECT row FROM {table} ORDER BY row", rows)
+            reader = arrow_reader(engine, f"SELECT row FROM {table}", rows)
+            kept = kept_rows_bitmap(reader, part.num_rows)
             write_parquet(
                 temp / file, part.schema, kept_batches(part.path, part.schema, kept, rows)
             )

@@ -129,4 +129,4 @@ class MemoryBudget:
     @property
     def batch_rows(self) -> int:
         """Rows per Arrow batch streamed through Python (smaller under a small budget)."""
-        return int(min(1 << 20, max(1 << 14, self.limit // 2048)))
+        return int(min(1 << 20, max(1 << 14, self.limit // 2048))) // 8 * 8

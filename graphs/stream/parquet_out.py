@@ -41,36 +41,38 @@ def _contiguous(batches: list[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_batches(batches, schema).combine_chunks()
 
 
+def kept_rows_bitmap(reader: Any, num_rows: int) -> np.ndarray:
+    """One bit per input row (LSB first), set for each row number ``reader`` streams.
+
+    The rows may come in any order, so no sort is needed: 1/8 byte per input row.
+    """
+    bits = np.zeros((num_rows + 7) // 8, dtype=np.uint8)
+    for batch in reader:
+        rows = np.asarray(batch.column(0).to_numpy(), dtype=np.int64)
+        np.bitwise_or.at(bits, rows >> 3, np.left_shift(1, rows & 7).astype(np.uint8))
+    return bits
+
+
 def kept_batches(
-    staged: Path, schema: pa.Schema, kept_rows: Any, batch_rows: int
+    staged: Path, schema: pa.Schema, kept: np.ndarray, batch_rows: int
 ) -> Iterator[pa.RecordBatch]:
-    """The rows of a staged Parquet file whose 0-based numbers ``kept_rows`` streams, in order.
+    """The rows of a staged Parquet file whose bits are set in ``kept``, in file order.
 
     Args:
         staged: The staged file; its first columns are those of ``schema``.
         schema: The output schema.
-        kept_rows: A pyarrow RecordBatchReader of one ascending int64 column of row numbers.
+        kept: A bitmap from :func:`kept_rows_bitmap`.
         batch_rows: Rows per batch read from ``staged``.
     """
-    rows = _row_numbers(kept_rows)
-    pending = np.zeros(0, dtype=np.int64)
     start = 0
     names = schema.names
     for batch in pq.ParquetFile(staged).iter_batches(batch_size=batch_rows, columns=names):
         stop = start + batch.num_rows
-        while not len(pending) or pending[-1] < stop:
-            more = next(rows, None)
-            if more is None:
-                break
-            pending = np.concatenate((pending, more))
-        inside = int(np.searchsorted(pending, stop))
-        take, pending = pending[:inside] - start, pending[inside:]
+        chunk = np.unpackbits(kept[start // 8 : (stop + 7) // 8], bitorder="little")
+        mask = chunk[start % 8 : start % 8 + batch.num_rows].astype(bool)
         start = stop
-        if len(take):
-            picked = batch.take(pa.array(take))
+        if mask.all():
+            yield pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        elif mask.any():
+            picked = batch.filter(pa.array(mask))
             yield pa.RecordBatch.from_arrays(picked.columns, schema=schema)
-
-
-def _row_numbers(reader: Any) -> Iterator[np.ndarray]:
-    for batch in reader:
-        yield np.asarray(batch.column(0).to_numpy(), dtype=np.int64)

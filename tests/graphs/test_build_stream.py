@@ -140,3 +140,20 @@ def test_graphs_too_big_for_one_sort_key_give_identical_files(
     options = BuildOptions(skip_invalid=True, allow_empty_text=True)
     memory, stream = build_both(NODES, EDGES, tmp_path, options=options)
     assert differing_files(memory, stream) == []
+
+
+def test_kept_rows_come_back_in_order_across_odd_batches(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from graphs.stream.parquet_out import kept_batches, kept_rows_bitmap
+
+    rng = np.random.default_rng(0)
+    count = 10_007
+    table = pa.table({"x": np.arange(count)})
+    pq.write_table(table, tmp_path / "staged.parquet", row_group_size=333)  # batches of 333
+    keep = np.sort(rng.choice(count, 4000, replace=False))
+    unordered = pa.record_batch([pa.array(rng.permutation(keep))], names=["row"])
+    reader = pa.RecordBatchReader.from_batches(unordered.schema, [unordered])
+    bits = kept_rows_bitmap(reader, count)
+    batches = kept_batches(tmp_path / "staged.parquet", table.schema, bits, 1000)
+    assert np.array_equal(np.concatenate([b.column(0).to_numpy() for b in batches]), keep)
