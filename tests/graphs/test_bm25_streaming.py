@@ -1,7 +1,9 @@
 import logging
 import random
-from collections.abc import Iterator
+import tracemalloc
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +254,39 @@ def test_a_bad_text_in_a_worker_is_reported_with_its_node(tmp_path: Path) -> Non
             workers=2,
         )
     assert [path.name for path in tmp_path.iterdir()] == ["index"]  # no segments left
+
+
+def _traced_peak(build: Callable[[], None]) -> int:
+    """Peak bytes Python and numpy allocate while ``build`` runs (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        build()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.slow
+def test_memory_stays_flat_as_the_graph_grows(tmp_path: Path) -> None:
+    peaks = {}
+    for num_nodes in (20_000, 80_000):
+        rng = random.Random(num_nodes)
+        names = [f"item {i}" for i in range(num_nodes)]  # a new token per node
+        texts = [" ".join(rng.choices(WORDS, k=8)) for _ in range(num_nodes)]
+        codes = np.zeros(num_nodes, np.int16)
+        streamed = tmp_path / f"streamed{num_nodes}"
+        peaks[num_nodes] = _traced_peak(
+            partial(
+                build_index_streaming,
+                streamed,
+                _batches(names, texts, 5_000),
+                codes,
+                memory_limit_bytes=1 << 20,
+                spill_dir=tmp_path,
+                workers=1,
+            )
+        )
+    in_memory = _traced_peak(partial(build_index, tmp_path / "memory", names, texts, codes))
+    assert peaks[80_000] < peaks[20_000] * 1.2
+    assert peaks[80_000] * 5 < in_memory
