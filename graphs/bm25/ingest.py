@@ -23,7 +23,10 @@ Batch = tuple[Sequence[str], Sequence[str]]
 """One batch of consecutive nodes: their names and their texts."""
 
 CHUNK_DOCS = 16_384
-"""Docs tokenised per task (a worker's unit of work)."""
+"""Most docs tokenised per task (a worker's unit of work)."""
+CHUNK_CHARS = 1 << 21
+"""Most characters of names and texts per task (but one doc at least): a chunk's token lists
+take ~10 bytes a character, so long texts make smaller chunks, not larger worker memory."""
 POOL_MIN_DOCS = 50_000
 """Fewer docs than this are tokenised in the calling process (a pool costs ~1 s to start)."""
 
@@ -44,10 +47,27 @@ def _chunks(batches: Iterable[Batch]) -> Iterator[tuple[int, Sequence[str], Sequ
                 f"a batch of nodes from {first} has {len(names)} names and {len(texts)} "
                 "texts; give one name and one text per node"
             )
-        for start in range(0, len(names), CHUNK_DOCS):
-            stop = min(start + CHUNK_DOCS, len(names))
+        start = 0
+        for stop in _chunk_ends(names, texts):
             yield first + start, names[start:stop], texts[start:stop]
+            start = stop
         first += len(names)
+
+
+def _chunk_ends(names: Sequence[str], texts: Sequence[str]) -> list[int]:
+    """Where one batch's chunks end: at most CHUNK_DOCS docs and CHUNK_CHARS characters each."""
+    try:
+        sizes = np.fromiter(map(len, names), np.int64, len(names))
+        sizes += np.fromiter(map(len, texts), np.int64, len(texts))
+    except TypeError:  # not a string: tokenize_chunk reports it with its node id
+        sizes = np.zeros(len(names), np.int64)
+    ends, position, cuts = np.cumsum(sizes), 0, []
+    while position < len(names):
+        before = int(ends[position - 1]) if position else 0
+        stop = int(np.searchsorted(ends, before + CHUNK_CHARS, side="right"))
+        position = min(max(stop, position + 1), position + CHUNK_DOCS, len(names))
+        cuts.append(position)
+    return cuts
 
 
 def _tokenized(

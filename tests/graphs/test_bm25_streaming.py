@@ -79,6 +79,10 @@ CORPORA = {
     "unicode": (["ΣΟΦΟΣ", "İİ", "東京 tower"], ["σοφος über naïve", "Straße 😀 STRASSE", "東京"]),
     "huge tf": (["big", "small"], ["w1 " * 70_000 + "w2", "w1 w2"]),
     "random": _corpus(700, seed=1),
+    "long texts": (  # more characters than a chunk holds: chunks are cut by size
+        ["long", "", "longer"],
+        [" ".join(WORDS) * 5_000, "w1 w2", " ".join(f"t{i % 70_000}" for i in range(400_000))],
+    ),
 }
 
 
@@ -290,3 +294,16 @@ def test_memory_stays_flat_as_the_graph_grows(tmp_path: Path) -> None:
     in_memory = _traced_peak(partial(build_index, tmp_path / "memory", names, texts, codes))
     assert peaks[80_000] < peaks[20_000] * 1.2
     assert peaks[80_000] * 5 < in_memory
+
+
+def test_chunks_are_cut_by_documents_and_by_characters() -> None:
+    megabyte_texts = ["x" * (1 << 20)] * 5
+    assert ingest_module._chunk_ends([""] * 5, megabyte_texts) == [2, 4, 5]
+    many = ingest_module.CHUNK_DOCS * 2 + 3
+    assert ingest_module._chunk_ends(["a"] * many, ["b"] * many) == [
+        ingest_module.CHUNK_DOCS,
+        ingest_module.CHUNK_DOCS * 2,
+        many,
+    ]
+    assert ingest_module._chunk_ends(["a", "b"], ["c", None]) == [2]  # type: ignore[list-item]
+    assert ingest_module._chunk_ends([], []) == []
