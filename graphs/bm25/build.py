@@ -159,7 +159,7 @@ def build_index_streaming(
                 tokenizer,
                 lengths,
                 scratch,
-                segment_budget=memory_limit_bytes * 3 // 5,
+                segment_budget=memory_limit_bytes // 2,  # spill and what is in flight fit
                 workers=workers,
                 progress=progress,
             )

@@ -152,8 +152,9 @@ def write_merged(
 ) -> None:
     """Merge ``segments`` into ``index_dir``'s vocabulary, postings, impacts and maxima.
 
-    Merge buffers take about half of ``memory_limit_bytes`` for postings and a quarter for
-    terms; files of a length known only at the end are staged in ``scratch``.
+    Merge buffers take about a third of ``memory_limit_bytes`` for postings and a sixth for
+    terms (the rest is left to what the tokenising pass freed but the allocator kept); files
+    of a length known only at the end are staged in ``scratch``.
     """
     key_bytes = max((segment.key_bytes for segment in segments), default=0)
     max_tf = max((segment.max_tf for segment in segments), default=0)
@@ -173,11 +174,11 @@ def write_merged(
         merger = SegmentMerger(
             targets,
             factors,
-            posting_budget=memory_limit_bytes // 2 // BYTES_PER_MERGED_POSTING,
+            posting_budget=memory_limit_bytes // 3 // BYTES_PER_MERGED_POSTING,
             progress=progress,
         )
         per_term = 3 * max(key_bytes, 1) + 40  # a buffered key, its sort and inverse
-        merger.merge(segments, memory_limit_bytes // 4 // (max(len(segments), 1) * per_term))
+        merger.merge(segments, memory_limit_bytes // 6 // (max(len(segments), 1) * per_term))
     raw["vocab"].finish(index_dir / VOCAB_FILE)
     raw["indptr"].finish(posting_file(index_dir, FIELD, "indptr"))
     raw["maxima"].finish(index_dir / f"{FIELD}{MAXIMA_SUFFIX}")
