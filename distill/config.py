@@ -144,6 +144,9 @@ class TrainConfig(_Settings):
         memory_limit_gb: On a CPU, refuse to start (naming the memory needed) when the
             estimated peak of a step on rows of `max_length` tokens is above this many GB
             (`distill.memory`); None = 90% of the memory available when training starts.
+        return_freed_memory: Have glibc return freed blocks of 256 KB or more to the OS at
+            once (`mallopt`), so the process holds its live tensors rather than gigabytes of
+            freed activations in the allocator's arenas.
         lora: The adapter's settings.
     """
 
@@ -168,6 +171,7 @@ class TrainConfig(_Settings):
     gradient_checkpointing: StrictBool | None = None
     attn_implementation: StrictStr | None = None
     memory_limit_gb: Number | None = None
+    return_freed_memory: StrictBool = True
     lora: LoraSettings = Field(default_factory=LoraSettings)
 
     @model_validator(mode="after")

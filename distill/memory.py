@@ -32,10 +32,10 @@ FLOAT32 = 4
 RUNTIME_BYTES = int(1.0 * GB)
 """Resident memory of the training process before the model loads (imports, tokenizer)."""
 
-ACTIVATION_FLOATS_PER_TOKEN = (16, 8)
+ACTIVATION_FLOATS_PER_TOKEN = (18, 18)
 """Floats kept per token and layer for the backward pass: (x hidden size, x MLP width)."""
 
-EAGER_ATTENTION_COPIES = 3
+EAGER_ATTENTION_COPIES = 2
 """L x L float tensors per head eager attention holds at the peak (scores, softmax, grad)."""
 
 LM_HEAD_TOKENS = 4096
@@ -218,6 +218,34 @@ def estimate_for_config(
         lora_targets=tuple(config.lora.target_modules),
         train_embeddings=config.lora.train_embeddings,
     )
+
+
+M_MMAP_THRESHOLD = -3
+"""glibc's `mallopt` parameter: blocks this large or larger are mmapped, and unmapped on free."""
+RETURNED_BLOCK_BYTES = 256 * 1024
+
+
+def return_freed_memory(threshold: int = RETURNED_BLOCK_BYTES) -> bool:
+    """Have glibc give blocks of `threshold` bytes or more back to the OS as soon as they are freed.
+
+    By default glibc raises its mmap threshold up to 32 MB as large blocks are freed, and keeps
+    freed blocks below it in its arenas: over a training step (activations of every size, freed
+    and reallocated by the recompute of each layer) the process then holds gigabytes no tensor
+    uses. Measured on SmolLM2-135M (BENCHMARKS.md, "Training memory by sequence length"). The
+    setting is the process's allocator's, kept for the rest of the process.
+
+    Returns:
+        Whether it was set (False off glibc, e.g. macOS or musl).
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name or "libc.so.6")
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, threshold))
+    except (OSError, AttributeError):
+        return False
 
 
 def default_memory_limit() -> float:

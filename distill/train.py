@@ -12,7 +12,7 @@ from distill.config import EMBEDDING_MODULES, TrainConfig
 from distill.dataset import load_sft_dataset
 from distill.errors import ChatTemplateError, TrainConfigError
 from distill.labelled_head import labelled_positions_only
-from distill.memory import MemoryPlan, plan_memory, read_shape
+from distill.memory import MemoryPlan, plan_memory, read_shape, return_freed_memory
 from distill.preflight import check_truncation, resolve_base_model
 from distill.template import check_generation_markers, inference_template, load_training_template
 
@@ -188,6 +188,8 @@ def build_trainer(
         plan.estimate.describe(),
         plan.limit_gb,
     )
+    if config.return_freed_memory and not return_freed_memory():
+        logger.info("this C library has no mallopt; freed memory is returned as it decides")
     tokenizer = AutoTokenizer.from_pretrained(base)
     template = resolve_template(config, tokenizer)
     tokenizer.chat_template = template

@@ -29,9 +29,21 @@ from pathlib import Path
 from typing import Any
 
 SETTINGS: dict[str, dict[str, Any]] = {
-    "before": {"attn_implementation": "eager", "gradient_checkpointing": False},
-    "sdpa": {"attn_implementation": "sdpa", "gradient_checkpointing": False},
-    "checkpointed": {"attn_implementation": "sdpa", "gradient_checkpointing": True},
+    "before": {
+        "attn_implementation": "eager",
+        "gradient_checkpointing": False,
+        "return_freed_memory": False,
+    },
+    "sdpa": {
+        "attn_implementation": "sdpa",
+        "gradient_checkpointing": False,
+        "return_freed_memory": False,
+    },
+    "checkpointed": {
+        "attn_implementation": "sdpa",
+        "gradient_checkpointing": True,
+        "return_freed_memory": False,
+    },
     "after": {"memory_limit_gb": 8.0},
 }
 """The old CPU defaults, each lever alone, and today's defaults under an 8 GB limit."""

@@ -12,6 +12,7 @@ from cli.app import build_app
 from distill.config import LoraSettings, TrainConfig
 from distill.errors import TrainConfigError, TrainMemoryError
 from distill.memory import (
+    EAGER_ATTENTION_COPIES,
     GB,
     ModelShape,
     estimate_for_config,
@@ -58,7 +59,7 @@ def test_eager_attention_is_quadratic_and_checkpointing_keeps_one_layer() -> Non
 
     eager_1k, eager_2k = peak(1024, "eager", False), peak(2048, "eager", False)
     assert eager_2k["attention"] == 4 * eager_1k["attention"]
-    assert eager_1k["attention"] == 30 * 9 * 1024 * 1024 * 4 * 3
+    assert eager_1k["attention"] == 30 * 9 * 1024 * 1024 * 4 * EAGER_ATTENTION_COPIES
     assert peak(16384, "sdpa", False)["attention"] == 0
     kept, recomputed = peak(16384, "sdpa", False), peak(16384, "sdpa", True)
     assert recomputed["activations"] < kept["activations"] / 10
