@@ -34,7 +34,7 @@ from graphs.manifest import (
     write_manifest,
 )
 from graphs.problems import count_problems, raise_for_problems, write_report
-from graphs.stream.budget import MemoryBudget, default_memory_limit
+from graphs.stream.budget import MemoryBudget, default_memory_limit, format_size, peak_rss
 from graphs.stream.checks import CheckedGraph, check_graph
 from graphs.stream.csr_out import EdgeCounts, write_csr, write_node_types
 from graphs.stream.engine import arrow_reader, open_engine
@@ -160,6 +160,12 @@ class _timed:
 
     def __exit__(self, *exc: object) -> None:
         self._timings[self._phase] = round(time.perf_counter() - self._started, 3)
+        logger.info(
+            "phase %s: %.1f s, peak memory so far %s",
+            self._phase,
+            self._timings[self._phase],
+            format_size(peak_rss()),
+        )
 
 
 def _handle_problems(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import resource
 import shutil
@@ -114,6 +115,7 @@ def child_import(workdir: Path, mode: str, memory_limit: str | None) -> dict[str
     from graphs.stream.budget import parse_size, peak_child_rss, peak_rss
     from graphs.stream.progress import RateLines
 
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     options = BuildOptions(
         overwrite=True,
         streaming=mode == "after",

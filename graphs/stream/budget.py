@@ -15,8 +15,10 @@ DEFAULT_FRACTION = 0.25
 DEFAULT_CAP = 16 * 2**30
 """... capped at 16 GiB (more only helps DuckDB sort in fewer passes)."""
 MINIMUM = 64 * 10**6
-ENGINE_SHARE = 0.6
-"""Share of the budget given to DuckDB; the rest holds Arrow batches and numpy chunks."""
+ENGINE_SHARE = 0.5
+"""Share of the budget given to DuckDB (validation, sorts) and later to the BM25 builder; the
+rest holds the interpreter and its libraries (~0.5 GB), Arrow batches, numpy chunks and what
+either engine allocates past its own limit."""
 _UNITS = {
     "": 1,
     "b": 1,

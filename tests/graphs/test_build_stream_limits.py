@@ -154,7 +154,7 @@ def test_bad_sizes_say_what_to_write(text: str) -> None:
 
 def test_budget_gives_duckdb_its_share() -> None:
     budget = MemoryBudget(limit=4 * 10**9)
-    assert budget.engine_bytes == int(4 * 10**9 * 0.6)
+    assert budget.engine_bytes == int(4 * 10**9 * 0.5)
     assert MemoryBudget(limit=64 * 10**6).batch_rows >= 1 << 14
 
 
