@@ -44,6 +44,6 @@ def write_index(
 
 
 def _names_and_texts(nodes_parquet: Path, batch_rows: int) -> Iterator[tuple[list, list]]:
-    parquet = pq.ParquetFile(nodes_parquet)
+    parquet = pq.ParquetFile(nodes_parquet, pre_buffer=False)  # pre-buffering piles up
     for batch in parquet.iter_batches(batch_size=batch_rows, columns=["name", "text"]):
         yield batch.column(0).to_pylist(), batch.column(1).to_pylist()

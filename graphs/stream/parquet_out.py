@@ -66,7 +66,8 @@ def kept_batches(
     """
     start = 0
     names = schema.names
-    for batch in pq.ParquetFile(staged).iter_batches(batch_size=batch_rows, columns=names):
+    staged_file = pq.ParquetFile(staged, pre_buffer=False)  # pre-buffering piles up
+    for batch in staged_file.iter_batches(batch_size=batch_rows, columns=names):
         stop = start + batch.num_rows
         chunk = np.unpackbits(kept[start // 8 : (stop + 7) // 8], bitorder="little")
         mask = chunk[start % 8 : start % 8 + batch.num_rows].astype(bool)

@@ -27,7 +27,7 @@ def write_node_store_streamed(
     are copied, so they never add up in memory.
     """
     spool.mkdir(parents=True, exist_ok=True)
-    parquet = pq.ParquetFile(nodes_parquet)
+    parquet = pq.ParquetFile(nodes_parquet, pre_buffer=False)  # pre-buffering piles up
     num_rows = parquet.metadata.num_rows
     maps: list[tuple[int, int, mmap.mmap]] = []
     try:
