@@ -52,7 +52,12 @@ VECTORS = {  # unit rows: cos(Acme, b1) = 1, cos(Acme, b2) = 0.96, cos(Acme, b3)
     "p4": [0, 0, 0.6, 0.8],
     "p5": [0, 0.8, 0.6, 0],
 }
-QUERIES = {"Acme": [1, 0, 0, 0], "Kettles": [0, 0, 0, 1], "quiet": [0, 1, 0, 0]}
+QUERIES = {
+    "Acme": [1, 0, 0, 0],
+    "Acme kettle brand": [1, 0, 0, 0],
+    "Kettles": [0, 0, 0, 1],
+    "quiet": [0, 1, 0, 0],
+}
 
 
 class ScriptedEncoder:
@@ -85,6 +90,7 @@ def plan(**raw: object) -> GraphPlan:
 
 BRAND_TO_PRODUCT = {"from": "A", "rel": "has_brand", "to_var": "T", "to_label": "product"}
 ACME = {"var": "A", "text": "Acme", "label": "brand"}
+ACME_BRAND = {**ACME, "text": "Acme kettle brand"}  # no node's exact name: linked by cosine and τ
 
 
 def scores(outcome: object) -> dict[str, float]:
@@ -92,13 +98,15 @@ def scores(outcome: object) -> dict[str, float]:
 
 
 def test_dense_bindings_keep_tau_of_the_top_one(shop: Snapshot, dense: DenseSearch) -> None:
-    outcome = PlanExecutor(shop, dense=dense).run(plan(anchors=[ACME], hops=[BRAND_TO_PRODUCT]))
+    outcome = PlanExecutor(shop, dense=dense).run(
+        plan(anchors=[ACME_BRAND], hops=[BRAND_TO_PRODUCT])
+    )
     bound = {node: round(score, 2) for node, _, score in outcome.bindings["A"]}
     assert bound == {"b1": 1.0, "b2": 0.96}  # Zeta (0.5 < 0.95 x 1.0) is left out
     assert scores(outcome) == {"p1": 1.0, "p2": 1.0, "p3": 0.96}
     assert outcome.n_cand == 3 and outcome.risk_level == "normal"
     loose = PlanExecutor(shop, dense=dense, link=LinkConfig(name_tau=0.4))
-    lenient = loose.run(plan(anchors=[ACME], hops=[BRAND_TO_PRODUCT])).bindings["A"]
+    lenient = loose.run(plan(anchors=[ACME_BRAND], hops=[BRAND_TO_PRODUCT])).bindings["A"]
     assert "b3" in {n for n, _, _ in lenient}
 
 
@@ -106,7 +114,7 @@ def test_two_anchors_intersect_and_their_scores_add(shop: Snapshot, dense: Dense
     kettles = {"var": "C", "text": "Kettles", "label": "category"}
     hop = {"from": "C", "rel": "in_category", "to_var": "T", "to_label": "product"}
     outcome = PlanExecutor(shop, dense=dense).run(
-        plan(anchors=[ACME, kettles], hops=[BRAND_TO_PRODUCT, hop], risk_level="aggressive")
+        plan(anchors=[ACME_BRAND, kettles], hops=[BRAND_TO_PRODUCT, hop], risk_level="aggressive")
     )
     # p1: Acme 1.0 + Kettles 1.0; p3: Acmex 0.96 + Kettles 1.0; p2 has no category, p4 no Acme
     assert scores(outcome) == {"p1": 2.0, "p3": 1.96}
@@ -128,7 +136,7 @@ def test_a_target_reached_by_several_paths_keeps_the_best(
 def test_relevance_text_adds_its_cosine(shop: Snapshot, dense: DenseSearch) -> None:
     target = {"labels": ["product"], "relevance_text": "quiet"}
     outcome = PlanExecutor(shop, dense=dense).run(
-        plan(anchors=[ACME], hops=[BRAND_TO_PRODUCT], target=target)
+        plan(anchors=[ACME_BRAND], hops=[BRAND_TO_PRODUCT], target=target)
     )
     # + cos("quiet", p): p1 1.0, p2 0.6, p3 0.0
     assert scores(outcome) == {"p1": 2.0, "p2": 1.6, "p3": 0.96}

@@ -5,10 +5,12 @@ each with its similarity: (K, τ) = (5, 0.95) for `name` anchors and (10, 0.90) 
 anchors. With embeddings (a `DenseSearch`) the similarity is the cosine over the snapshot's
 plain node embeddings (ARK embeds a node's name and text together, so both modes use that
 one matrix). Without them it is BM25 over the node documents, divided by the top-1's score
-(so the best binding scores 1.0 and τ keeps those within 5% / 10% of it); in `name` mode
-nodes whose name analyses to exactly the anchor's words outrank every other match and, when
-any exists, are the only bindings (score 1.0). An anchor that binds the target itself (a
-plan with no hop, GRASP's doc_search) keeps the top `depth` matches with no τ.
+(so the best binding scores 1.0 and τ keeps those within 5% / 10% of it). In `name` mode, with
+either ranking, the top K * NAME_POOL matches are read and nodes whose name analyses (BM25
+analyzer) to exactly the anchor's words, when any is among them, are the only bindings
+(score 1.0): "Republic of the Congo" binds that country, not also the Democratic Republic of
+the Congo, whose cosine is within τ of it. An anchor that binds the target itself (a plan
+with no hop, GRASP's doc_search) keeps the top `depth` matches with no τ.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from tools.dense import DenseSearch
 
 NAME_POOL = 4
-"""BM25 name mode reads K * NAME_POOL hits to find exact-name matches among them."""
+"""Name mode reads K * NAME_POOL matches (dense or BM25) to find exact-name matches among them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,20 +91,22 @@ def link_anchor(
     if depth is not None:
         k, tau = depth, 0.0
     codes = type_codes(snapshot, labels)
+    by_name = anchor.match_mode == "name" and depth is None
+    pool = k * NAME_POOL if by_name else k
     if dense is not None:
-        nodes, scores = dense.index.top_k(dense.query_vector(anchor.text), k, node_types=codes)
-        scores = np.asarray(scores, dtype=np.float64)
+        found, cosines = dense.index.top_k(dense.query_vector(anchor.text), pool, node_types=codes)
+        scores = np.asarray(cosines, dtype=np.float64)
     else:
-        pool = k * NAME_POOL if anchor.match_mode == "name" and depth is None else k
-        nodes, raw = snapshot.index.search(anchor.text, pool, node_types=codes)
+        found, raw = snapshot.index.search(anchor.text, pool, node_types=codes)
         scores = (
             np.asarray(raw, dtype=np.float64) / float(raw[0])
             if len(raw) and raw[0] > 0
             else np.zeros(len(raw))
         )
-        if anchor.match_mode == "name" and depth is None:
-            nodes, scores = _exact_names_first(snapshot, anchor.text, nodes, scores)
-    return _kept(np.asarray(nodes, dtype=np.int64), scores, k, tau)
+    nodes = np.asarray(found, dtype=np.int64)
+    if by_name:
+        nodes, scores = _exact_names_first(snapshot, anchor.text, nodes, scores)
+    return _kept(nodes, scores, k, tau)
 
 
 def _exact_names_first(
