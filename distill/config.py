@@ -140,7 +140,7 @@ class TrainConfig(_Settings):
             a CPU when the run would not fit `memory_limit_gb` without it.
         attn_implementation: transformers attention kernel; None = `sdpa` (PyTorch's flash
             kernel, O(L) memory on CPUs too); `eager` keeps every head's L x L probabilities
-            for the backward (13.5 GB at 2,048 tokens on SmolLM2-135M).
+            for the backward (9 GB at 2,048 tokens on SmolLM2-135M).
         memory_limit_gb: On a CPU, refuse to start (naming the memory needed) when the
             estimated peak of a step on rows of `max_length` tokens is above this many GB
             (`distill.memory`); None = 90% of the memory available when training starts.

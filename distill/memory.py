@@ -8,7 +8,7 @@ The estimate adds what one optimizer step holds at its peak (`MemoryEstimate.par
 - `activations`: what the backward pass needs, per token and layer; with gradient
   checkpointing only each layer's input is kept and one layer is recomputed at a time;
 - `attention`: `eager` attention keeps every head's `L x L` probabilities for the backward
-  (30 layers x 9 heads x L^2 floats on SmolLM2-135M: 13.5 GB at 2,048 tokens); `sdpa`
+  (twice 30 layers x 9 heads x L^2 floats on SmolLM2-135M: 9 GB at 2,048 tokens); `sdpa`
   (PyTorch's flash kernel, on CPUs too) keeps a row statistic per head instead;
 - `lm_head`: TRL's fused head projects at most 4,096 tokens x 32,768 vocabulary entries at
   a time, never the full `[L x vocabulary]` logits.
@@ -32,7 +32,7 @@ FLOAT32 = 4
 RUNTIME_BYTES = int(1.0 * GB)
 """Resident memory of the training process before the model loads (imports, tokenizer)."""
 
-ACTIVATION_FLOATS_PER_TOKEN = (18, 18)
+ACTIVATION_FLOATS_PER_TOKEN = (14, 14)
 """Floats kept per token and layer for the backward pass: (x hidden size, x MLP width)."""
 
 EAGER_ATTENTION_COPIES = 2
