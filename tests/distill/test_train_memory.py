@@ -194,3 +194,13 @@ def test_memory_levers_leave_the_loss_unchanged(
     assert len(before.losses) == len(after.losses) == 2
     for (step, loss_before), (_, loss_after) in zip(before.losses, after.losses, strict=True):
         assert loss_after == pytest.approx(loss_before, rel=1e-5, abs=1e-6), step
+
+
+def test_freed_blocks_go_back_to_the_os_on_glibc() -> None:
+    import platform
+
+    from distill.memory import return_freed_memory
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert return_freed_memory() is True
