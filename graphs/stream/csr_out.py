@@ -62,6 +62,7 @@ def write_csr(
         "directions": NpyWriter(csr_file(directory, "directions"), entries, np.int8),
     }
     done = 0
+    progress("csr", 0, entries, "entries")  # the clock starts before DuckDB's sort
     try:
         for anchor, relation, incoming, neighbor in _sorted_entries(
             engine, span, kinds, batch_rows
