@@ -48,8 +48,9 @@ class BuildOptions:
             (stopwords dropped, no stemming) or `plain`; recorded in the manifest, and a
             snapshot is always searched with the analyzer it was built with.
         memory_limit: Bytes the bounded-memory build may hold (--memory-limit); None is 25%
-            of the machine's memory, capped at 16 GiB. DuckDB (then the BM25 builder) gets 50% of it for sorts, joins
-            and group-bys and spills the rest to disk beside the output.
+            of the machine's memory, capped at 16 GiB. DuckDB (then the BM25 builder) gets
+            half of it for sorts, joins and group-bys and spills the rest to disk beside the
+            output.
         streaming: True always takes the bounded-memory build, False never; None (the
             default) takes it from STREAMING_MIN_EDGES input edges, or whenever
             `memory_limit` is set. Both builds write the same files.
