@@ -15,10 +15,10 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.bm25.build import build_index
+from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir
 from graphs.build_options import BuildOptions, use_streaming
 from graphs.csr import build_csr
-from graphs.errors import GraphImportError
 from graphs.idmap import write_id_map
 from graphs.layout import (
     CSR_DIR,
@@ -35,6 +35,7 @@ from graphs.manifest import (
     Manifest,
     RelationSignature,
     file_hash,
+    recorded_sizes,
     write_manifest,
 )
 from graphs.nodestore import write_node_store
@@ -164,41 +165,6 @@ def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
     timings[phase] = round(time.perf_counter() - started, 3)
 
 
-def warn_about_rows(
-    nodes_file: str,
-    edges_file: str,
-    name_as_text: int,
-    num_nodes: int,
-    duplicate_edges: int,
-    self_loops: int,
-) -> None:
-    """Log the rows that were kept although imperfect (empty text, duplicates, self-loops)."""
-    if name_as_text:
-        logger.warning(
-            "%s: %d of %d nodes have empty text; their name is used as their text",
-            nodes_file,
-            name_as_text,
-            num_nodes,
-        )
-    if duplicate_edges or self_loops:
-        logger.info(  # the CLI prints the import summary itself
-            "%s: collapsed %d duplicate edges, kept %d self-loops (--strict makes them errors)",
-            edges_file,
-            duplicate_edges,
-            self_loops,
-        )
-
-
-def check_candidates(candidate_types: Sequence[str], type_names: list[str]) -> None:
-    """Raise a GraphImportError naming any candidate type that is not a node type."""
-    unknown = [value for value in candidate_types if value not in type_names]
-    if unknown:
-        raise GraphImportError(
-            f"unknown candidate type(s) {', '.join(unknown)}; the node types are "
-            f"{', '.join(type_names) or '(none)'}"
-        )
-
-
 def _write_parts(
     temp: Path,
     graph: ValidGraph,
@@ -256,13 +222,6 @@ def _write_parts(
         self_loops=graph.self_loops,
         build_seconds=timings,
     )
-
-
-def recorded_sizes(directory: Path) -> dict[str, int]:
-    """Byte size of every file whose size the manifest records (all but the BM25 index)."""
-    files = [directory / NODES_FILE, directory / EDGES_FILE, directory / STORE_FILE]
-    files += sorted((directory / CSR_DIR).glob("*")) + sorted((directory / IDS_DIR).glob("*"))
-    return {file.relative_to(directory).as_posix(): file.stat().st_size for file in files}
 
 
 def _write_meta(directory: Path, content_hash: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from graphs.build import check_candidates, recorded_sizes, warn_about_rows
+from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir
 from graphs.build_options import BuildOptions
 from graphs.layout import (
@@ -31,6 +31,7 @@ from graphs.manifest import (
     Manifest,
     RelationSignature,
     file_hash,
+    recorded_sizes,
     write_manifest,
 )
 from graphs.problems import count_problems, raise_for_problems, write_report

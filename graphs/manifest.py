@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphs.errors import SnapshotError
-from graphs.layout import EDGES_FILE, MANIFEST_FILE, NODES_FILE
+from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, MANIFEST_FILE, NODES_FILE, STORE_FILE
 
 FORMAT_VERSION = 1
 
@@ -124,3 +124,10 @@ def file_hash(directory: Path) -> str:
             while block := handle.read(1 << 22):
                 digest.update(block)
     return digest.hexdigest()
+
+
+def recorded_sizes(directory: Path) -> dict[str, int]:
+    """Byte size of every file whose size the manifest records (all but the BM25 index)."""
+    files = [directory / NODES_FILE, directory / EDGES_FILE, directory / STORE_FILE]
+    files += sorted((directory / CSR_DIR).glob("*")) + sorted((directory / IDS_DIR).glob("*"))
+    return {file.relative_to(directory).as_posix(): file.stat().st_size for file in files}

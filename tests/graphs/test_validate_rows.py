@@ -277,7 +277,7 @@ def test_allow_empty_text_uses_the_name_and_logs_the_count(
     nodes, edges = tables(
         {"id": ["d", "e", "f"], "type": ["t"] * 3, "name": ["D", "E", ""], "text": ["", None, ""]}
     )
-    with caplog.at_level(logging.WARNING, logger="graphs.build"):
+    with caplog.at_level(logging.WARNING, logger="graphs.build_checks"):
         out = build_snapshot(
             nodes,
             edges,
@@ -304,7 +304,7 @@ def test_duplicate_edges_collapse_and_self_loops_stay_counted_by_default(
             "relation": ["r", "r", "loop", "s", "loop"],
         },
     )
-    with caplog.at_level(logging.INFO, logger="graphs.build"):
+    with caplog.at_level(logging.INFO, logger="graphs.build_checks"):
         out = build_snapshot(nodes, edges, tmp_path / "s", name="x", edges_file="edges.csv")
     snap = Snapshot.open(out)
     # a-r->b three times and b-s->c twice collapse into one each; c-loop->c twice into one loop
