@@ -16,7 +16,6 @@ from graphs.bm25 import kernels as bm25_kernels
 from graphs.bm25.chunks import document_text
 from graphs.bm25.ingest import Batch, Progress, ingest
 from graphs.bm25.merge import write_merged
-from graphs.bm25.npyfile import NpyAppender, NpyReader
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, PostingsBuilder
 from graphs.bm25.tokenize import DEFAULT_ANALYZER, Tokenizer
@@ -30,6 +29,7 @@ from graphs.layout import (
     posting_file,
 )
 from graphs.layout import INDEX_FIELD as FIELD
+from graphs.npyfile import NpyAppender, NpyReader
 
 logger = logging.getLogger(__name__)
 

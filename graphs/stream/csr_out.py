@@ -10,8 +10,8 @@ import numpy as np
 
 from graphs.csr import IN, KEY_LIMIT, OUT
 from graphs.layout import csr_file
+from graphs.npyfile import NpyAppender
 from graphs.stream.engine import arrow_reader
-from graphs.stream.npy_writer import NpyWriter
 from graphs.stream.progress import Progress
 
 
@@ -29,9 +29,9 @@ def write_node_types(engine: Any, directory: Path, num_nodes: int, batch_rows: i
     directory.mkdir(parents=True, exist_ok=True)
     path = csr_file(directory, "node_types")
     reader = arrow_reader(engine, "SELECT type_code FROM node_index ORDER BY node", batch_rows)
-    with NpyWriter(path, num_nodes, np.int16) as writer:
+    with NpyAppender(path, np.int16, num_nodes) as writer:
         for batch in reader:
-            writer.write(batch.column(0).to_numpy())
+            writer.append(batch.column(0).to_numpy())
     return np.load(path, mmap_mode="r")
 
 
@@ -56,10 +56,10 @@ def write_csr(
     relation_counts = np.zeros(kinds, dtype=np.int64)
     signatures = np.zeros(kinds * types * types, dtype=np.int64)
     writers = {
-        "neighbors": NpyWriter(csr_file(directory, "neighbors"), entries, id_type),
-        "neighbor_types": NpyWriter(csr_file(directory, "neighbor_types"), entries, np.int16),
-        "relations": NpyWriter(csr_file(directory, "relations"), entries, np.int16),
-        "directions": NpyWriter(csr_file(directory, "directions"), entries, np.int8),
+        "neighbors": NpyAppender(csr_file(directory, "neighbors"), id_type, entries),
+        "neighbor_types": NpyAppender(csr_file(directory, "neighbor_types"), np.int16, entries),
+        "relations": NpyAppender(csr_file(directory, "relations"), np.int16, entries),
+        "directions": NpyAppender(csr_file(directory, "directions"), np.int8, entries),
     }
     done = 0
     progress("csr", 0, entries, "entries")  # the clock starts before DuckDB's sort
@@ -68,10 +68,10 @@ def write_csr(
             engine, span, kinds, batch_rows
         ):
             neighbor_type = node_types[neighbor]
-            writers["neighbors"].write(neighbor)
-            writers["neighbor_types"].write(neighbor_type)
-            writers["relations"].write(relation)
-            writers["directions"].write(np.where(incoming == 0, OUT, IN))
+            writers["neighbors"].append(neighbor)
+            writers["neighbor_types"].append(neighbor_type)
+            writers["relations"].append(relation)
+            writers["directions"].append(np.where(incoming == 0, OUT, IN))
             _add_runs(degree, anchor)
             out = incoming == 0
             relation_counts += np.bincount(relation[out], minlength=kinds)

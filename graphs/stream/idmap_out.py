@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.layout import ID_ORDER_FILE, SORTED_IDS_FILE
+from graphs.npyfile import NpyAppender
 from graphs.stream.engine import arrow_reader
-from graphs.stream.npy_writer import NpyWriter
 
 
 def write_id_map_sorted(engine: Any, directory: Path, num_nodes: int, batch_rows: int) -> None:
@@ -23,10 +23,10 @@ def write_id_map_sorted(engine: Any, directory: Path, num_nodes: int, batch_rows
     order_type = np.int32 if num_nodes < 2**31 else np.int64
     reader = arrow_reader(engine, "SELECT id, node FROM node_index ORDER BY id", batch_rows)
     with (
-        NpyWriter(directory / SORTED_IDS_FILE, num_nodes, f"S{width}") as ids,
-        NpyWriter(directory / ID_ORDER_FILE, num_nodes, order_type) as order,
+        NpyAppender(directory / SORTED_IDS_FILE, f"S{width}", num_nodes) as ids,
+        NpyAppender(directory / ID_ORDER_FILE, order_type, num_nodes) as order,
     ):
         for batch in reader:
             encoded = batch.column(0).cast(pa.binary()).to_numpy(zero_copy_only=False)
-            ids.write(np.asarray(encoded, dtype=f"S{width}"))
-            order.write(batch.column(1).to_numpy())
+            ids.append(np.asarray(encoded, dtype=f"S{width}"))
+            order.append(batch.column(1).to_numpy())
