@@ -12,15 +12,19 @@ from rich.console import Console
 from cli.import_options import (
     AllowEmptyTextOpt,
     AnalyzerOpt,
+    MemoryLimitOpt,
     OverwriteOpt,
     SkipInvalidOpt,
     SkipReportOpt,
     StrictOpt,
     build_options,
+    memory_line,
     summary_lines,
 )
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
+from graphs.stream.budget import current_rss
+from graphs.stream.progress import RateLines
 
 
 class StarkDataset(StrEnum):
@@ -56,6 +60,7 @@ def import_stark_command(
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
+    memory_limit: MemoryLimitOpt = None,
 ) -> None:
     """Import a STaRK SKB; node text is rendered as STaRK's get_doc_info renders it."""
     from graphs.importers.stark import import_stark
@@ -71,7 +76,10 @@ def import_stark_command(
             allow_empty_text=allow_empty_text,
             strict=strict,
             analyzer=analyzer,
+            memory_limit=memory_limit,
+            progress=RateLines(console.print),
         )
+        before = current_rss()
         with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
             path = import_stark(
                 root,
@@ -91,3 +99,4 @@ def import_stark_command(
     )
     for line in summary_lines(manifest, path, options):
         print(line)
+    print(memory_line(options, before))

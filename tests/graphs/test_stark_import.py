@@ -350,6 +350,29 @@ def test_cli_prints_what_was_collapsed_and_strict_fails(tmp_path: Path) -> None:
     assert "duplicate edge" in strict.output and "Traceback" not in strict.output
 
 
+def test_cli_memory_limit_builds_the_same_snapshot_and_rejects_a_bad_size(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import build_app
+    from graphs.snapshot import Snapshot
+
+    root = write_prime(tmp_path / "prime", edges=MESSY_PRIME)
+    args = ["graph", "import", "stark", "--root", str(root), "--dataset", "prime"]
+    plain = CliRunner().invoke(build_app(), [*args, "--out", str(tmp_path / "plain")])
+    bounded = CliRunner().invoke(
+        build_app(), [*args, "--out", str(tmp_path / "bounded"), "--memory-limit", "64MB"]
+    )
+    assert plain.exit_code == 0 and bounded.exit_code == 0, bounded.output
+    assert "memory: peak" in bounded.output and "limit 64 MB (--memory-limit)" in bounded.output
+    one, two = Snapshot.open(tmp_path / "plain"), Snapshot.open(tmp_path / "bounded")
+    assert one.manifest.content_hash == two.manifest.content_hash
+    assert one.manifest.num_edges == two.manifest.num_edges == 5
+    bad = CliRunner().invoke(
+        build_app(), [*args, "--out", str(tmp_path / "x"), "--memory-limit", "lots"]
+    )
+    assert bad.exit_code == 2 and "--memory-limit" in bad.output and "Traceback" not in bad.output
+
+
 def _break(root: Path, name: str, value: object) -> None:
     _save(root / "processed", **{name: value})
 
