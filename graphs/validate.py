@@ -90,6 +90,7 @@ def validate_graph(
         nodes, nodes_file, problems, allow_empty_text, _unreadable(unreadable_nodes, nodes)
     )
     nodes = _keep(nodes, keep_nodes)
+    nodes = nodes.set_column(2, "name", pc.fill_null(nodes.column("name"), ""))  # no name: ""
     blank_text = is_blank(nodes.column("text"))
     name_as_text = int(blank_text.sum())
     if name_as_text:

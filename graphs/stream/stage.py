@@ -109,6 +109,7 @@ def stage_nodes(
         ]
         if not allow_empty_text:
             flags.append(no_text)
+        table = table.set_column(2, "name", pc.fill_null(table.column("name"), ""))  # as validate
         if no_text.any():
             text = pc.if_else(pa.array(no_text), table.column("name"), table.column("text"))
             table = table.set_column(3, "text", text)

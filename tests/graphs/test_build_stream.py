@@ -157,3 +157,25 @@ def test_kept_rows_come_back_in_order_across_odd_batches(tmp_path: Path) -> None
     bits = kept_rows_bitmap(reader, count)
     batches = kept_batches(tmp_path / "staged.parquet", table.schema, bits, 1000)
     assert np.array_equal(np.concatenate([b.column(0).to_numpy() for b in batches]), keep)
+
+
+def test_a_null_name_is_an_empty_name_in_both_builds(tmp_path: Path) -> None:
+    # Parquet can hold a null name; it used to reach the BM25 build and fail there ("node 0
+    # has a NoneType name"). Now it is an empty name, like an empty CSV cell.
+    nodes = pa.table(
+        {
+            "id": ["a", "b", "c"],
+            "type": ["T", "T", "T"],
+            "name": [None, "B", None],
+            "text": ["hello world", "bye", None],
+        }
+    )
+    edges = pa.table({"src": ["a"], "dst": ["b"], "relation": ["r"]})
+    options = BuildOptions(skip_invalid=True)
+    memory, stream = build_both(nodes, edges, tmp_path, options=options)
+    assert differing_files(memory, stream) == []
+    snapshot = Snapshot.open(stream)
+    assert snapshot.manifest.num_nodes == 2  # c has neither name nor text: skipped
+    first = snapshot.internal_id("a")
+    assert snapshot.name(first) == "" and snapshot.text(first) == "hello world"
+    assert snapshot.index.search("hello", 5)[0].tolist() == [first]
