@@ -137,3 +137,34 @@ def test_stark(tmp_path: Path) -> None:
         tmp_path, lambda out, options: import_stark(root, "prime", out, options=options)
     )
     assert differing_files(memory, stream) == []
+
+
+def test_documents(tmp_path: Path) -> None:
+    from test_documents_inputs import ScriptedExtractor
+
+    from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
+    from graphs.importers.documents.cache import ExtractionCache
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Grace Hopper met Alan Turing. Alan Turing met Grace Hopper.")
+    (docs / "b.txt").write_text("Ada Lovelace read Babbage. FAIL here.")
+
+    def build(out: Path, options: BuildOptions) -> Path:
+        with ExtractionCache(tmp_path / "c.sqlite") as cache:
+            build_document_snapshot(
+                [docs],
+                out,
+                extractor=ScriptedExtractor(),
+                cache=cache,
+                config=DocumentBuildConfig(options=options),
+            )
+        return out
+
+    memory, stream = both_ways(tmp_path, build)
+    differing = differing_files(memory, stream)
+    # extraction.json records each build's own timings; every snapshot file is the same
+    assert differing in ([], ["extraction.json"])
+    assert json.loads((stream / "extraction.json").read_text())["entities"] > 0
+    phases = json.loads((stream / "manifest.json").read_text())["build_seconds"]
+    assert "stage" in phases  # the options reached the build: it took the bounded path

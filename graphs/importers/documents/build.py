@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -211,12 +212,7 @@ def _write(
 ) -> None:
     """build_snapshot into a staging directory, add extraction.json, then swap it in."""
     staging = out.parent / f".{out.name}.extract-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    options = BuildOptions(
-        overwrite=False,
-        skip_invalid=config.options.skip_invalid,
-        allow_empty_text=True,
-        analyzer=config.options.analyzer,
-    )
+    options = dataclasses.replace(config.options, overwrite=False, allow_empty_text=True)
     try:
         build_snapshot(
             nodes,
