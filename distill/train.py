@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from dataclasses import dataclass, field
@@ -124,15 +125,27 @@ def sft_config(config: TrainConfig, out: Path, *, has_val: bool, plan: MemoryPla
         greater_is_better=False,
         seed=config.seed,
         bf16=plan.bf16,
-        gradient_checkpointing=plan.gradient_checkpointing,
-        # Non-reentrant checkpointing needs no input gradients on a frozen, LoRA-wrapped base.
-        gradient_checkpointing_kwargs={"use_reentrant": False},
+        **_checkpointing(SFTConfig, plan.gradient_checkpointing),
         assistant_only_loss=config.assistant_only_loss,
         report_to="none",
         packing=False,
         dataloader_num_workers=0,
         dataloader_pin_memory=gpu,
     )
+
+
+def _checkpointing(arguments: type, enabled: bool) -> dict[str, Any]:
+    """Checkpointing under the names this transformers takes (`activation_*` from 5.x on).
+
+    Non-reentrant checkpointing needs no input gradients on a frozen, LoRA-wrapped base.
+    """
+    names = {item.name for item in dataclasses.fields(arguments)}
+    prefix = (
+        "activation_checkpointing"
+        if "activation_checkpointing" in names
+        else "gradient_checkpointing"
+    )
+    return {prefix: enabled, f"{prefix}_kwargs": {"use_reentrant": False}}
 
 
 def _checkpoint_to_resume(out: Path, resume: bool) -> str | None:
