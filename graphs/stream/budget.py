@@ -42,7 +42,8 @@ def parse_size(text: str) -> int:
     """Bytes in a size such as ``512MB``, ``4GB``, ``1.5GiB`` or ``1000000``.
 
     Raises:
-        GraphImportError: not a size, an unknown unit, or below 64 MiB.
+        GraphImportError: not a size, an unknown unit, below 64 MB or above the machine's
+            memory.
     """
     match = _SIZE.match(text)
     unit = match.group(2).lower() if match else ""
@@ -55,6 +56,13 @@ def parse_size(text: str) -> int:
     if size < MINIMUM:
         raise GraphImportError(
             f"--memory-limit {text!r} is below the 64MB a build needs; pass at least 64MB"
+        )
+    machine = total_memory()
+    if size > machine:
+        raise GraphImportError(
+            f"--memory-limit {text!r} is more than this machine's {format_size(machine)} of "
+            "memory; pass at most that (past its limit the build spills to disk, so it never "
+            "needs more)"
         )
     return size
 

@@ -152,6 +152,11 @@ def test_bad_sizes_say_what_to_write(text: str) -> None:
     assert "such as 512MB, 4GB" in message or "pass at least 64MB" in message
 
 
+def test_a_limit_above_the_machine_memory_is_refused() -> None:
+    with pytest.raises(GraphImportError, match=r"more than this machine's .* of memory"):
+        parse_size("99999TB")
+
+
 def test_budget_gives_duckdb_its_share() -> None:
     budget = MemoryBudget(limit=4 * 10**9)
     assert budget.engine_bytes == int(4 * 10**9 * 0.5)
