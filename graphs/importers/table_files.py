@@ -60,31 +60,57 @@ def read_table(
 
 
 def _read_csv(path: Path, delimiter: str, string_columns: Sequence[str]) -> pa.Table:
-    convert = pcsv.ConvertOptions(
-        column_types={column: pa.string() for column in string_columns}, check_utf8=False
-    )
+    convert = csv_conversion(string_columns)
     parse = pcsv.ParseOptions(delimiter=delimiter)
     try:
         return pcsv.read_csv(path, parse_options=parse, convert_options=convert)
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        failures: list[int] = []
+        raise unreadable_file(path, error, delimiter, string_columns) from error
 
-        def remember(row: pcsv.InvalidRow) -> str:
-            failures.append(row.number or 0)
-            return "error"
 
-        single = pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=remember)
-        with contextlib.suppress(pa.ArrowInvalid, UnicodeDecodeError):
-            pcsv.read_csv(
-                path,
-                parse_options=single,
-                convert_options=convert,
-                read_options=pcsv.ReadOptions(use_threads=False),
-            )
-        row = failures[0] - 1 if failures and failures[0] > 1 else None
-        raise GraphImportError(
-            f"cannot parse delimited text ({error})", file=str(path), row=row
-        ) from error
+def csv_conversion(string_columns: Sequence[str]) -> pcsv.ConvertOptions:
+    """How delimited text is converted: `string_columns` verbatim, UTF-8 checked by ARK."""
+    return pcsv.ConvertOptions(
+        column_types={column: pa.string() for column in string_columns}, check_utf8=False
+    )
+
+
+def unreadable_file(
+    path: Path,
+    error: Exception,
+    delimiter: str | None = None,
+    string_columns: Sequence[str] = (),
+) -> GraphImportError:
+    """The error for a file pyarrow could not parse, naming its first bad row.
+
+    The file is read again in a stream to find that row (pyarrow's own row numbers are per
+    block), so memory stays that of one block whatever the file's size.
+    """
+    if delimiter is None:
+        row, problem = _first_bad_json_line(path)
+        return GraphImportError(
+            problem or f"cannot read JSON lines ({error})", file=str(path), row=row
+        )
+    failures: list[int] = []
+
+    def remember(row: pcsv.InvalidRow) -> str:
+        failures.append(row.number or 0)
+        return "error"
+
+    single = pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=remember)
+    reading = pcsv.ReadOptions(use_threads=False, block_size=16 << 20)
+    with contextlib.suppress(pa.ArrowInvalid, UnicodeDecodeError):
+        stream = pcsv.open_csv(
+            path,
+            read_options=reading,
+            parse_options=single,
+            convert_options=csv_conversion(string_columns),
+        )
+        for _ in stream:  # each block is dropped as soon as it is parsed
+            if failures:
+                break
+    row = failures[0] - 1 if failures and failures[0] > 1 else None
+    return GraphImportError(f"cannot parse delimited text ({error})", file=str(path), row=row)
 
 
 def _read_parquet(path: Path) -> pa.Table:
@@ -98,10 +124,7 @@ def _read_jsonl(path: Path) -> pa.Table:
     try:
         return pjson.read_json(path)
     except pa.ArrowInvalid as error:
-        row, problem = _first_bad_json_line(path)
-        raise GraphImportError(
-            problem or f"cannot read JSON lines ({error})", file=str(path), row=row
-        ) from error
+        raise unreadable_file(path, error) from error
 
 
 def _first_bad_json_line(path: Path) -> tuple[int | None, str | None]:

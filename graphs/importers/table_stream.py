@@ -21,7 +21,8 @@ from graphs.importers.table_files import (
     SUPPORTED,
     blank_undecodable,
     check_utf8,
-    read_table,
+    csv_conversion,
+    unreadable_file,
 )
 
 BLOCK_BYTES = 16 << 20
@@ -94,39 +95,36 @@ def stream_table(
         )
     csv = delimiter is not None or suffix in DELIMITERS
     mode = ("blank" if csv else "refuse") if skip_bad_bytes else "strict"
-    batches = _checked(path, reader, mode, (delimiter, string_columns))
+    separator = (delimiter or DELIMITERS[suffix]) if csv else None
+    kind = "csv" if csv else "parquet" if suffix in PARQUET else "json"
+    batches = _checked(path, reader, mode, (kind, separator, string_columns))
     return TableStream(schema=reader.schema, batches=batches, num_rows=rows)
 
 
 def _open_csv(path: Path, delimiter: str, string_columns: Sequence[str]) -> pa.RecordBatchReader:
-    convert = pcsv.ConvertOptions(
-        column_types={column: pa.string() for column in string_columns}, check_utf8=False
-    )
     try:
         return pcsv.open_csv(
             path,
             read_options=pcsv.ReadOptions(block_size=BLOCK_BYTES),
             parse_options=pcsv.ParseOptions(delimiter=delimiter),
-            convert_options=convert,
+            convert_options=csv_conversion(string_columns),
         )
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        read_table(path, delimiter=delimiter, string_columns=string_columns)  # names the row
-        raise
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        raise unreadable_file(path, error, delimiter, string_columns) from error
 
 
 def _open_json(path: Path) -> pa.RecordBatchReader:
     try:
         return pjson.open_json(path, read_options=pjson.ReadOptions(block_size=BLOCK_BYTES))
-    except pa.ArrowInvalid:
-        read_table(path)  # names the first bad line
-        raise
+    except pa.ArrowInvalid as error:
+        raise unreadable_file(path, error) from error
 
 
 def _checked(
     path: Path,
     reader: pa.RecordBatchReader,
     mode: str,
-    csv_options: tuple[str | None, Sequence[str]],
+    source: tuple[str, str | None, Sequence[str]],
 ) -> Iterator[tuple[pa.Table, np.ndarray | None]]:
     start = 0
     while True:
@@ -135,9 +133,10 @@ def _checked(
         except StopIteration:
             return
         except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-            delimiter, string_columns = csv_options
-            read_table(path, delimiter=delimiter, string_columns=string_columns)
-            raise GraphImportError(f"cannot read the file ({error})", file=str(path)) from error
+            kind, separator, string_columns = source
+            if kind == "parquet":
+                raise GraphImportError(f"cannot read Parquet ({error})", file=str(path)) from error
+            raise unreadable_file(path, error, separator, string_columns) from error
         table = pa.Table.from_batches([batch])
         mask = None
         if mode == "blank":

@@ -168,3 +168,22 @@ def test_documents(tmp_path: Path) -> None:
     assert json.loads((stream / "extraction.json").read_text())["entities"] > 0
     phases = json.loads((stream / "manifest.json").read_text())["build_seconds"]
     assert "stage" in phases  # the options reached the build: it took the bounded path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_malformed_row_deep_in_a_streamed_file_is_named(tmp_path: Path, suffix: str) -> None:
+    from graphs.errors import GraphImportError
+
+    rows = [{"id": f"n{i}", "type": "t", "name": f"N {i}", "text": f"t {i}"} for i in range(3000)]
+    nodes = write_rows(tmp_path / f"nodes{suffix}", rows)
+    lines = nodes.read_text().splitlines()
+    bad_row = 2500  # 1-based record number, as read_table reports it
+    lines[bad_row if suffix == ".csv" else bad_row - 1] = (
+        "x,y" if suffix == ".csv" else '{"id": "broken"'
+    )
+    nodes.write_text("\n".join(lines) + "\n")
+    edges = write_rows(tmp_path / f"edges{suffix}", [{"src": "n1", "dst": "n2", "relation": "r"}])
+    with pytest.raises(GraphImportError) as raised:
+        import_tabular(nodes, edges, tmp_path / "snap", options=BuildOptions(streaming=True))
+    assert raised.value.row == bad_row, str(raised.value)
+    assert not (tmp_path / "snap").exists()
