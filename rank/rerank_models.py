@@ -41,6 +41,8 @@ class Scorer(Protocol):
     """Scores chats by P(yes); `identity` names the model in cache keys."""
 
     identity: str
+    endpoint: dict[str, Any] | None
+    """The served endpoint's settings as recorded in config.json (None: a local model)."""
 
     def score(self, chats: Sequence[Messages]) -> list[float]:
         """P(yes) for every chat, in order."""
@@ -148,6 +150,8 @@ class LocalScorer:
     The weights load on the first `score` call (or `load`), so a rerun answered entirely
     from the cache never loads the model.
     """
+
+    endpoint: dict[str, Any] | None = None
 
     def __init__(self, spec: str, *, batch_size: int = 8, max_length: int = 1024) -> None:
         if batch_size < 1:

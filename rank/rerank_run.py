@@ -34,7 +34,6 @@ from rank.rankings import RankingError, RankingSet, read_rankings
 from rank.rerank_cache import CacheStats, ScoreCache, cache_key
 from rank.rerank_doc import DocConfig, RerankPrompt, fit_document, grasp_limits, serialize_node
 from rank.rerank_models import LocalScorer, Scorer
-from rank.rerank_served import OpenAIScorer
 
 logger = logging.getLogger(__name__)
 
@@ -323,7 +322,7 @@ def _write_run(
             "depth": request.depth,
             "tuned_on": request.tune_split,
             # a served scorer's --base-url (credentials redacted) and timeouts
-            **({"endpoint": scorer.endpoint} if isinstance(scorer, OpenAIScorer) else {}),
+            **({"endpoint": scorer.endpoint} if scorer.endpoint is not None else {}),
         },
         "snapshot": str(Path(snapshot).resolve()) if snapshot else None,
         "qa": str(Path(request.qa).resolve()),

@@ -59,7 +59,7 @@ class OpenAIScorer:
         self.timeout_s = timeout_s
         self.call_deadline_s = call_deadline_s
         self.retry = RetryPolicy.for_max_retries(max_retries)
-        self.endpoint = {
+        self.endpoint: dict[str, Any] | None = {
             "base_url": self.url, "request_timeout_s": timeout_s, "max_retries": max_retries,
             "call_deadline_s": call_deadline_s,
         }  # fmt: skip

@@ -44,6 +44,7 @@ class OracleScorer:
     """Scores a candidate 0.9 when its name holds the query's model number, else 0.1."""
 
     identity = "oracle"
+    endpoint = None
 
     def __init__(self) -> None:
         self.calls = 0
