@@ -209,7 +209,7 @@ class OpenAIChatModel:
                 last = failure
             except MalformedCompletionError as exc:
                 last = RetryableFailure(str(exc))
-            if last.timed_out and not await self._answers() and not self._maybe_busy(deadline):
+            if last.timed_out and not self._maybe_busy(deadline) and not await self._answers():
                 self._silent = True
                 raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
             limit = self._retry_limit(last)
@@ -231,17 +231,18 @@ class OpenAIChatModel:
             await self._sleep(delay)
 
     def _maybe_busy(self, deadline: float | None) -> bool:
-        """Whether a call whose liveness check failed is retried as busy, not given up as silent.
+        """Whether a timed-out call is retried as busy, with no liveness check to tell.
 
         Only for an endpoint that answered before and a call with a deadline: a single-slot
-        server answers nothing, GET /models included, until its current request is done, and
-        the deadline still bounds the wait. An endpoint that never answered stops at once.
+        server answers nothing, GET /models included, until its current request is done (so the
+        check would say nothing), and the deadline still bounds the wait. An endpoint that never
+        answered gets the check, and stops at once when it fails.
         """
         if not self._answered or deadline is None:
             return False
         logger.info(
-            "model %s: no reply to GET /models within %gs either; it answered before, so it is "
-            "taken as busy and retried within the call deadline", self.name, self._probe_s,
+            "model %s: timed out; it answered before, so it is taken as busy and retried within "
+            "the call deadline", self.name,
         )  # fmt: skip
         return True
 
