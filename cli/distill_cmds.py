@@ -12,6 +12,7 @@ from rich.console import Console
 
 from cli import reranker_cmds
 from cli.options import fail
+from graphs.errors import ArkError
 
 KeepOpt = Annotated[
     str,
@@ -133,11 +134,12 @@ def train(
         ),
     ] = None,
     memory_limit: Annotated[
-        float | None,
+        str | None,
         typer.Option(
             "--memory-limit",
-            help="GB the run may use on a CPU; it refuses to start, naming the memory needed, "
-            "when its estimated peak is higher (default: 90% of the memory available).",
+            help="Memory the run may use on a CPU, as `ark graph import` takes it (8GB, "
+            "7.5GiB; a bare number is GB); it refuses to start, naming the memory needed, when "
+            "its estimated peak is higher (default: 90% of the memory available).",
         ),
     ] = None,
     resume: Annotated[
@@ -163,7 +165,7 @@ def train(
             max_steps=max_steps,
             learning_rate=learning_rate,
             max_length=max_length,
-            memory_limit_gb=memory_limit,
+            memory_limit_gb=_gigabytes(memory_limit) if memory_limit is not None else None,
         )
         result = train_student(
             data_dir, base_model, out, config, resume=resume, gguf_cache=gguf_cache
@@ -227,3 +229,18 @@ def register(app: typer.Typer) -> None:
     distill_app.command("merge")(merge)
     distill_app.command("reranker")(reranker_cmds.reranker)
     app.add_typer(distill_app, name="distill")
+
+
+def _gigabytes(text: str) -> float:
+    """GB in a --memory-limit: a size such as 8GB or 7.5GiB, or a bare number of GB."""
+    from distill.memory import GB
+    from graphs.stream.budget import parse_size
+
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return parse_size(text) / GB
+    except ArkError as error:
+        fail(str(error))

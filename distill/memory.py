@@ -248,9 +248,9 @@ def return_freed_memory(threshold: int = RETURNED_BLOCK_BYTES) -> bool:
         return False
 
 
-def default_memory_limit() -> float:
+def default_limit_gb() -> float:
     """90% of the memory available now (Linux `MemAvailable`; else of the total), in GB."""
-    import os
+    from graphs.stream.budget import total_memory
 
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -258,7 +258,7 @@ def default_memory_limit() -> float:
                 return 0.9 * int(line.split()[1]) * 1024 / GB
     except OSError:
         pass
-    return 0.9 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GB
+    return 0.9 * total_memory() / GB
 
 
 @dataclass(frozen=True)
@@ -281,7 +281,7 @@ def planned_settings(config: TrainConfig, shape: ModelShape, *, gpu: bool) -> Me
     """
     attention = config.attn_implementation or "sdpa"
     bf16 = gpu if config.bf16 is None else config.bf16
-    limit = config.memory_limit_gb or default_memory_limit()
+    limit = config.memory_limit_gb or default_limit_gb()
     checkpointing = config.gradient_checkpointing
     if checkpointing is None:
         unchecked = estimate_for_config(

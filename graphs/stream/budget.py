@@ -61,8 +61,7 @@ def parse_size(text: str) -> int:
     if size > machine:
         raise GraphImportError(
             f"--memory-limit {text!r} is more than this machine's {format_size(machine)} of "
-            "memory; pass at most that (past its limit the build spills to disk, so it never "
-            "needs more)"
+            "memory; pass at most that"
         )
     return size
 

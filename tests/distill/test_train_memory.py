@@ -125,13 +125,15 @@ def test_refused_before_the_model_loads(
     assert loads == [] and not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("limit", ["0.5", "500MB", "0.5GB"])
 def test_cli_refusal_exits_2_on_one_line(
-    sft_data_dir: Path, scratch_base: Path, tmp_path: Path
+    sft_data_dir: Path, scratch_base: Path, tmp_path: Path, limit: str
 ) -> None:
+    # the limit is written as `ark graph import` takes it, or as a bare number of GB
     result = CliRunner(env={"COLUMNS": "400"}).invoke(
         build_app(),
         ["distill", "train", str(sft_data_dir), "--base-model", str(scratch_base),
-         "--out", str(tmp_path / "o"), "--memory-limit", "0.5", "--max-length", "4096"],
+         "--out", str(tmp_path / "o"), "--memory-limit", limit, "--max-length", "4096"],
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     error = [line for line in result.output.splitlines() if "memory limit" in line]
