@@ -15,7 +15,6 @@ BYTES_PER_POSTING = 36
 """Estimated peak bytes a buffered posting costs, sort and gather at spill time included."""
 BYTES_PER_TERM = 200
 """Estimated peak bytes a buffered distinct token costs (dict entry, str, its sorted bytes)."""
-_PARTS = ("vocab", "counts", "docs", "tf")
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,6 @@ class SegmentFiles:
     def path(self, part: str) -> Path:
         """The file of one part (``vocab``, ``counts``, ``docs`` or ``tf``)."""
         return self.prefix.with_name(f"{self.prefix.name}.{part}.npy")
-
-    def remove(self) -> None:
-        """Delete the segment's files."""
-        for part in _PARTS:
-            self.path(part).unlink(missing_ok=True)
 
 
 class SegmentBuffer:
