@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import time
@@ -16,7 +15,7 @@ import pyarrow as pa
 
 from graphs.bm25.build import build_index
 from graphs.build_checks import check_candidates, warn_about_rows
-from graphs.build_dir import check_target, new_temp, replace_dir
+from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
 from graphs.build_options import BuildOptions, use_streaming
 from graphs.csr import build_csr
 from graphs.idmap import write_id_map
@@ -25,7 +24,6 @@ from graphs.layout import (
     EDGES_FILE,
     IDS_DIR,
     INDEX_DIR,
-    META_FILE,
     NODES_FILE,
     REPORT_FILE,
     STORE_FILE,
@@ -182,7 +180,7 @@ def _write_parts(
     with _timed(timings, "node_store"):
         write_node_store(temp / STORE_FILE, graph.nodes, content_hash)
         write_id_map(temp / IDS_DIR, graph.nodes.column("id"))
-        _write_meta(temp / IDS_DIR, content_hash)
+        write_part_meta(temp / IDS_DIR, content_hash)
     with _timed(timings, "csr"):
         build_csr(
             temp / CSR_DIR,
@@ -192,7 +190,7 @@ def _write_parts(
             graph.type_codes,
             len(graph.relation_names),
         )
-        _write_meta(temp / CSR_DIR, content_hash)
+        write_part_meta(temp / CSR_DIR, content_hash)
     with _timed(timings, "index"):
         build_index(
             temp / INDEX_DIR,
@@ -222,10 +220,6 @@ def _write_parts(
         self_loops=graph.self_loops,
         build_seconds=timings,
     )
-
-
-def _write_meta(directory: Path, content_hash: str) -> None:
-    (directory / META_FILE).write_text(json.dumps({"content_hash": content_hash}))
 
 
 def _counts(names: list[str], codes: np.ndarray) -> dict[str, int]:

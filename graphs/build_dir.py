@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -9,6 +10,7 @@ import uuid
 from pathlib import Path
 
 from graphs.errors import GraphImportError
+from graphs.layout import META_FILE
 
 logger = logging.getLogger(__name__)
 
@@ -78,3 +80,8 @@ def replace_dir(temp: Path, out: Path) -> None:
     out.rename(old)
     temp.rename(out)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def write_part_meta(directory: Path, content_hash: str) -> None:
+    """Stamp a snapshot part (csr/, ids/) with the content hash it was built from."""
+    (directory / META_FILE).write_text(json.dumps({"content_hash": content_hash}))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import time
@@ -14,14 +13,13 @@ from typing import Any
 import numpy as np
 
 from graphs.build_checks import check_candidates, warn_about_rows
-from graphs.build_dir import check_target, new_temp, replace_dir
+from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
 from graphs.build_options import BuildOptions
 from graphs.layout import (
     CSR_DIR,
     EDGES_FILE,
     IDS_DIR,
     INDEX_DIR,
-    META_FILE,
     NODES_FILE,
     REPORT_FILE,
     STORE_FILE,
@@ -227,13 +225,13 @@ def _write_parts(
             temp / STORE_FILE, temp / NODES_FILE, content_hash, work / "store", rows
         )
         write_id_map_sorted(engine, temp / IDS_DIR, graph.num_nodes, rows)
-        _write_meta(temp / IDS_DIR, content_hash)
+        write_part_meta(temp / IDS_DIR, content_hash)
         progress("node store and id map", 1, 1, "files")
     with _timed(timings, "csr"):
         node_types = write_node_types(engine, temp / CSR_DIR, graph.num_nodes, rows)
         shape = (graph.num_nodes, graph.num_edges, len(graph.relation_names), len(graph.type_names))
         counts = write_csr(engine, temp / CSR_DIR, node_types, shape, rows, progress)
-        _write_meta(temp / CSR_DIR, content_hash)
+        write_part_meta(temp / CSR_DIR, content_hash)
     engine.close()  # its tables would sit beside the index build's memory
     with _timed(timings, "index"):
         write_index(
@@ -282,7 +280,3 @@ def _signatures(counts: EdgeCounts, graph: CheckedGraph) -> list[RelationSignatu
             )
         )
     return signatures
-
-
-def _write_meta(directory: Path, content_hash: str) -> None:
-    (directory / META_FILE).write_text(json.dumps({"content_hash": content_hash}))
