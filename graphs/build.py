@@ -24,6 +24,7 @@ from graphs.layout import (
     EDGES_FILE,
     IDS_DIR,
     INDEX_DIR,
+    NAMES_DIR,
     NODES_FILE,
     REPORT_FILE,
     STORE_FILE,
@@ -36,6 +37,7 @@ from graphs.manifest import (
     recorded_sizes,
     write_manifest,
 )
+from graphs.names import write_name_index
 from graphs.nodestore import write_node_store
 from graphs.problems import count_problems, raise_for_problems, write_report
 from graphs.stream.parquet_out import write_parquet
@@ -200,6 +202,8 @@ def _write_parts(
             meta={"content_hash": content_hash},
             analyzer=analyzer,
         )
+    with _timed(timings, "names"):
+        write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
     return Manifest(
         format_version=FORMAT_VERSION,
         name=name,

@@ -20,6 +20,7 @@ from graphs.layout import (
     EDGES_FILE,
     IDS_DIR,
     INDEX_DIR,
+    NAMES_DIR,
     NODES_FILE,
     REPORT_FILE,
     STORE_FILE,
@@ -32,6 +33,7 @@ from graphs.manifest import (
     recorded_sizes,
     write_manifest,
 )
+from graphs.names import write_name_index
 from graphs.problems import count_problems, raise_for_problems, write_report
 from graphs.stream.budget import MemoryBudget, default_memory_limit, format_size, peak_rss
 from graphs.stream.checks import CheckedGraph, check_graph
@@ -244,6 +246,9 @@ def _write_parts(
             spill_dir=work,
             progress=progress,
         )
+    with _timed(timings, "names"):
+        write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
+        progress("name index", 1, 1, "files")
     type_counts = np.bincount(np.asarray(node_types), minlength=len(graph.type_names))
     return Manifest(
         format_version=FORMAT_VERSION,

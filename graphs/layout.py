@@ -10,6 +10,7 @@ A snapshot directory holds::
     ids/                     sorted_ids.npy, order.npy, meta.json (graphs/idmap.py)
     csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/csr.py)
     index/                   vocab.npy, types.npy, text.*.npy, meta.json (graphs/bm25/)
+    names/                   keys.npy, nodes.npy, forms.npy, meta.json (graphs/names.py)
     embeddings/              an optional add-on (graphs/dense/embeddings.py)
 """
 
@@ -25,6 +26,7 @@ REPORT_FILE = "skipped_rows.csv"
 CSR_DIR = "csr"
 IDS_DIR = "ids"
 INDEX_DIR = "index"
+NAMES_DIR = "names"
 EMBED_DIR = "embeddings"
 META_FILE = "meta.json"
 """In csr/, ids/ and index/: the content hash of the build that wrote the part (and, in

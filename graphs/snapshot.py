@@ -14,8 +14,9 @@ from graphs.bm25.index import BM25Index
 from graphs.csr import CSR, Neighborhood, check_csr
 from graphs.errors import GraphError, SnapshotError, UnknownNodeError
 from graphs.idmap import IdMap
-from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, STORE_FILE
+from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, NAMES_DIR, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
+from graphs.names import NameIndex
 from graphs.nodestore import NodeStore
 
 __all__ = ["Neighborhood", "Snapshot"]
@@ -192,6 +193,25 @@ class Snapshot:
             GraphError: unknown relation; the message lists the valid ones.
         """
         return _code(self._relation_codes, name, "relation")
+
+    @cached_property
+    def names(self) -> NameIndex:
+        """The name index (graphs/names.py): which nodes a run of the question's words names.
+
+        A snapshot written before the index existed gets one built in memory from its names
+        (once per process; a rebuild stores it).
+
+        Raises:
+            SnapshotError: names/ is damaged or from another build.
+        """
+        directory = self.path / NAMES_DIR
+        if directory.is_dir():
+            return NameIndex.open(directory, self.manifest.analyzer, self.manifest.content_hash)
+        logger.info(
+            "snapshot %s has no name index; building one in memory (%s)", self.path, REBUILD
+        )
+        names = self._store.column("name").to_pylist()
+        return NameIndex.from_names(names, self.manifest.analyzer)
 
     @cached_property
     def degrees(self) -> np.ndarray:
