@@ -40,6 +40,9 @@ class ToolConfig:
             query (0 shows none).
         schema_enum_limit: Node type and relation names are injected into the schemas as enums
             up to this many names; beyond it they are listed in the parameter description.
+        link_names: `search` also lists the nodes the query names (the snapshot's name index,
+            tools/mentions.py) under "names in the query"; extended toolset only (the paper's
+            search is plain BM25).
         brief_schemas: Schemas with each tool's first paragraph only and no parameter
             descriptions (types, enums and bounds stay): about a quarter of the tokens, for
             small distilled students, which learn the tools from their teacher's calls.
@@ -59,6 +62,7 @@ class ToolConfig:
     neighbor_snippet_chars: int = 100
     schema_enum_limit: int = 64
     brief_schemas: bool = False
+    link_names: bool = True
 
     def __post_init__(self) -> None:
         if self.toolset not in ("extended", "paper"):

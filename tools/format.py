@@ -169,6 +169,28 @@ def search_text(
     return "\n".join([*lines, *notes])
 
 
+NAMES_HEADER = "names in the query (nodes the query names, best first):"
+"""The header of `search`'s block of linked names (tools/mentions.py), after the hits."""
+
+
+@dataclass(frozen=True)
+class NamedNode:
+    """A node the query names: the query's words that name it and their BM25 for it."""
+
+    words: str
+    node: NodeView
+    score: float
+
+
+def names_text(named: Sequence[NamedNode]) -> str:
+    """The "names in the query" block: `"words": [id] name (type) score S`, one per node."""
+    lines = [NAMES_HEADER]
+    for row in named:
+        words = _shortened(row.words, _QUERY_CHARS).replace('"', "'")
+        lines.append(f'"{words}": {node_label(row.node)} score {score_text(row.score)}')
+    return "\n".join(lines)
+
+
 def empty_query_text(query: str) -> str:
     """The observation of a search whose query has no indexed word."""
     if not query.strip():

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tools.format import NAMES_HEADER
+
 
 @dataclass(frozen=True)
 class ListedNode:
@@ -23,6 +25,25 @@ class ListedNode:
     name: str
     type: str
     score: float | None = None
+    links: tuple[Link, ...] = ()
+
+
+@dataclass(frozen=True)
+class Link:
+    """One relation linking a `neighbors` row to the listed anchor, as its arrow shows it.
+
+    Attributes:
+        relation: The relation name.
+        outgoing: An edge anchor -> this node exists (`-[r]->`).
+        incoming: An edge this node -> anchor exists (`<-[r]-`).
+    """
+
+    relation: str
+    outgoing: bool
+    incoming: bool
+
+
+_ARROW = re.compile(r"(<)?-\[([^\]]+)\]-(>)?")
 
 
 @lru_cache(maxsize=32)
@@ -46,22 +67,58 @@ def parse_listing(text: str, node_types: Sequence[str] = ()) -> list[ListedNode]
     Returns:
         One ListedNode per row; no rows for an error, an empty result or a header-only text.
     """
+    listing, _ = _split_names(text)
     pattern = _row_pattern(tuple(node_types))
     rows = []
-    for line in text.splitlines()[1:] if _has_header(text) else text.splitlines():
-        match = pattern.search(line)
-        if match is None:
-            continue
-        score = match.group("score")
-        rows.append(
-            ListedNode(
-                node_id=match.group("id"),
-                name=match.group("name"),
-                type=match.group("type"),
-                score=float(score) if score is not None else None,
-            )
-        )
+    for line in listing[1:] if _has_header(text) else listing:
+        row = _row(pattern, line)
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+@dataclass(frozen=True)
+class NamedListed:
+    """A row of `search`'s "names in the query" block: the query's words and the node."""
+
+    words: str
+    node: ListedNode
+
+
+def parse_names(text: str, node_types: Sequence[str] = ()) -> list[NamedListed]:
+    """The rows of a search observation's "names in the query" block (none if it has none)."""
+    _, block = _split_names(text)
+    pattern = _row_pattern(tuple(node_types))
+    rows = []
+    for line in block:
+        words, sep, rest = line.rpartition('": [')
+        row = _row(pattern, "[" + rest) if sep and words.startswith('"') else None
+        if row is not None:
+            rows.append(NamedListed(words[1:], row))
+    return rows
+
+
+def _split_names(text: str) -> tuple[list[str], list[str]]:
+    lines = text.splitlines()
+    if NAMES_HEADER in lines:
+        at = lines.index(NAMES_HEADER)
+        return lines[:at], lines[at + 1 :]
+    return lines, []
+
+
+def _row(pattern: re.Pattern[str], line: str) -> ListedNode | None:
+    match = pattern.search(line)
+    if match is None:
+        return None
+    score = match.group("score")
+    arrows = _ARROW.findall(line[: match.start()])
+    return ListedNode(
+        node_id=match.group("id"),
+        name=match.group("name"),
+        type=match.group("type"),
+        score=float(score) if score is not None else None,
+        links=tuple(Link(rel, outgoing=bool(out), incoming=bool(inc)) for inc, rel, out in arrows),
+    )
 
 
 def _has_header(text: str) -> bool:

@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tools.config import ToolConfig
 from tools.format import (
+    NamedNode,
     SearchHit,
     empty_query_text,
     filters_text,
+    names_text,
     page_size,
     search_text,
 )
+from tools.mentions import find_mentions
 from tools.node import node_views
 from tools.observation import Observation
 from tools.schemas import SearchArgs
@@ -20,8 +25,6 @@ from tools.snippet import query_snippets
 from tools.vocab import Vocabulary
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from graphs.snapshot import Snapshot
 
 
@@ -46,7 +49,27 @@ def run_search(
     if not index.tokenize(args.query):
         return Observation(text="\n".join([empty_query_text(args.query), *notes]))
     ids, scores = index.search(args.query, k, node_types=type_codes)
-    return ranking_observation(snapshot, ids, scores, args.query, args.node_types, k, config, notes)
+    observation = ranking_observation(
+        snapshot, ids, scores, args.query, args.node_types, k, config, notes
+    )
+    if not config.link_names or config.toolset != "extended":
+        return observation
+    named = named_nodes(snapshot, args.query)
+    if not named:
+        return observation
+    text = "\n".join([observation.text, names_text(named)])
+    shown = dict(zip(observation.node_ids, observation.scores, strict=True))
+    for row in named:
+        shown.setdefault(row.node.node_id, row.score)
+    return Observation(text=text, node_ids=list(shown), scores=list(shown.values()))
+
+
+def named_nodes(snapshot: Snapshot, query: str) -> list[NamedNode]:
+    """The nodes the query names (tools/mentions.py), mention by mention, homonyms best first."""
+    mentions = find_mentions(snapshot, query)
+    nodes = np.array([n for m in mentions for n in m.nodes], dtype=np.int64)
+    views = iter(node_views(snapshot, nodes))
+    return [NamedNode(m.text, next(views), score) for m in mentions for score in m.name_scores]
 
 
 def ranking_observation(
