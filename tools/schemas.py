@@ -365,6 +365,13 @@ class PlanHop(PlanSlot):
     to_label: str | None = Field(
         default=None, description="Node type of the reached variable (null: any type)."
     )
+    direction: Literal["out", "in"] | None = Field(
+        default=None,
+        description=(
+            "Which way the edge points, when the question says: out = from -> to_var, "
+            "in = to_var -> from (null: either; nodes along it rank first, none is dropped)."
+        ),
+    )
 
 
 class PlanTarget(PlanSlot):

@@ -14,13 +14,13 @@ cosine with the text's embedding (dense) or its BM25 score divided by the best c
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
+from tools.plans.reach import Reach, Step, path_text
 from tools.plans.validate import check_plan
 from tools.schemas import GraphPlan, PlanHop, RiskLevel
 
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_FRONTIER = 2_000
-"""A variable's best nodes expanded further (bounds a walk through hubs)."""
+MAX_INTERMEDIATES = 20
+"""Nodes kept at an intermediate hop (the rule agent's neighbors k there)."""
 DEFAULT_DEPTH = 100
 
 
@@ -109,50 +109,109 @@ class PlanExecutor:
             )
             for anchor in plan.anchors
         }
-        scores = self._value(plan, plan.target.var, None, bound, labels) or {}
-        outcome = PlanOutcome(plan=plan, n_cand=len(scores), risk_level=plan.risk_level)
+        outcome = PlanOutcome(plan=plan, risk_level=plan.risk_level)
         outcome.bindings = {var: self._described(b) for var, b in bound.items()}
-        outcome.ranking = self._ranked(scores, plan.target.relevance_text)
+        if not plan.hops:  # a text plan: the target's own bindings, by the relevance text
+            scores = bound[plan.target.var].as_dict() if plan.target.var in bound else {}
+            outcome.n_cand = len(scores)
+            outcome.ranking = self._ranked(scores, plan.target.relevance_text)
+            return outcome
+        reach = Reach()
+        for anchor in plan.anchors:
+            if anchor.var in bound and anchor.var != plan.target.var:
+                others = [a.text for a in plan.anchors if a.var != anchor.var]
+                query = " ".join([plan.target.relevance_text, *others]).strip()
+                self._walk_anchor(plan, anchor.var, bound[anchor.var], labels, query, reach)
+        outcome.n_cand = len(reach.nodes)
+        outcome.ranking = [
+            Candidate(
+                node_id,
+                reach.nodes[node_id].name,
+                reach.nodes[node_id].type,
+                reach.nodes[node_id].strength,
+                sum(reach.nodes[node_id].anchors.values()),
+                reach.nodes[node_id].relevance,
+            )
+            for node_id in reach.ranking()[: self.depth]
+        ]
         return outcome
 
-    def _value(
+    def _walk_anchor(
         self,
         plan: GraphPlan,
         var: str,
-        parent: PlanHop | None,
-        bound: dict[str, Bindings],
+        bindings: Bindings,
         labels: dict[str, list[str]],
-    ) -> dict[int, float] | None:
-        """Best path-score sum per node of `var` over its subtree away from `parent`."""
-        parts = [bound[var].as_dict()] if var in bound else []
-        for hop in plan.hops:
-            if hop is parent or var not in (hop.from_var, hop.to_var):
-                continue
-            child = hop.to_var if hop.from_var == var else hop.from_var
-            below = self._value(plan, child, hop, bound, labels)
-            if below is not None:
-                parts.append(self._walk(below, hop.rel, labels.get(var, [])))
-        if not parts:
-            return None
-        common = set(parts[0]).intersection(*parts[1:])
-        return {node: sum(part[node] for part in parts) for node in common}
+        query: str,
+        reach: Reach,
+    ) -> None:
+        """Walk one anchor's hops to the target; add what the last reaches to `reach`.
 
-    def _walk(
-        self, scores: dict[int, float], rel: str | None, labels: list[str]
-    ) -> dict[int, float]:
-        """Nodes one hop from `scores`' best nodes, each with the best score that reaches it."""
-        codes = type_codes(self.snapshot, labels)
-        relations = [self.snapshot.relation_code(rel)] if rel else None
-        reached: dict[int, float] = defaultdict(lambda: float("-inf"))
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-        if len(best) > MAX_FRONTIER:
-            logger.info("plan walk expands the best %d of %d nodes", MAX_FRONTIER, len(best))
-        for node, score in best[:MAX_FRONTIER]:
-            hood = self.snapshot.neighbors(node, node_types=codes, relations=relations)
-            for neighbour in np.unique(hood.nodes).tolist():
-                if score > reached[neighbour]:
-                    reached[neighbour] = score
-        return dict(reached)
+        The walk the rule agent replays through `neighbors` (agent/models/rules/): from the
+        anchor's best binding (the agent expands a mention's best homonym), a hop filtered by
+        type or relation that finds nothing is walked again unfiltered; an intermediate hop
+        keeps the `MAX_INTERMEDIATES` best nodes by the remaining words (`query`), the last
+        keeps every node, each scored by BM25 of them.
+        """
+        chain = _chain(plan, var)
+        if not chain or not len(bindings.nodes):
+            return
+        snapshot = self.snapshot
+        start = int(bindings.nodes[0])
+        first = np.array([start], dtype=np.int64)
+        name_score = float(snapshot.index.score_nodes(snapshot.name(start), first)[0])
+        paths: dict[int, tuple[list[int], list[Step]]] = {start: ([start], [])}
+        for index, (hop, outward) in enumerate(chain):
+            to_var = hop.to_var if outward else hop.from_var
+            codes = type_codes(snapshot, labels.get(to_var, []))
+            relation = snapshot.relation_code(hop.rel) if hop.rel else None
+            wanted = _wanted_direction(hop, outward)
+            reached: dict[int, tuple[list[int], list[Step], int]] = {}
+            for node, (nodes, steps) in paths.items():
+                hood = snapshot.neighbors(
+                    node, node_types=codes, relations=None if relation is None else [relation]
+                )
+                if not len(hood) and (codes or relation is not None):
+                    hood = snapshot.neighbors(node)
+                rows = zip(
+                    hood.nodes.tolist(),
+                    hood.relations.tolist(),
+                    hood.directions.tolist(),
+                    strict=True,
+                )
+                for n, r, d in rows:
+                    if n in nodes:
+                        continue
+                    on = 0 if r != relation else 1 + (d == wanted)
+                    held = reached.get(n)
+                    if held is None or on > held[2]:
+                        step = Step(snapshot.relation_names[r], forward=d > 0)
+                        reached[n] = ([*nodes, n], [*steps, step], on)
+            if not reached:
+                return
+            ids = np.fromiter(reached, dtype=np.int64, count=len(reached))
+            relevance = (
+                np.asarray(snapshot.index.score_nodes(query, ids), dtype=np.float64)
+                if query
+                else np.zeros(len(ids))
+            )
+            if index < len(chain) - 1:
+                keep = np.lexsort((ids, -relevance))[:MAX_INTERMEDIATES].tolist()
+                paths = {int(ids[i]): reached[int(ids[i])][:2] for i in keep}
+                continue
+            external, names, types = snapshot.labels(ids)
+            for i, node_id in enumerate(external):
+                nodes, steps, on = reached[int(ids[i])]
+                reach.add(
+                    node_id,
+                    name=names[i],
+                    type=types[i],
+                    anchor=var,
+                    name_score=name_score,
+                    relevance=float(relevance[i]),
+                    on_path=on,
+                    path=path_text([snapshot.name(n) for n in nodes], steps),
+                )
 
     def _ranked(self, scores: dict[int, float], relevance_text: str) -> list[Candidate]:
         if not scores:
@@ -182,6 +241,36 @@ class PlanExecutor:
     def _described(self, bindings: Bindings) -> list[tuple[str, str, float]]:
         ids, names, _ = self.snapshot.labels(bindings.nodes)
         return [(i, n, float(s)) for i, n, s in zip(ids, names, bindings.scores, strict=True)]
+
+
+def _chain(plan: GraphPlan, var: str) -> list[tuple[PlanHop, bool]]:
+    """The hops from `var` to the target, each with whether it is walked from -> to."""
+    out: list[tuple[PlanHop, bool]] = []
+    seen, current = {var}, var
+    while current != plan.target.var:
+        step = next(
+            (
+                (hop, hop.from_var == current)
+                for hop in plan.hops
+                if current in (hop.from_var, hop.to_var)
+                and (hop.to_var if hop.from_var == current else hop.from_var) not in seen
+            ),
+            None,
+        )
+        if step is None:
+            return out
+        out.append(step)
+        current = step[0].to_var if step[1] else step[0].from_var
+        seen.add(current)
+    return out
+
+
+def _wanted_direction(hop: PlanHop, outward: bool) -> int:
+    """+1 when the walk's edges should point away from the anchor, -1 toward it, 0 either."""
+    if hop.direction is None:
+        return 0
+    sign = 1 if hop.direction == "out" else -1
+    return sign if outward else -sign
 
 
 def _labels(plan: GraphPlan) -> dict[str, list[str]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from graphs.bm25.tokenize import Tokenizer
 
@@ -97,6 +97,7 @@ class QuestionReader:
     stemmer: Tokenizer
     type_words: dict[str, frozenset[str]]
     relation_words: dict[str, frozenset[str]]
+    label_weights: dict[str, dict[str, float]]
 
     @classmethod
     def build(
@@ -111,7 +112,12 @@ class QuestionReader:
             s for r, own in stems.items() for s in own for o in stems if o != r and s in stems[o]
         }
         relation_words = {r: own - shared for r, own in stems.items()}
-        return cls(Tokenizer(analyzer), stemmer, type_words, relation_words)
+        labels = {r: _stems(stemmer, r) for r in relations}
+        holders = {
+            s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
+        }
+        weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
+        return cls(Tokenizer(analyzer), stemmer, type_words, relation_words, weights)
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -128,6 +134,56 @@ class QuestionReader:
     def mentioned_relations(self, question: str) -> list[str]:
         """Relations whose distinctive words occur in the question, in order of first mention."""
         return self._mentioned(self.relation_words, question)
+
+    def named_relations(self, question: str, min_share: float) -> list[str]:
+        """The relations whose whole label the question holds best (none below `min_share`).
+
+        A label's words (stemmed) are weighted by how few labels hold each (`has` in every
+        `has_*` label weighs little); its match is the weighted share of them in the question.
+        The best-matching labels are named (ties: the one matching more words; `optionally
+        requires` names `optionally_requires`, `requires` names `requires`).
+        """
+        stems = {stem for _, _, stem in self.stemmer.word_spans(question)}
+        scored: dict[str, tuple[float, int]] = {}
+        for relation, weights in self.label_weights.items():
+            total = sum(weights.values())
+            matched = [stem for stem in weights if stem in stems]
+            if total and matched:
+                share = sum(weights[stem] for stem in matched) / total
+                if share >= min_share:
+                    scored[relation] = (round(share, 6), len(matched))
+        if not scored:
+            return []
+        best = max(scored.values())
+        return [relation for relation, score in scored.items() if score == best]
+
+    def direction(
+        self, question: str, words: str, relations: Sequence[str]
+    ) -> Literal["out", "in"] | None:
+        """Which way the named relations leave the anchor named by `words`, if the order says.
+
+        The question is compared with the two ways of writing the path, `anchor relation
+        answer` and `answer relation anchor`: when every word of the relations' labels comes
+        after the anchor's words, the anchor is the relation's subject (`out`); when every one
+        comes before, its object (`in`); otherwise (or no relation) the order says nothing.
+        """
+        if not relations:
+            return None
+        spans = self.stemmer.word_spans(question)
+        at = question.lower().find(words.lower())
+        if at < 0:
+            return None
+        label = set().union(*(self.label_weights.get(r, {}) for r in relations))
+        places = [
+            start
+            for start, end, stem in spans
+            if stem in label and not at <= start < at + len(words)
+        ]
+        if places and all(place > at for place in places):
+            return "out"
+        if places and all(place < at for place in places):
+            return "in"
+        return None
 
     def residual(
         self, question: str, drop_names: Iterable[str], vocabulary: Vocabulary | None = None

@@ -13,14 +13,22 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent.models.rules.expand import Expansion
-from agent.models.rules.rank_fusion import fuse_ids, fuse_rankings
-from agent.models.rules.turns import MAX_ANSWERS, NO_BUDGET, PlannedCall, PlannedTurn, Steps
+from agent.models.rules.rank_fusion import fuse_rankings
+from agent.models.rules.turns import (
+    MAX_ANSWERS,
+    MAX_WALK_TURNS,
+    NO_BUDGET,
+    PlannedCall,
+    PlannedTurn,
+    Steps,
+)
+from tools.plans.reach import Reach, graph_first
 from tools.plans.rule_planner import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
-    from tools.listing_parse import ListedNode
+    from tools.listing_parse import ListedNode, NamedListed
     from tools.plans.vocabulary import Vocabulary
 
 
@@ -28,18 +36,19 @@ class RulePlanner:
     """Plans an episode for a question from the graph's schema and the observations.
 
     The policy, in order:
-    1. `search` the question (k=20).
-    2. The offline planner writes the question's plan from those hits (anchors, typed hops,
-       target, relevance text; tools/plans/rule_planner.py).
-    3. A relational plan is replayed through `neighbors`: each anchor's hops toward the
-       target, the last ranked by the plan's relevance text (expand.py); a filter anchor
-       (the target's own neighbour beside a chain) is checked from the nodes the chain
-       reached. The nodes reached are ranked first (more anchors, then those the relevance
-       text matched, then more paths, then the best score), fused by reciprocal ranks with
-       the search hits that match the question better than every anchor does.
-    4. The answers are topped up with the global search ranking in order, kept to the plan's
-       target types (searching again with a type filter when other types are in the way).
-       Then `select` (best first) and `finish`.
+    1. `search` the question (k=20); its observation also lists the nodes the question
+       names (the snapshot's name index).
+    2. The offline planner writes the question's plan from them (anchors, relations and
+       their direction, typed hops, remaining words; tools/plans/rule_planner.py).
+    3. A relational plan is replayed through `neighbors` (expand.py): each anchor's hops,
+       the last ranked by the anchor's remaining words; the nodes reached are ranked by the
+       one rule the plan executor uses too (tools/plans/reach.py).
+    4. The reached nodes come first unless the best search hit that is not an anchor scores
+       above every reached node's strength (`graph_first`): then the question is answered by
+       its text, and the search ranking comes first. The list is topped up with the other,
+       kept to the plan's target types (searching again with a type filter when other types
+       are in the way). Then `select` (best first, each reached node with the path that
+       reached it as its reason) and `finish`.
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
@@ -50,9 +59,11 @@ class RulePlanner:
         self.writer = PlanWriter(manifest, vocabulary)
         self.candidate_types = list(manifest.candidate_types)
 
-    def plan(self, question: str, hits: Sequence[ListedNode]) -> RulePlan:
-        """The offline plan for `question` given its first search's hits."""
-        return self.writer.plan(question, hits)
+    def plan(
+        self, question: str, hits: Sequence[ListedNode], names: Sequence[NamedListed] | None
+    ) -> RulePlan:
+        """The offline plan for `question` given its first search's hits and names."""
+        return self.writer.plan(question, hits, names)
 
     def episode(self, question: str, offered: dict[str, Any], budget: int | None) -> Steps:
         """Yield the episode's turns; each is sent back the rows its calls listed.
@@ -67,53 +78,35 @@ class RulePlanner:
         if "dense_search" in offered:
             calls.append(PlannedCall("dense_search", {"query": question, "k": MAX_ANSWERS}))
         hits, *meaning = yield PlannedTurn("Search the whole graph for the question.", tuple(calls))
+        names = getattr(hits, "names", None) or None
         exploration_budget = max_turns - 3
-        ranked: list[str] = []
+        reach = Reach()
         used = 0
-        rule_plan = self.plan(question, hits)
+        rule_plan = self.plan(question, hits, names)
         if "neighbors" in offered and exploration_budget >= 1 and rule_plan.relational:
             expansion = Expansion(offered["neighbors"], rule_plan)
-            ranked, used = yield from expansion.run(exploration_budget)
-            closer = self.closer_than_anchors(hits, rule_plan)
-            if ranked and closer:
-                ranked = fuse_ids([ranked, closer])
-        # A text plan keeps the manifest's candidate types only: a type word alone ("which
-        # category ...") is too weak a signal to filter on.
+            reach, used = yield from expansion.run(min(exploration_budget, MAX_WALK_TURNS))
+        anchors = {node.node_id for node in rule_plan.anchor_nodes.values()}
+        text_best = max(
+            (hit.score for hit in hits if hit.node_id not in anchors and hit.score is not None),
+            default=None,
+        )
+        ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels)
         fill = yield from self._fill(
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
-        answers = list(dict.fromkeys([*ranked, *fill]))[:MAX_ANSWERS]
+        order = [*ranked, *fill] if graph_first(reach, text_best) else [*fill, *ranked]
+        answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
             arguments: dict[str, Any] = {"node_ids": answers}
-            if ranked:  # reached through the graph; the search hits after them only fill the list
-                names = " and ".join(node.name for node in rule_plan.anchor_nodes.values())
-                reason = f"reached from {names} through the graph"
-                arguments["reasons"] = {node_id: reason for node_id in answers if node_id in ranked}
+            reasons = reach.reasons()
+            if any(node_id in reasons for node_id in answers):
+                arguments["reasons"] = {n: reasons[n] for n in answers if n in reasons}
             select = PlannedCall("select", arguments)
             yield PlannedTurn("Select the best candidates, best first.", (select,))
         if max_turns >= 3:
             yield PlannedTurn("The answer list is complete.", (PlannedCall("finish", {}),))
-
-    @staticmethod
-    def closer_than_anchors(hits: Sequence[ListedNode], rule_plan: RulePlan) -> list[str]:
-        """First-search hits of the target types scoring above every anchor, in search order.
-
-        A question that names an entity matches that entity best; hits above it are described
-        by the question's other words as much as the anchor is named, so they are answers in
-        their own right: the graph's ranking is fused with them (reciprocal ranks) instead of
-        put before them.
-        """
-        scores = [node.score for node in rule_plan.anchor_nodes.values()]
-        if not scores or any(score is None for score in scores):
-            return []
-        best = max(score for score in scores if score is not None)
-        types = set(rule_plan.plan.target.labels)
-        return [
-            hit.node_id
-            for hit in hits
-            if hit.score is not None and hit.score > best and (not types or hit.type in types)
-        ]
 
     def _fill(
         self,

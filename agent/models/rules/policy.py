@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from agent.models.base import Message, ModelReply
 from agent.models.rules.episode import Episode
 from agent.models.rules.plan import RulePlanner
-from agent.models.rules.turns import PlannedTurn
-from tools.listing_parse import parse_listing
+from agent.models.rules.turns import Listing, PlannedTurn
+from tools.listing_parse import parse_listing, parse_names
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
@@ -69,10 +69,16 @@ class RulePolicy:
         """Replay the plan over the recorded turns; the first turn not taken yet, if any."""
         offered = {tool["function"]["name"]: tool["function"] for tool in tools}
         plan = self.planner.episode(episode.question, offered, episode.budget)
+        types = self.node_types
         try:
             turn = next(plan)
             for recorded in episode.turns:
-                turn = plan.send([parse_listing(text, self.node_types) for text in recorded])
+                turn = plan.send(
+                    [
+                        Listing(parse_listing(text, types), parse_names(text, types))
+                        for text in recorded
+                    ]
+                )
         except StopIteration:
             return None
         return turn
