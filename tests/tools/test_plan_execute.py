@@ -110,15 +110,17 @@ def test_dense_bindings_keep_tau_of_the_top_one(shop: Snapshot, dense: DenseSear
     assert "b3" in {n for n, _, _ in lenient}
 
 
-def test_two_anchors_intersect_and_their_scores_add(shop: Snapshot, dense: DenseSearch) -> None:
+def test_two_anchors_rank_their_intersection_first(shop: Snapshot, dense: DenseSearch) -> None:
     kettles = {"var": "C", "text": "Kettles", "label": "category"}
     hop = {"from": "C", "rel": "in_category", "to_var": "T", "to_label": "product"}
     outcome = PlanExecutor(shop, dense=dense).run(
         plan(anchors=[ACME_BRAND, kettles], hops=[BRAND_TO_PRODUCT, hop], risk_level="aggressive")
     )
-    # p1: Acme 1.0 + Kettles 1.0; p3: Acmex 0.96 + Kettles 1.0; p2 has no category, p4 no Acme
-    assert scores(outcome) == {"p1": 2.0, "p3": 1.96}
-    assert outcome.n_cand == 2 and outcome.risk_level == "aggressive"
+    # p1 (Acme) and p3 (Acmex, 0.96) are in Kettles too: both anchors agree on them; p2 has
+    # no category and p4 no Acme brand: one anchor each, kept after the intersection
+    ranking = [c.node_id for c in outcome.ranking]
+    assert ranking[:2] == ["p1", "p3"] and set(ranking[2:]) == {"p2", "p4"}
+    assert outcome.n_cand == 4 and outcome.risk_level == "aggressive"
 
 
 def test_a_target_reached_by_several_paths_keeps_the_best(
@@ -133,15 +135,15 @@ def test_a_target_reached_by_several_paths_keeps_the_best(
     assert scores(outcome) == {"p5": 1.0}
 
 
-def test_relevance_text_adds_its_cosine(shop: Snapshot, dense: DenseSearch) -> None:
+def test_relevance_text_ranks_the_reached_nodes(shop: Snapshot, dense: DenseSearch) -> None:
     target = {"labels": ["product"], "relevance_text": "quiet"}
     outcome = PlanExecutor(shop, dense=dense).run(
         plan(anchors=[ACME_BRAND], hops=[BRAND_TO_PRODUCT], target=target)
     )
-    # + cos("quiet", p): p1 1.0, p2 0.6, p3 0.0
-    assert scores(outcome) == {"p1": 2.0, "p2": 1.6, "p3": 0.96}
+    # BM25 of "quiet": p1 only; p2 (Acme, 1.0) and p3 (Acmex, 0.96) by their anchor's score
     assert [c.node_id for c in outcome.ranking] == ["p1", "p2", "p3"]
-    assert outcome.ranking[1].relevance == pytest.approx(0.6, abs=1e-3)
+    assert outcome.ranking[0].relevance > 0 and outcome.ranking[1].relevance == 0
+    assert [c.anchor_score for c in outcome.ranking[1:]] == pytest.approx([1.0, 0.96], abs=1e-3)
 
 
 def test_bm25_name_mode_binds_exact_names_only(shop: Snapshot) -> None:
@@ -150,10 +152,13 @@ def test_bm25_name_mode_binds_exact_names_only(shop: Snapshot) -> None:
     assert scores(outcome) == {"p1": 1.0, "p2": 1.0}
 
 
-def test_bm25_relevance_is_divided_by_the_best(shop: Snapshot) -> None:
+def test_bm25_relevance_ranks_the_reached_nodes_by_their_score(shop: Snapshot) -> None:
     target = {"labels": ["product"], "relevance_text": "quiet"}
     outcome = PlanExecutor(shop).run(plan(anchors=[ACME], hops=[BRAND_TO_PRODUCT], target=target))
-    assert scores(outcome) == {"p1": 2.0, "p2": 1.0}
+    expected = float(shop.index.score_nodes("quiet", np.array([shop.internal_id("p1")]))[0])
+    assert [c.node_id for c in outcome.ranking] == ["p1", "p2"]
+    assert outcome.ranking[0].relevance == pytest.approx(expected)
+    assert scores(outcome)["p2"] == 1.0  # the anchor's binding alone
 
 
 def test_a_text_plan_ranks_the_target_type_by_search(shop: Snapshot) -> None:

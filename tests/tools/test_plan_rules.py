@@ -85,7 +85,6 @@ def test_intersection_questions_join_two_anchors_at_the_target(
     gold = set(rows[0]["answer_ids"])
     found = {c.node_id for c in outcome.ranking[:20]}
     assert len(found & gold) / len(gold) >= 0.5  # the intersection keeps the answers
-    assert outcome.n_cand <= 60
 
 
 def test_text_questions_plan_one_doc_anchor_and_no_trade(academic: tuple[Snapshot, dict]) -> None:

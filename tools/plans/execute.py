@@ -1,14 +1,16 @@
-"""The plan executor: bind the anchors, walk the typed hops on the CSR, rescore, rank.
+"""The plan executor: bind the anchors, walk each anchor's hops on the CSR, rank what they reach.
 
-Semantics follow GRASP's compiled Cypher (§3.1): every hop is an undirected match of its
-relation (any relation when `rel` is null) to a node of its `to_label`; a target reached
-along a path scores the sum of the anchor bindings' scores on that path, and the maximum over
-paths. The hops form a tree (`GraphPlan` checks it), so the maximum over whole matches is
-the sum over the branches meeting at a variable of each branch's maximum: a variable that
-several branches reach keeps only the nodes every branch reaches (the intersection of
-neighbourhoods). A variable with neither an anchor nor an anchor below it constrains
-nothing. When `relevance_text` is not empty each candidate adds its similarity to it: the
-cosine with the text's embedding (dense) or its BM25 score divided by the best candidate's.
+Anchors bind as in GRASP (Appendix 7; tools/plans/linking.py). Where GRASP's compiled Cypher
+keeps only the nodes every branch reaches and scores them by summed binding scores, the
+executor ranks the nodes reached by the one rule the rule agent uses too
+(tools/plans/reach.py): agreement between anchors (the intersection first, the rest kept
+after it), then lying on the question's relation in its direction (a hop's `rel` and
+`direction`, a soft preference: no edge is dropped), then the BM25 score of the remaining
+words (the relevance text plus the other anchors' words), then the anchor's binding score.
+A hop filtered by type or relation that finds nothing from a node is walked unfiltered, as
+the agent retries it. A plan with no hop (a text plan) ranks the target's own bindings by
+their score plus the relevance text's similarity: the cosine with its embedding (dense) or
+its BM25 score divided by the best candidate's.
 """
 
 from __future__ import annotations
@@ -147,8 +149,8 @@ class PlanExecutor:
     ) -> None:
         """Walk one anchor's hops to the target; add what the last reaches to `reach`.
 
-        The walk the rule agent replays through `neighbors` (agent/models/rules/): from the
-        anchor's best binding (the agent expands a mention's best homonym), a hop filtered by
+        The walk the rule agent replays through `neighbors` (agent/models/rules/), from each
+        of the anchor's bindings (its score is the anchor's relevance): a hop filtered by
         type or relation that finds nothing is walked again unfiltered; an intermediate hop
         keeps the `MAX_INTERMEDIATES` best nodes by the remaining words (`query`), the last
         keeps every node, each scored by BM25 of them.
@@ -157,10 +159,8 @@ class PlanExecutor:
         if not chain or not len(bindings.nodes):
             return
         snapshot = self.snapshot
-        start = int(bindings.nodes[0])
-        first = np.array([start], dtype=np.int64)
-        name_score = float(snapshot.index.score_nodes(snapshot.name(start), first)[0])
-        paths: dict[int, tuple[list[int], list[Step]]] = {start: ([start], [])}
+        bound = bindings.as_dict()
+        paths: dict[int, tuple[list[int], list[Step]]] = {n: ([n], []) for n in bound}
         for index, (hop, outward) in enumerate(chain):
             to_var = hop.to_var if outward else hop.from_var
             codes = type_codes(snapshot, labels.get(to_var, []))
@@ -171,8 +171,8 @@ class PlanExecutor:
                 hood = snapshot.neighbors(
                     node, node_types=codes, relations=None if relation is None else [relation]
                 )
-                if not len(hood) and (codes or relation is not None):
-                    hood = snapshot.neighbors(node)
+                if not len(hood) and relation is not None:  # the agent's retry: any relation
+                    hood = snapshot.neighbors(node, node_types=codes)
                 rows = zip(
                     hood.nodes.tolist(),
                     hood.relations.tolist(),
@@ -207,7 +207,7 @@ class PlanExecutor:
                     name=names[i],
                     type=types[i],
                     anchor=var,
-                    name_score=name_score,
+                    name_score=bound[nodes[0]],
                     relevance=float(relevance[i]),
                     on_path=on,
                     path=path_text([snapshot.name(n) for n in nodes], steps),

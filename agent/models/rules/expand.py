@@ -27,8 +27,8 @@ class Walk:
 class Expansion:
     """Replays a plan's routes: every anchor's first hop in one turn, then the second.
 
-    A hop the question's relation or answer type filters, that comes back empty, is walked
-    again over every relation and type in the next turn. The nodes reached are added to a
+    A hop the question's relation filters, that comes back empty, is walked again over
+    every relation (still of the hop's type) in the next turn. The nodes reached are added to a
     `Reach` (tools/plans/reach.py) with the path that reached them, the share of the
     question's path they lie on, and the score the listing gave them for the anchor's
     remaining words.

@@ -1,0 +1,175 @@
+"""Linking from the graph's names and the one ranking rule (issue: relational transfer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from agent.planner import OfflinePlanner
+from graphs.build import build_snapshot
+from graphs.names import NameIndex
+from graphs.snapshot import Snapshot
+from tools.listing_parse import parse_listing, parse_names
+from tools.mentions import find_mentions
+from tools.plans.execute import PlanExecutor
+from tools.plans.reach import Reach, graph_first
+from tools.toolset import Toolset
+
+NODES = [
+    ("gc", "synset", "glass (container)", "a container for holding liquids while drinking"),
+    ("gm", "synset", "glass (material)", "a brittle transparent solid with irregular structure"),
+    ("hb", "synset", "highball glass", "a tall narrow glass for serving mixed drinks"),
+    ("tb", "synset", "tumbler", "a short flat glass with no handle"),
+    ("tl", "synset", "tall", "great in vertical dimension"),
+    ("pt", "synset", "Paris (Texas)", "a city in Lamar County Texas"),
+    ("pf", "synset", "Paris", "the capital and largest city of France"),
+    ("dc", "synset", "Dr. No", "a film of the spy series"),
+    ("rq", "package", "requests", "an http library for humans"),
+    ("sp", "package", "spacy", "industrial strength natural language processing"),
+    ("tk", "package", "tokenizers", "fast state of the art tokenizers"),
+    ("tf", "package", "transformers", "state of the art machine learning models"),
+]
+EDGES = [
+    ("hb", "gc", "hypernym"),
+    ("tb", "gc", "hypernym"),
+    ("gc", "gm", "made_of"),
+    ("sp", "rq", "requires"),
+    ("tf", "tk", "requires"),
+    ("tk", "rq", "requires"),
+    ("sp", "tk", "optionally_requires"),
+]
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    out: Path = tmp_path_factory.mktemp("graphs") / "lexical"
+    nodes = pa.table(
+        {c: [n[i] for n in NODES] for i, c in enumerate(("id", "type", "name", "text"))}
+    )
+    edges = pa.table({c: [e[i] for e in EDGES] for i, c in enumerate(("src", "dst", "relation"))})
+    build_snapshot(nodes, edges, out, name="lexical")
+    return Snapshot.open(out)
+
+
+def named(snapshot: Snapshot, question: str) -> list[tuple[str, list[str]]]:
+    return [
+        (m.text, [snapshot.external_id(n) for n in m.nodes])
+        for m in find_mentions(snapshot, question)
+    ]
+
+
+def test_a_disambiguated_name_links_whole_and_its_base_names_every_homonym(
+    graph: Snapshot,
+) -> None:
+    assert named(graph, "the sort of glass (container) that is tall") == [
+        ("glass (container)", ["gc"]),
+        ("tall", ["tl"]),
+    ]
+    # the base names both homonyms; the question's other words order them
+    assert named(graph, "which glass is a brittle solid?")[0] == ("glass", ["gm", "gc"])
+    assert named(graph, "which glass holds liquids for drinking?")[0] == ("glass", ["gc", "gm"])
+
+
+def test_plurals_punctuation_and_case_link_and_the_longest_match_wins(graph: Snapshot) -> None:
+    assert named(graph, "Which Highball Glasses are there?") == [("Highball Glasses", ["hb"])]
+    assert named(graph, "who made dr no")[0] == ("dr no", ["dc"])
+    assert named(graph, "a city called Paris (Texas)") == [("Paris (Texas)", ["pt"])]
+    assert named(graph, "Is Paris in France?")[0][1] == ["pf", "pt"]
+
+
+def test_the_name_index_is_stored_and_matches_one_built_in_memory(graph: Snapshot) -> None:
+    assert (graph.path / "names" / "keys.npy").is_file()
+    memory = NameIndex.from_names([graph.name(i) for i in range(graph.num_nodes)], "english-stem")
+    assert (memory.keys == graph.names.keys).all() and (memory.nodes == graph.names.nodes).all()
+
+
+def test_search_shows_the_names_and_a_listing_reads_them_back(graph: Snapshot) -> None:
+    observation = Toolset(graph).call("search", {"query": "a tall glass (container)", "k": 3})
+    names = parse_names(observation.text)
+    assert [(row.words, row.node.node_id) for row in names] == [
+        ("tall", "tl"),
+        ("glass (container)", "gc"),
+    ]
+    assert "tl" not in [row.node_id for row in parse_listing(observation.text)][3:]
+
+
+def test_a_question_naming_an_anchor_verbatim_expands_from_it(graph: Snapshot) -> None:
+    question = "Can you find the sort of glass (container) that can be characterized as tall?"
+    written = OfflinePlanner(graph).writer
+    hits = OfflinePlanner(graph).hits(question)
+    from tools.listing_parse import ListedNode, NamedListed
+    from tools.search import named_nodes
+
+    rows = [
+        NamedListed(r.words, ListedNode(r.node.node_id, r.node.name, r.node.type, r.score))
+        for r in named_nodes(graph, question)
+    ]
+    plan = written.plan(question, hits, rows)
+    assert plan.relational and "gc" in {n.node_id for n in plan.anchor_nodes.values()}
+    outcome = PlanExecutor(graph).run(plan.plan)
+    assert outcome.ranking[0].node_id == "hb"  # glass (container)'s neighbour that is tall
+
+
+def test_whole_labels_choose_the_relation_and_word_order_its_direction(graph: Snapshot) -> None:
+    writer = OfflinePlanner(graph).writer
+    reader = writer.reader
+    assert reader.named_relations("What does spacy require?", 0.5) == ["requires"]
+    assert reader.named_relations("What does spacy optionally require?", 0.5) == [
+        "optionally_requires"
+    ]
+    assert (
+        reader.direction("Which packages require tokenizers?", "tokenizers", ["requires"]) == "in"
+    )
+    assert reader.direction("What does tokenizers require?", "tokenizers", ["requires"]) == "out"
+
+
+def test_reasons_name_the_path_in_its_direction(graph: Snapshot) -> None:
+    question = "Which packages require tokenizers?"
+    plan = OfflinePlanner(graph).writer.plan(question, OfflinePlanner(graph).hits(question))
+    outcome = PlanExecutor(graph).run(plan.plan)
+    assert outcome.ranking[0].node_id == "tf"  # tf -> tk, before tk's own dependency rq
+    reach = Reach()
+    for node_id, name in (("tf", "transformers"), ("rq", "requests")):
+        reach.add(
+            node_id,
+            name=name,
+            type="package",
+            anchor="A1",
+            name_score=1.0,
+            relevance=0.0,
+            on_path=2 if node_id == "tf" else 1,
+            path="transformers -[requires]-> tokenizers" if node_id == "tf" else "",
+        )
+    assert reach.reasons() == {"tf": "transformers -[requires]-> tokenizers"}
+
+
+def test_text_keeps_the_search_first_unless_the_question_describes_a_path() -> None:
+    reach = Reach()
+    reach.add(
+        "x", name="x", type="t", anchor="A1", name_score=1.0, relevance=0.5, on_path=0, path=""
+    )
+    assert not graph_first(reach, text_best=4.0)  # the search hit matches better
+    assert graph_first(reach, text_best=1.2)
+    reach.add(
+        "y", name="y", type="t", anchor="A1", name_score=1.0, relevance=0.0, on_path=1, path=""
+    )
+    assert graph_first(reach, text_best=9.0)  # a relation the question names was walked
+    assert not graph_first(Reach(), text_best=None)
+
+
+def test_executor_and_rule_agent_rank_a_reached_set_by_one_rule() -> None:
+    """Both feed tools.plans.reach.Reach; its order is agreement, path, words, anchors."""
+    reach = Reach()
+    entries = [
+        ("a", "A1", 0, 3.0, 1.0),
+        ("b", "A1", 1, 0.0, 1.0),
+        ("c", "A1", 0, 1.0, 1.0),
+        ("c", "A2", 0, 1.0, 0.5),
+        ("d", "A1", 0, 3.0, 2.0),
+    ]
+    for node, anchor, on, relevance, score in entries:
+        reach.add(node, name=node, type="t", anchor=anchor, name_score=score,
+                  relevance=relevance, on_path=on, path="")  # fmt: skip
+    assert reach.ranking() == ["c", "b", "d", "a"]
