@@ -28,6 +28,7 @@ from graphs.errors import GraphError, SnapshotError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
+from graphs.names import NameIndex
 from graphs.nodestore import NodeStore, write_node_store
 from graphs.snapshot import Snapshot
 
@@ -104,6 +105,7 @@ def verify_snapshot(path: str | Path) -> list[Check]:
         ("full invariants (BM25 index)", snapshot.index.check_fully),
         ("nodes against nodes.parquet", lambda: _check_nodes(snapshot, manifest)),
         ("edges against edges.parquet", lambda: _check_edges(snapshot, manifest)),
+        ("name index against the names", lambda: _check_names(snapshot)),
     ]
     for name, check in deep:
         with steps.step(name):
@@ -112,6 +114,23 @@ def verify_snapshot(path: str | Path) -> list[Check]:
         with steps.step("embeddings"):
             _check_embeddings(path, manifest)
     return steps.checks
+
+
+def _check_names(snapshot: Snapshot) -> None:
+    """names/ equals the index rebuilt from nodes.arrow's names (graphs/names.py)."""
+    stored = snapshot.names
+    names = [snapshot.name(node) for node in range(snapshot.num_nodes)]
+    built = NameIndex.from_names(names, snapshot.manifest.analyzer)
+    same = all(
+        np.array_equal(np.asarray(a), np.asarray(b))
+        for a, b in (
+            (stored.keys, built.keys),
+            (stored.nodes, built.nodes),
+            (stored.forms, built.forms),
+        )
+    )
+    if not same:
+        raise SnapshotError("names/ differs from the names in nodes.arrow; rebuild the snapshot")
 
 
 def _check_marker(meta: Path, content_hash: str) -> None:
