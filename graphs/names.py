@@ -1,8 +1,9 @@
 """The name index: which nodes a run of words names, for linking a question to the graph.
 
-Every node name is indexed under up to four keys, each the 64-bit BLAKE2b hash of a
-normalised word sequence (``names/keys.npy``, sorted, with ``nodes.npy`` and ``forms.npy``
-aligned):
+Every node name is indexed under up to four keys, each a 64-bit hash of a normalised word
+sequence (FNV-1a over the words' own 64-bit BLAKE2b hashes, so the keys of every run of a
+question's words are computed in one pass over the question), stored sorted in
+``names/keys.npy`` with ``nodes.npy`` and ``forms.npy`` aligned:
 
 * the name's words, lower-cased, punctuation dropped (``Glass (container)`` -> ``glass
   container``): the *exact* form;
@@ -35,13 +36,16 @@ from graphs.errors import SnapshotError
 from graphs.layout import META_FILE
 from graphs.nodestore import NodeStore
 
-NAMES_FORMAT_VERSION = 1
+NAMES_FORMAT_VERSION = 2
 MIN_NAME_CHARS = 3
 """Names shorter than this (letters and digits only) are not linked (`C`, `of`, `US`... are
 too often ordinary words)."""
-MAX_NAME_WORDS = 12
-"""Names of more words are not indexed (a question rarely quotes a title that long)."""
+MAX_NAME_WORDS = 32
+"""Names of more words are not indexed (classification entries reach 20-30 words; a
+question rarely quotes a longer title)."""
 BATCH = 65_536
+CACHE_WORDS = 1_000_000
+"""Distinct words whose stem and hash a `NameForms` remembers."""
 
 EXACT = 0
 """Form flags: bit 0 set = stemmed, bit 1 set = the base before a disambiguator."""
@@ -66,10 +70,23 @@ def split_disambiguator(name: str) -> tuple[str, str] | None:
     return match.group("base"), match.group("qualifier")
 
 
-def key_hash(form: int, words: Sequence[str]) -> int:
-    """The 64-bit key of a word run in one form (exact or stemmed)."""
-    text = f"{form & STEMMED}\x00" + " ".join(words)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+_MASK = (1 << 64) - 1
+_PRIME = 0x100000001B3
+_SEEDS = (0xCBF29CE484222325, 0x9E3779B97F4A7C15)
+"""FNV-1a's offset basis for exact runs, another constant for stemmed ones (two key spaces)."""
+
+
+def word_key(word: str) -> int:
+    """A word's own 64-bit hash."""
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
+def fold(form: int, word_keys: Sequence[int]) -> int:
+    """The key of a run of words in one form: FNV-1a over the words' own hashes."""
+    key = _SEEDS[form & STEMMED]
+    for word in word_keys:
+        key = ((key ^ word) * _PRIME) & _MASK
+    return key
 
 
 class NameForms:
@@ -83,6 +100,23 @@ class NameForms:
         self.analyzer = Tokenizer(analyzer)
         self.stemmer = Tokenizer(_STEMMER_NAME)
         self._stems: dict[str, str] = {}
+        self._keys: dict[str, int] = {}
+
+    def word_keys(self, words: Sequence[str]) -> list[int]:
+        """Each word's own hash (remembered: names and questions repeat their words)."""
+        keys = []
+        for word in words:
+            key = self._keys.get(word)
+            if key is None:
+                key = word_key(word)
+                if len(self._keys) < CACHE_WORDS:
+                    self._keys[word] = key
+            keys.append(key)
+        return keys
+
+    def key(self, form: int, words: Sequence[str]) -> int:
+        """The index key of a run of words in `form` (its words already stemmed if so)."""
+        return fold(form, self.word_keys(words))
 
     def stem(self, word: str) -> str:
         """The Snowball stem of one lower-cased word (stopwords stay as they are)."""
@@ -90,7 +124,7 @@ class NameForms:
         if found is None:
             tokens = self.stemmer.tokenize(word)
             found = tokens[0] if len(tokens) == 1 else word
-            if len(self._stems) < 1_000_000:
+            if len(self._stems) < CACHE_WORDS:
                 self._stems[word] = found
         return found
 
@@ -106,9 +140,13 @@ class NameForms:
             return False
         return bool(self.analyzer.tokenize(" ".join(words)))
 
-    def keys(self, name: str) -> list[tuple[int, int]]:
-        """(key hash, form flags) under which `name` is indexed (empty: not linkable)."""
-        found: dict[int, int] = {}
+    def keys(self, name: str) -> list[tuple[int, int, int, int]]:
+        """(key, form flags, first word's key, words) under which `name` is indexed.
+
+        Empty when the name is not linkable. The first word's key is the key of the run of
+        that one word in the same form (what a question's word is looked up under first).
+        """
+        found: dict[int, tuple[int, int, int, int]] = {}
         runs = [(name_words(name), 0)]
         parts = split_disambiguator(name)
         if parts is not None:
@@ -117,8 +155,11 @@ class NameForms:
             if not self.linkable(words):
                 continue
             for form, run in ((EXACT, words), (STEMMED, self.stems(words))):
-                found.setdefault(key_hash(form, run), form | base)
-        return list(found.items())
+                hashes = self.word_keys(run)
+                key = fold(form, hashes)
+                if key not in found:
+                    found[key] = (key, form | base, fold(form, hashes[:1]), len(run))
+        return list(found.values())
 
 
 @dataclass(frozen=True)
@@ -136,28 +177,47 @@ class NameMatch:
     base: bool
 
 
+@dataclass(frozen=True)
+class NameArrays:
+    """The arrays of names/ (each a .npy of that name).
+
+    Attributes:
+        keys: uint64, sorted: every indexed run's key.
+        nodes: The node of each key.
+        forms: uint8 form flags of each key (`STEMMED`, `BASE`).
+        starts: uint64, sorted, unique: the keys of the one-word runs names begin with.
+        longest: uint8: the most words of a name beginning with each of `starts`.
+    """
+
+    keys: np.ndarray
+    nodes: np.ndarray
+    forms: np.ndarray
+    starts: np.ndarray
+    longest: np.ndarray
+
+    FILES = ("keys", "nodes", "forms", "starts", "longest")
+
+    def check(self) -> bool:
+        """Whether the aligned arrays have equal lengths."""
+        return len(self.keys) == len(self.nodes) == len(self.forms) and len(self.starts) == len(
+            self.longest
+        )
+
+
 class NameIndex:
     """The name index of a snapshot, memory-mapped (see the module doc).
 
     Args:
-        directory: The snapshot's names/ directory.
-        forms: The key maker (the snapshot's analyzer).
-        max_words: The longest indexed name, in words.
+        arrays: The index's arrays.
+        name_forms: The key maker (the snapshot's analyzer).
     """
 
-    def __init__(
-        self,
-        keys: np.ndarray,
-        nodes: np.ndarray,
-        forms: np.ndarray,
-        name_forms: NameForms,
-        max_words: int,
-    ) -> None:
-        self.keys = keys
-        self.nodes = nodes
-        self.forms = forms
+    def __init__(self, arrays: NameArrays, name_forms: NameForms) -> None:
+        self.arrays = arrays
+        self.keys = arrays.keys
+        self.nodes = arrays.nodes
+        self.forms = arrays.forms
         self.name_forms = name_forms
-        self.max_words = max_words
 
     @classmethod
     def open(cls, directory: Path, analyzer: str, content_hash: str) -> NameIndex:
@@ -168,25 +228,68 @@ class NameIndex:
         """
         try:
             meta = json.loads((directory / META_FILE).read_text())
-            keys = np.load(directory / "keys.npy", mmap_mode="r")
-            nodes = np.load(directory / "nodes.npy", mmap_mode="r")
-            forms = np.load(directory / "forms.npy", mmap_mode="r")
+            arrays = NameArrays(  # plain ndarray views of the maps: cheaper to index
+                *(
+                    np.load(directory / f"{name}.npy", mmap_mode="r").view(np.ndarray)
+                    for name in NameArrays.FILES
+                )
+            )
         except (OSError, ValueError) as error:
             raise SnapshotError(f"cannot read the name index in {directory} ({error})") from error
         if meta.get("content_hash") != content_hash:
             raise SnapshotError(f"{directory} was built from another snapshot (content hash)")
-        if meta.get("format") != NAMES_FORMAT_VERSION or not (
-            len(keys) == len(nodes) == len(forms)
-        ):
+        if meta.get("format") != NAMES_FORMAT_VERSION or not arrays.check():
             raise SnapshotError(f"{directory}: unknown format or arrays of different lengths")
-        return cls(keys, nodes, forms, NameForms(analyzer), int(meta.get("max_words", 0)))
+        return cls(arrays, NameForms(analyzer))
 
     @classmethod
     def from_names(cls, names: Iterable[str], analyzer: str) -> NameIndex:
         """An index built in memory (a snapshot written before the name index existed)."""
         forms = NameForms(analyzer)
-        keys, nodes, flags, max_words = _collect(names, forms)
-        return cls(keys, nodes, flags, forms, max_words)
+        return cls(_collect(names, forms), forms)
+
+    def runs(self, words: Sequence[str]) -> list[tuple[int, int]]:
+        """(start, end) of every run of `words` some name is indexed under, longest first.
+
+        A run is tried only from a word some name begins with, and only as long as the
+        longest such name (`starts`, `longest`); each run's key extends the one before it
+        (the rolling FNV-1a of `fold`), and one binary search over the sorted keys finds
+        them all.
+        """
+        if not words or not len(self.keys):
+            return []
+        forms = [(EXACT, words), (STEMMED, self.name_forms.stems(words))]
+        hashes = [self.name_forms.word_keys(run) for _, run in forms]
+        firsts = [
+            ((_SEEDS[form] ^ h) * _PRIME) & _MASK
+            for (form, _), row in zip(forms, hashes, strict=True)
+            for h in row
+        ]
+        reach = self._longest(firsts)
+        found: list[tuple[int, int]] = []
+        keys: list[int] = []
+        for index, ((form, run), row) in enumerate(zip(forms, hashes, strict=True)):
+            for start, length in enumerate(reach[index * len(run) : (index + 1) * len(run)]):
+                key = _SEEDS[form]
+                for end in range(start, min(len(run), start + length)):
+                    key = ((key ^ row[end]) * _PRIME) & _MASK
+                    found.append((start, end + 1))
+                    keys.append(key)
+        if not keys:
+            return []
+        present = _present(self.keys, np.array(keys, dtype=np.uint64)).tolist()
+        runs = {run for run, hit in zip(found, present, strict=True) if hit}
+        return sorted(runs, key=lambda run: (run[0] - run[1], run[0]))
+
+    def _longest(self, firsts: list[int]) -> list[int]:
+        """For each word's one-word key: the most words of a name it begins (0: none)."""
+        starts = self.arrays.starts
+        if not len(starts):
+            return [0] * len(firsts)
+        wanted = np.array(firsts, dtype=np.uint64)
+        at = np.minimum(np.searchsorted(starts, wanted), len(starts) - 1)
+        hit = np.asarray(starts[at] == wanted)
+        return np.where(hit, np.asarray(self.arrays.longest)[at], 0).astype(int).tolist()
 
     def lookup(self, words: Sequence[str]) -> list[NameMatch]:
         """The nodes named by exactly this word run (lower-cased words), exact forms first.
@@ -194,11 +297,11 @@ class NameIndex:
         The caller checks each match against the node's name when it must be certain
         (`confirmed`): keys are 64-bit hashes.
         """
-        if not words or len(words) > self.max_words:
+        if not words or len(words) > MAX_NAME_WORDS:
             return []
         matches: dict[int, NameMatch] = {}
         for form, run in ((EXACT, words), (STEMMED, self.name_forms.stems(words))):
-            key = np.uint64(key_hash(form, run))
+            key = np.uint64(self.name_forms.key(form, run))
             start = int(np.searchsorted(self.keys, key, side="left"))
             end = int(np.searchsorted(self.keys, key, side="right"))
             for position in range(start, end):
@@ -228,50 +331,51 @@ def write_name_index(directory: Path, store_file: Path, analyzer: str, content_h
 
 def _write(directory: Path, names: Iterable[str], analyzer: str, content_hash: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    keys, nodes, forms, max_words = _collect(names, NameForms(analyzer))
-    np.save(directory / "keys.npy", keys)
-    np.save(directory / "nodes.npy", nodes)
-    np.save(directory / "forms.npy", forms)
+    arrays = _collect(names, NameForms(analyzer))
+    for name in NameArrays.FILES:
+        np.save(directory / f"{name}.npy", getattr(arrays, name))
     meta = {
         "format": NAMES_FORMAT_VERSION,
         "content_hash": content_hash,
-        "entries": len(keys),
-        "max_words": max_words,
+        "entries": len(arrays.keys),
     }
     (directory / META_FILE).write_text(json.dumps(meta))
 
 
-def _collect(
-    names: Iterable[str], forms: NameForms
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Sorted keys with their nodes and form flags, and the longest name in words."""
-    key_parts: list[np.ndarray] = []
-    node_parts: list[np.ndarray] = []
-    form_parts: list[np.ndarray] = []
-    keys: list[int] = []
-    nodes: list[int] = []
-    flags: list[int] = []
-    max_words = 0
+def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
+    """Every name's keys, sorted, and the table of the words names begin with."""
+    parts: list[np.ndarray] = []
+    rows: list[tuple[int, int, int, int, int]] = []  # key, node, flags, first, words
 
     def flush() -> None:
-        key_parts.append(np.array(keys, dtype=np.uint64))
-        node_parts.append(np.array(nodes, dtype=np.int64))
-        form_parts.append(np.array(flags, dtype=np.uint8))
-        keys.clear()
-        nodes.clear()
-        flags.clear()
+        table = np.array(rows, dtype=np.uint64).reshape(-1, 5)
+        parts.append(table)
+        rows.clear()
 
     for node, name in enumerate(names):
-        for key, form in forms.keys(name or ""):
-            keys.append(key)
-            nodes.append(node)
-            flags.append(form)
-            max_words = max(max_words, min(len(name_words(name)), MAX_NAME_WORDS))
-        if len(keys) >= BATCH:
+        for key, flags, first, count in forms.keys(name or ""):
+            rows.append((key, node, flags, first, count))
+        if len(rows) >= BATCH:
             flush()
     flush()
-    all_keys = np.concatenate(key_parts)
-    order = np.argsort(all_keys, kind="stable")
-    all_nodes = np.concatenate(node_parts)[order]
-    dtype = np.int32 if len(all_nodes) == 0 or all_nodes.max() < 2**31 else np.int64
-    return all_keys[order], all_nodes.astype(dtype), np.concatenate(form_parts)[order], max_words
+    table = np.concatenate(parts)
+    order = np.argsort(table[:, 0], kind="stable")
+    nodes = table[order, 1].astype(np.int64)
+    dtype = np.int32 if not len(nodes) or nodes.max() < 2**31 else np.int64
+    firsts = table[:, 3]
+    starts, inverse = np.unique(firsts, return_inverse=True)
+    longest = np.zeros(len(starts), dtype=np.uint8)
+    np.maximum.at(longest, inverse.reshape(-1), table[:, 4].astype(np.uint8))
+    return NameArrays(
+        keys=table[order, 0],
+        nodes=nodes.astype(dtype),
+        forms=table[order, 2].astype(np.uint8),
+        starts=starts,
+        longest=longest,
+    )
+
+
+def _present(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Which of `wanted` occur in the sorted `keys` (one binary search each)."""
+    positions = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.asarray(keys[positions] == wanted)

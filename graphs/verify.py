@@ -28,7 +28,7 @@ from graphs.errors import GraphError, SnapshotError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
-from graphs.names import NameIndex
+from graphs.names import NameArrays, NameIndex
 from graphs.nodestore import NodeStore, write_node_store
 from graphs.snapshot import Snapshot
 
@@ -122,12 +122,8 @@ def _check_names(snapshot: Snapshot) -> None:
     names = [snapshot.name(node) for node in range(snapshot.num_nodes)]
     built = NameIndex.from_names(names, snapshot.manifest.analyzer)
     same = all(
-        np.array_equal(np.asarray(a), np.asarray(b))
-        for a, b in (
-            (stored.keys, built.keys),
-            (stored.nodes, built.nodes),
-            (stored.forms, built.forms),
-        )
+        np.array_equal(np.asarray(getattr(stored.arrays, name)), getattr(built.arrays, name))
+        for name in NameArrays.FILES
     )
     if not same:
         raise SnapshotError("names/ differs from the names in nodes.arrow; rebuild the snapshot")

@@ -5,8 +5,9 @@ normalises names; graphs/names.py). Every run of up to the index's longest name 
 at once (one vectorised search over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
 also `glass`). A run that names several nodes (homonyms: `glass` names `glass (container)`
-and `glass (material)`) keeps them all, ordered by the question's BM25 score of each node, so
-the question's other words choose between them. Each linked node also carries its *name
+and `glass (material)`) keeps them all: the nodes it names whole first, then those it names
+without their disambiguator, each group ordered by the question's BM25 score of each node,
+so the question's other words choose between them. Each linked node also carries its *name
 score*: the BM25 score of the mention's own words for that node, how strongly the words
 name it (a rare name scores high, a common word low), on the scale of search scores.
 
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.names import key_hash, name_words, split_disambiguator
+from graphs.names import name_words, split_disambiguator
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -63,68 +64,60 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     spans = question_words(question)
     words = [word for _, _, word in spans]
     names = snapshot.names
-    longest = min(names.max_words, len(words))
-    runs = [(i, i + n) for n in range(longest, 0, -1) for i in range(len(words) - n + 1)]
-    if not runs or not len(names.keys):
-        return []
-    stems = names.name_forms.stems(words)
-    exact = np.array([key_hash(0, words[a:b]) for a, b in runs], dtype=np.uint64)
-    stemmed = np.array([key_hash(1, stems[a:b]) for a, b in runs], dtype=np.uint64)
-    found = _present(names.keys, exact) | _present(names.keys, stemmed)
-    taken = np.zeros(len(words), dtype=bool)
-    chosen: list[tuple[int, int, list[int], bool]] = []
-    for (a, b), hit in zip(runs, found.tolist(), strict=True):  # longest runs first
-        if not hit or taken[a:b].any():
+    taken = [False] * len(words)
+    chosen: list[tuple[int, int, list[int], list[bool], bool]] = []
+    for a, b in names.runs(words):  # longest runs first
+        if any(taken[a:b]):
             continue
         run = words[a:b]
         matches = [m for m in names.lookup(run) if names.confirmed(run, m, snapshot.name(m.node))]
         if not matches:
             continue
-        taken[a:b] = True
-        nodes = [m.node for m in matches if not m.stemmed] or [m.node for m in matches]
-        chosen.append((a, b, nodes, all(m.stemmed for m in matches)))
+        taken[a:b] = [True] * (b - a)
+        kept = [m for m in matches if not m.stemmed] or matches
+        nodes = [m.node for m in kept]
+        bases = [m.base for m in kept]
+        chosen.append((a, b, nodes, bases, all(m.stemmed for m in matches)))
     chosen.sort()
-    return [_scored(snapshot, question, spans, a, b, nodes, st) for a, b, nodes, st in chosen]
+    return [
+        _scored(snapshot, question, spans, (a, b), nodes, bases, stemmed)
+        for a, b, nodes, bases, stemmed in chosen
+    ]
 
 
-def _name_score(snapshot: Snapshot, node: int, stemmed: bool, text: str) -> float:
-    query = _matched_name(snapshot.name(node), stemmed, text)
+def _name_score(snapshot: Snapshot, node: int, text: str) -> float:
+    """BM25 of a stemmed mention's node for its own name (less a disambiguator not matched)."""
+    query = _matched_name(snapshot.name(node), text)
     return float(snapshot.index.score_nodes(query, np.array([node]))[0])
 
 
-def _matched_name(name: str, stemmed: bool, text: str) -> str:
-    """The words of `name` the mention matched (its own, or the name's when stemmed)."""
-    if not stemmed:
-        return text
+def _matched_name(name: str, text: str) -> str:
+    """The words of `name` a stemmed mention `text` matched."""
     parts = split_disambiguator(name)
     return parts[0] if parts and len(name_words(text)) < len(name_words(name)) else name
-
-
-def _present(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Which of `wanted` occur in the sorted `keys` (one binary search each)."""
-    positions = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.asarray(keys[positions] == wanted)
 
 
 def _scored(
     snapshot: Snapshot,
     question: str,
     spans: list[tuple[int, int, str]],
-    a: int,
-    b: int,
+    run: tuple[int, int],
     nodes: list[int],
+    bases: list[bool],
     stemmed: bool,
 ) -> Mention:
+    a, b = run
     end = spans[b - 1][1]
     end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
     text = question[spans[a][0] : end]
-    array = np.asarray(nodes, dtype=np.int64)
-    by_question = snapshot.index.score_nodes(question, array)
-    order = np.lexsort((array, -by_question))[:MAX_HOMONYMS]
-    kept = array[order]
-    name_scores = [  # the words as the node's name has them (a stem or a base matched)
-        _name_score(snapshot, node, stemmed, text) for node in kept.tolist()
-    ]
+    kept = np.asarray(nodes, dtype=np.int64)
+    if len(kept) > 1:  # homonyms: whole names first, then by the question's text
+        by_question = snapshot.index.score_nodes(question, kept)
+        kept = kept[np.lexsort((kept, -by_question, np.asarray(bases)))[:MAX_HOMONYMS]]
+    if stemmed:  # the words as each node's name has them
+        name_scores = [_name_score(snapshot, node, text) for node in kept.tolist()]
+    else:
+        name_scores = snapshot.index.score_nodes(text, kept).tolist()
     return Mention(
         text=text,
         start=a,
