@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.models.base import Message, Model
 from prompts.loader import render_prompt
-from tools.listing_parse import ListedNode
+from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, parse_plan
 from tools.plans.vocabulary import Vocabulary
 from tools.schemas import GraphPlan
+from tools.search import named_nodes
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
@@ -101,10 +102,19 @@ class OfflinePlanner:
             for i, n, t, s in zip(ids, names, types, scores.tolist(), strict=True)
         ]
 
+    def names(self, question: str) -> list[NamedListed]:
+        """The nodes the question names, as the rule agent's search shows them."""
+        return [
+            NamedListed(
+                row.words, ListedNode(row.node.node_id, row.node.name, row.node.type, row.score)
+            )
+            for row in named_nodes(self.snapshot, question)
+        ]
+
     async def plan(self, question: str) -> Planned:
         """The offline plan (never invalid)."""
         started = time.perf_counter()
-        written = self.writer.plan(question, self.hits(question))
+        written = self.writer.plan(question, self.hits(question), self.names(question))
         return Planned(written.plan, latency_s=time.perf_counter() - started)
 
 

@@ -92,11 +92,11 @@ def test_schema_words_are_matched_by_the_snapshot_stemmer() -> None:
     )
     question = "Which authors wrote papers citing proteins?"
     assert reader.mentioned_types(question) == ["author", "paper", "gene/protein"]
-    assert reader.mentioned_relations(question) == ["cites"]
-    assert reader.mentioned_relations("papers cited by it") == ["cites"]
-    # "has" is shared by two relations: it names neither
-    assert reader.mentioned_relations("which one has it") == []
-    assert reader.mentioned_relations("a paper on this topic") == ["has_topic"]
+    assert reader.named_relations(question, 0.5) == ["cites"]
+    assert reader.named_relations("papers cited by it", 0.5) == ["cites"]
+    # "has" is shared by two relations: it weighs half of "topic" and names neither alone
+    assert reader.named_relations("which one has it", 0.5) == []
+    assert reader.named_relations("a paper on this topic", 0.5) == ["has_topic"]
 
 
 def test_residual_text_drops_the_analyzers_stopwords_and_the_anchor() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
+from agent.config import AgentConfig
+from agent.factory import make_agent
 from agent.planner import OfflinePlanner
 from graphs.build import build_snapshot
 from graphs.names import NameIndex
@@ -26,6 +29,7 @@ NODES = [
     ("pt", "synset", "Paris (Texas)", "a city in Lamar County Texas"),
     ("pf", "synset", "Paris", "the capital and largest city of France"),
     ("dc", "synset", "Dr. No", "a film of the spy series"),
+    ("sk", "synset", "spacy package", "a name holding a type word"),
     ("rq", "package", "requests", "an http library for humans"),
     ("sp", "package", "spacy", "industrial strength natural language processing"),
     ("tk", "package", "tokenizers", "fast state of the art tokenizers"),
@@ -145,7 +149,7 @@ def test_reasons_name_the_path_in_its_direction(graph: Snapshot) -> None:
     assert reach.reasons() == {"tf": "transformers -[requires]-> tokenizers"}
 
 
-def test_text_keeps_the_search_first_unless_the_question_describes_a_path() -> None:
+def test_text_keeps_the_search_first_unless_a_path_explains_more() -> None:
     reach = Reach()
     reach.add(
         "x", name="x", type="t", anchor="A1", name_score=1.0, relevance=0.5, on_path=0, path=""
@@ -153,9 +157,9 @@ def test_text_keeps_the_search_first_unless_the_question_describes_a_path() -> N
     assert not graph_first(reach, text_best=4.0)  # the search hit matches better
     assert graph_first(reach, text_best=1.2)
     reach.add(
-        "y", name="y", type="t", anchor="A1", name_score=1.0, relevance=0.0, on_path=1, path=""
+        "x", name="x", type="t", anchor="A2", name_score=1.0, relevance=0.0, on_path=0, path=""
     )
-    assert graph_first(reach, text_best=9.0)  # a relation the question names was walked
+    assert graph_first(reach, text_best=9.0)  # two anchors agree on x: the intersection
     assert not graph_first(Reach(), text_best=None)
 
 
@@ -173,3 +177,77 @@ def test_executor_and_rule_agent_rank_a_reached_set_by_one_rule() -> None:
         reach.add(node, name=node, type="t", anchor=anchor, name_score=score,
                   relevance=relevance, on_path=on, path="")  # fmt: skip
     assert reach.ranking() == ["c", "b", "d", "a"]
+
+
+SHOP_PRODUCTS = 70
+"""More products of one colour than a neighbors listing shows (MAX_LISTED = 50)."""
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    """Black products (a hub), a small Dog Beds category, brands and also_buy links."""
+    out: Path = tmp_path_factory.mktemp("graphs") / "shop"
+    nodes = [
+        ("black", "color", "black", "the colour black"),
+        ("beds", "category", "Dog Beds", "beds for dogs"),
+        ("heaters", "category", "Space Heaters", "heaters for rooms"),
+        ("acme", "brand", "Acme", "a brand"),
+        ("zeta", "brand", "Zeta", "a brand"),
+    ]
+    edges = []
+    for i in range(SHOP_PRODUCTS):  # black things, all words shared, none a dog bed
+        nodes.append((f"p{i}", "product", f"Thing {i}", "a black thing with a soft cover"))
+        edges.append((f"p{i}", "black", "has_color"))
+    nodes += [
+        ("bed1", "product", "Cosy Bed", "a plain cushion"),  # black, in Dog Beds
+        ("bed2", "product", "Warm Bed", "a soft cover cushion"),  # not black
+        ("h1", "product", "Acme Heater One", "a heater"),
+        ("h2", "product", "Zeta Heater Two", "a heater"),
+        ("k1", "product", "Acme Kettle", "a kettle"),
+    ]
+    edges += [
+        ("bed1", "black", "has_color"),
+        ("bed1", "beds", "has_category"),
+        ("bed2", "beds", "has_category"),
+        ("h1", "heaters", "has_category"),
+        ("h2", "heaters", "has_category"),
+        ("k1", "acme", "has_brand"),
+        ("h1", "zeta", "has_brand"),
+        ("h2", "acme", "has_brand"),
+        ("k1", "h1", "also_buy"),  # Acme's kettle is bought with Zeta's heater
+    ]
+    table = pa.table(
+        {c: [n[i] for n in nodes] for i, c in enumerate(("id", "type", "name", "text"))}
+    )
+    links = pa.table({c: [e[i] for e in edges] for i, c in enumerate(("src", "dst", "relation"))})
+    build_snapshot(table, links, out, name="shop", candidate_types=["product"])
+    return Snapshot.open(out)
+
+
+def ask(snapshot: Snapshot, question: str) -> list[str]:
+    agent = make_agent(snapshot, AgentConfig(n_agents=1))
+    return asyncio.run(agent.ask(question)).fused
+
+
+def test_a_hub_anchor_agrees_on_nodes_its_listing_cut(shop: Snapshot) -> None:
+    # black lists 50 of its 71 products; the check finds Cosy Bed linked to it anyway
+    assert ask(shop, "Which black Dog Beds have a soft cover?")[0] == "bed1"
+
+
+def test_the_named_relation_is_walked_once_the_other_anchor_constrains(shop: Snapshot) -> None:
+    question = "People who buy Acme gear also buy which Space Heaters?"
+    plan = OfflinePlanner(shop).writer.plan(question, OfflinePlanner(shop).hits(question))
+    hops = {route.node.name: [hop.relations for hop in route.hops] for route in plan.routes}
+    assert hops == {"Acme": [(), ("also_buy",)], "Space Heaters": [()]}
+    assert ask(shop, question)[0] == "h1"  # not h2, Acme's own heater
+
+
+def test_type_words_inside_a_name_do_not_set_the_answer_type(graph: Snapshot) -> None:
+    planner = OfflinePlanner(graph)
+    question = "What is linked to the spacy package?"
+    plan = planner.writer.plan(question, planner.hits(question))
+    assert [n.node_id for n in plan.anchor_nodes.values()] == ["sk"]
+    assert plan.plan.target.labels == []  # "package" is in the name: no type is named
+    question = "Which package is linked to the spacy package?"
+    plan = planner.writer.plan(question, planner.hits(question))
+    assert plan.plan.target.labels == ["package"]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
-from tools.plans.reach import Reach, Step, path_text
+from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_text
 from tools.plans.validate import check_plan
 from tools.schemas import GraphPlan, PlanHop, RiskLevel
 
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_INTERMEDIATES = 20
-"""Nodes kept at an intermediate hop (the rule agent's neighbors k there)."""
 DEFAULT_DEPTH = 100
 
 

@@ -12,17 +12,20 @@ ordered the same way by both. In order:
 4. the anchors' relevance: the sum of the agreeing anchors' name scores;
 5. first reached.
 
-The reached nodes come before the search ranking when the question's words describe a
-path (a relation it names was walked, or anchors agree); otherwise only when a reached node's
-strength, its remaining-words score plus the name scores of the anchors that reach it (the
-path stands for the words naming the anchors), is at least the best search score of a hit
-that is not an anchor: else the question is answered better by text than by any path
-(`graph_first`).
+The reached nodes come before the search ranking when anchors agree on one, or when a
+reached node's strength, its remaining-words score plus the name scores of the anchors that
+reach it (the path stands for the words naming the anchors), is at least the best search
+score of a hit that rivals the anchors: else the question is answered better by text than by
+any path (`graph_first`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+MAX_INTERMEDIATES = 20
+"""Nodes an intermediate hop of a walk keeps (the best by the remaining words): the rule
+agent's neighbors k there (the paper toolset's fixed k), and the executor's cut alike."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,9 @@ class Reached:
     """Anchor variable -> its name score."""
     on_path: int = 0
     relevance: float = 0.0
-    path: str = ""
-    """The path that reached it first, written out (the reason shown to the user)."""
+    paths: dict[str, str] = field(default_factory=dict)
+    """Anchor variable -> the path from it that reached the node, written out (the best
+    on the question's path, else the first)."""
 
     def key(self) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc."""
@@ -85,11 +89,18 @@ class Reach:
         """Record that the walk from `anchor` reached `node_id` (keeps the best of each)."""
         node = self.nodes.get(node_id)
         if node is None:
-            node = self.nodes[node_id] = Reached(name, type, len(self.nodes), path=path)
+            node = self.nodes[node_id] = Reached(name, type, len(self.nodes))
         node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), name_score)
-        if on_path > node.on_path:
-            node.on_path, node.path = on_path, path
+        if path and (anchor not in node.paths or on_path > node.on_path):
+            node.paths[anchor] = path
+        node.on_path = max(node.on_path, on_path)
         node.relevance = max(node.relevance, relevance)
+
+    def confirm(self, node_id: str, anchor: str, name_score: float, path: str) -> None:
+        """Record that `node_id`, reached already, is linked to `anchor` too (checked)."""
+        node = self.nodes[node_id]
+        node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), name_score)
+        node.paths.setdefault(anchor, path)
 
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
@@ -100,24 +111,28 @@ class Reach:
         return max((node.strength for node in self.nodes.values()), default=0.0)
 
     def reasons(self) -> dict[str, str]:
-        """Each reached node's path, as its reason."""
-        return {node_id: node.path for node_id, node in self.nodes.items() if node.path}
+        """Each reached node's paths, one per anchor that reached it, as its reason."""
+        return {
+            node_id: "; ".join(node.paths[anchor] for anchor in sorted(node.paths))
+            for node_id, node in self.nodes.items()
+            if node.paths
+        }
 
 
 def graph_first(reach: Reach, text_best: float | None) -> bool:
     """Whether the reached nodes rank before the search hits (see the module doc).
 
-    They do when the question's own words describe a path: a reached node lies on a
-    relation the question names, or several anchors agree on it. Otherwise when its
-    strength is at least the best search score of a hit that is not an anchor.
+    They do when several anchors agree on a node (the question's intersection), or when
+    the best reached node's strength is at least `text_best`.
 
     Args:
         reach: What the walks reached.
-        text_best: The best search score of a hit that is not an anchor (None: no such hit).
+        text_best: The best search score of a hit that rivals the anchors (None: none does;
+            the rule agent's `RulePlanner.rival_score`).
     """
     if not reach.nodes:
         return False
-    if any(node.on_path or len(node.anchors) > 1 for node in reach.nodes.values()):
+    if any(len(node.anchors) > 1 for node in reach.nodes.values()):
         return True
     return text_best is None or reach.strength() >= text_best
 

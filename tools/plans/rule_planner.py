@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Literal
 
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.vocabulary import QuestionReader, Vocabulary, find_span, words
+from tools.plans.vocabulary import (
+    MIN_CONTENT_CHARS,
+    QuestionReader,
+    Vocabulary,
+    find_span,
+    words,
+)
 from tools.schemas import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 
 if TYPE_CHECKING:
@@ -21,8 +27,12 @@ if TYPE_CHECKING:
 
 MAX_ANCHORS = 3
 """Mentions expanded (the longest and best-named first)."""
+MAX_HOMONYMS = 3
+"""Nodes of one mention walked from (its homonyms of the chosen one's type, best first)."""
 FIRST_SEARCH_K = 20
 """Hits of the question's first search the planner reads (the rule agent's first call)."""
+RIVAL_SHARE = 0.5
+"""Share of an anchor's name weight a search hit's name must hold to rival the anchor."""
 MIN_LABEL_MATCH = 0.5
 """A relation is named when its label's words, weighted by how few labels hold each, are
 at least this share present in the question."""
@@ -55,6 +65,15 @@ class Route:
     name_score: float
     hops: tuple[RoutedHop, ...]
     query: str
+    words: str = ""
+    """The question's words that name the anchor."""
+    homonyms: tuple[tuple[ListedNode, float], ...] = ()
+    """Every node of the anchor's type those words name (best first, `node` among them),
+    each with its name score: all are walked from, as one anchor."""
+
+    def starts(self) -> tuple[tuple[ListedNode, float], ...]:
+        """The nodes the walk starts from, with their name scores."""
+        return self.homonyms or ((self.node, self.name_score),)
 
 
 @dataclass(frozen=True)
@@ -63,15 +82,21 @@ class RulePlan:
 
     Attributes:
         plan: The plan (what the executor runs and `ark plan` prints).
-        anchor_nodes: Anchor variable -> the node it names (the agent expands from it).
-        relational: Whether the plan walks the graph (False: a text plan, one doc anchor).
-        routes: Each anchor's walk, in anchor order.
+        routes: Each anchor's walk, in anchor order (none: a text plan, one doc anchor).
     """
 
     plan: GraphPlan
-    anchor_nodes: dict[str, ListedNode]
-    relational: bool
     routes: tuple[Route, ...] = ()
+
+    @property
+    def relational(self) -> bool:
+        """Whether the plan walks the graph."""
+        return bool(self.routes)
+
+    @property
+    def anchor_nodes(self) -> dict[str, ListedNode]:
+        """Anchor variable -> the node it names (its best homonym)."""
+        return {route.var: route.node for route in self.routes}
 
 
 class RulePlanner:
@@ -107,6 +132,7 @@ class RulePlanner:
         )
         self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)
+        self.type_sizes = dict(manifest.node_types)
 
     def plan(
         self,
@@ -123,22 +149,34 @@ class RulePlanner:
                 such block (then the hits whose name the question holds are the anchors).
         """
         mentions = self.anchors(question, hits if names is None else None, names)
+        homonyms: dict[str, list[tuple[ListedNode, float]]] = {}
+        for row in names or ():
+            homonyms.setdefault(row.words, []).append((row.node, row.node.score or 0.0))
         if not mentions:
             return self.text_plan(question)
-        target = self.answer_type(question)
-        relations = self.reader.named_relations(question, MIN_LABEL_MATCH)
+        # type and relation words inside a name name nothing ("Carrovich disease")
+        unnamed = _blanked(question, [named for named, _, _ in mentions])
+        target = self.answer_type(unnamed)
+        relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
         relevance = self.reader.residual(
             question, [words for words, _, _ in mentions], self.vocabulary
         )
+        walks = {
+            f"A{number}": self.hops_for(node.type, target, relations, question, named)
+            for number, (named, node, _) in enumerate(mentions, start=1)
+        }
+        types = {f"A{number}": node.type for number, (_, node, _) in enumerate(mentions, 1)}
+        walks = self.one_chain(walks, types, target, relations)
         plan_anchors, hops, routes = [], [], []
         for number, (named, node, score) in enumerate(mentions, start=1):
             var = f"A{number}"
             plan_anchors.append(PlanAnchor(var=var, text=node.name, label=node.type))
-            walk = self.hops_for(node.type, target, relations, question, named)
             others = [w for w, n, _ in mentions if n is not node]
             query = " ".join([relevance, *others]).strip()
-            routes.append(Route(var, node, score, walk, query))
-            hops += _plan_hops(var, walk)
+            found = homonyms.get(named, [(node, score)])
+            same = tuple((n, sc) for n, sc in found if n.type == node.type)
+            routes.append(Route(var, node, score, walks[var], query, named, same[:MAX_HOMONYMS]))
+            hops += _plan_hops(var, walks[var])
         plan = GraphPlan(
             anchors=plan_anchors,
             hops=hops,
@@ -148,15 +186,14 @@ class RulePlanner:
             ),
             risk_level="normal" if target else "weak",
         )
-        anchor_nodes = {route.var: route.node for route in routes}
-        return RulePlan(plan, anchor_nodes, relational=True, routes=tuple(routes))
+        return RulePlan(plan, tuple(routes))
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
         anchor = PlanAnchor(var=TARGET_VAR, text=question, match_mode="doc")
         target = PlanTarget(labels=list(self.candidate_types))
         plan = GraphPlan(anchors=[anchor], target=target, risk_level="no_trade")
-        return RulePlan(plan, {}, relational=False)
+        return RulePlan(plan)
 
     def hops_for(
         self,
@@ -176,13 +213,20 @@ class RulePlanner:
         far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
         named = [
             t
-            for t in self.reader.mentioned_types(question)
+            for t in self.reader.mentioned_types(_blanked(question, [words]))
             if t not in (target, anchor_type) and self.schema.linked(anchor_type, t)
         ]
         middle = named[0] if named and target and self.schema.linked(named[0], target) else None
         direct = target is not None and self.schema.linked(anchor_type, target)
-        if middle is None and far and not near and not direct:
-            middle = self.schema.entry_type(list(far), anchor_type)
+        if middle is None and far and not near:
+            entry = self.schema.entry_type(list(far), anchor_type)
+            joined = (
+                target is not None
+                and entry is not None
+                and any(self.schema.joins(r, entry, target) for r in far)
+            )
+            if entry is not None and (joined or not direct):
+                middle = entry
         if middle is None and target and not direct:
             middle = self.schema.bridge(anchor_type, target)
         if middle is None:
@@ -191,8 +235,88 @@ class RulePlanner:
         first = tuple(r for r in near if self.schema.touches(r, middle))
         return (
             RoutedHop(middle, first, self.reader.direction(question, words, first)),
-            RoutedHop(target, far),
+            RoutedHop(target, far, self.reader.direction(question, words, far)),
         )
+
+    def one_chain(
+        self,
+        walks: dict[str, tuple[RoutedHop, ...]],
+        types: dict[str, str],
+        target: str | None,
+        relations: list[str],
+    ) -> dict[str, tuple[RoutedHop, ...]]:
+        """One chain per question: the other anchors constrain the target directly.
+
+        The relation the question names is walked once. When an anchor walks it in one hop,
+        no other anchor walks it; else, of the anchors that would walk two hops, only the
+        one whose type fans out least into the first step keeps the chain (a brand's few
+        products, not a category's hundreds). The others, of another type linked to the
+        target type directly, walk one hop to it instead, so the target is reached from all
+        (their agreement is the question's intersection).
+        """
+        chained = [var for var, walk in walks.items() if len(walk) > 1]
+        if target is None or len(walks) < 2 or not chained:
+            return walks
+        walked = [v for v, walk in walks.items() if len(walk) == 1 and walk[0].relations]
+        owner = (
+            walked[0]
+            if walked
+            else min(chained, key=lambda v: (self.fan_out(types[v], walks[v][0].node_type), v))
+        )
+        out = dict(walks)
+        for var in chained:
+            kind = types[var]
+            if var == owner or kind == types[owner] or not self.schema.linked(kind, target):
+                continue
+            near = tuple(r for r in relations if self.schema.joins(r, kind, target))
+            out[var] = (RoutedHop(target, near),)
+        return out
+
+    def fan_out(self, source: str, other: str | None) -> float:
+        """Edges per `source` node into type `other` (any type when None), from the schema."""
+        size = self.type_sizes.get(source, 0)
+        links = self.schema.links.get(source, {})
+        edges = links.get(other, 0) if other is not None else sum(links.values())
+        return edges / size if size else float("inf")
+
+    def rival_score(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> float | None:
+        """The best search score of a hit that rivals the anchors as the question's subject.
+
+        A rival is not an anchor, and its name shares with the words naming an anchor at
+        least half of their weight (words matched by stem, weighted by their inverse document
+        frequency, so sharing "other" or "unspecified" is not sharing "finger"): a more
+        specific node of the named kind (`highball glass` for `glass`, `Pain in left knee`
+        for `pain`), which a question describing it by text would find. A hit named by none of
+        them matches only the question's other words, the words the reached nodes are ranked
+        by; it does not compete with a path from what was named.
+        """
+        anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
+        weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
+        scores = []
+        for hit in hits:
+            if hit.node_id in anchors or hit.score is None:
+                continue
+            stems = set(self._weighted_stems(hit.name))
+            for named in weighted:
+                total = sum(named.values())
+                shared = sum(weight for stem, weight in named.items() if stem in stems)
+                if total and shared >= RIVAL_SHARE * total:
+                    scores.append(hit.score)
+                    break
+        return max(scores, default=None)
+
+    def _weighted_stems(self, text: str) -> dict[str, float]:
+        """The stems of `text`'s content words, each with its word's idf (1.0 without stats)."""
+        spans = [
+            (text[start:end], stem)
+            for start, end, stem in self.reader.stemmer.word_spans(text)
+            if end - start >= MIN_CONTENT_CHARS
+        ]
+        if self.vocabulary is None:
+            return {stem: 1.0 for _, stem in spans}
+        tokens = [(self.reader.analyzer.tokenize(word) or [""])[0] for word, _ in spans]
+        weights = self.vocabulary.idf(tokens)
+        return {stem: weight for (_, stem), weight in zip(spans, weights, strict=True)}
 
     def answer_type(self, question: str) -> str | None:
         """The node type the answers should have, if the question or snapshot tells."""
@@ -230,9 +354,24 @@ class RulePlanner:
             span = find_span(question_words, words(hit.name))
             if span is not None and self.reader.content_words(hit.name):
                 best.setdefault(hit.name, (hit, hit.score or 0.0))
-        chosen = sorted(best, key=lambda w: (-len(words(w)), -best[w][1]))[:MAX_ANCHORS]
+        chosen: list[str] = []
+        for name in sorted(best, key=lambda w: (-len(words(w)), -best[w][1])):
+            inner = f" {' '.join(words(name))} "
+            if not any(inner in f" {' '.join(words(other))} " for other in chosen):
+                chosen.append(name)  # a name inside a longer one chosen is not another
+        chosen = chosen[:MAX_ANCHORS]
         position = {w: question.lower().find(w.lower()) for w in chosen}
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
+
+
+def _blanked(question: str, names: Sequence[str]) -> str:
+    """`question` with the first occurrence of each name (case aside) blanked out."""
+    lowered = question.lower()
+    for name in names:
+        at = lowered.find(name.lower())
+        if at >= 0:
+            question = question[:at] + " " * len(name) + question[at + len(name) :]
+    return question
 
 
 def _plan_hops(var: str, walk: tuple[RoutedHop, ...]) -> list[PlanHop]:

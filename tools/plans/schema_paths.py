@@ -14,22 +14,33 @@ class SchemaPaths:
 
     links: dict[str, dict[str, int]]
     endpoints: dict[str, frozenset[str]]
+    pairs: dict[str, frozenset[frozenset[str]]]
 
     @classmethod
     def from_signatures(cls, signatures: Iterable[RelationSignature]) -> SchemaPaths:
         """Aggregate edge counts between node types, and each relation's endpoint types."""
         links: dict[str, dict[str, int]] = {}
         endpoints: dict[str, set[str]] = {}
+        pairs: dict[str, set[frozenset[str]]] = {}
         for sig in signatures:
+            pairs.setdefault(sig.relation, set()).add(frozenset((sig.source_type, sig.target_type)))
             for a, b in ((sig.source_type, sig.target_type), (sig.target_type, sig.source_type)):
                 links.setdefault(a, {})
                 links[a][b] = links[a].get(b, 0) + sig.count
             endpoints.setdefault(sig.relation, set()).update((sig.source_type, sig.target_type))
-        return cls(links, {r: frozenset(types) for r, types in endpoints.items()})
+        return cls(
+            links,
+            {r: frozenset(types) for r, types in endpoints.items()},
+            {r: frozenset(found) for r, found in pairs.items()},
+        )
 
     def linked(self, a: str, b: str) -> bool:
         """True when some relation links type a and type b."""
         return b in self.links.get(a, {})
+
+    def joins(self, relation: str, a: str, b: str) -> bool:
+        """True when some edge of `relation` links type a and type b (either way)."""
+        return frozenset((a, b)) in self.pairs.get(relation, frozenset())
 
     def touches(self, relation: str, node_type: str) -> bool:
         """True when `relation` has `node_type` at one of its ends."""

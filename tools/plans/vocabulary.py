@@ -11,6 +11,7 @@ statistics (`Vocabulary`), words no node holds and words more than half the node
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,21 +22,9 @@ from graphs.bm25.tokenize import Tokenizer
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
-HAS_PREFIX = frozenset({"has", "have", "had"})
-"""Possessive glue of relation names (has_topic, has_brand): the rest of the name names it."""
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def cased_words(text: str) -> list[str]:
-    """The alphanumeric words of `text` as written (case kept)."""
-    return _WORD.findall(text)
-
-
-def cased_word_starts(text: str) -> list[tuple[int, str]]:
-    """The alphanumeric words of `text` as written, each with its start offset."""
-    return [(match.start(), match.group()) for match in _WORD.finditer(text)]
 
 
 def words(text: str) -> list[str]:
@@ -75,6 +64,13 @@ class Vocabulary:
         """The statistics of `snapshot`'s BM25 index."""
         return cls(snapshot.index.doc_freqs, snapshot.index.num_docs)
 
+    def idf(self, tokens: Sequence[str]) -> list[float]:
+        """log(N / df) of each index token (0 for a token no node holds)."""
+        return [
+            math.log(self.num_docs / count) if count else 0.0
+            for count in self.doc_freqs(list(tokens))
+        ]
+
     def ranks_by(self, tokens: Sequence[str]) -> list[bool]:
         """For each index token: does it occur in some but not most node documents?"""
         limit = MAX_DOC_SHARE * self.num_docs
@@ -89,14 +85,12 @@ class QuestionReader:
         analyzer: The snapshot's own analyzer (decides which words are content words).
         stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
         type_words: Stems of each node type's name.
-        relation_words: Stems of each relation's name that no type name and no other relation
-            name holds, nor the possessive glue `HAS_PREFIX` (its distinctive words).
+        label_weights: Each relation label's stems, each weighted 1 / (labels holding it).
     """
 
     analyzer: Tokenizer
     stemmer: Tokenizer
     type_words: dict[str, frozenset[str]]
-    relation_words: dict[str, frozenset[str]]
     label_weights: dict[str, dict[str, float]]
 
     @classmethod
@@ -106,18 +100,12 @@ class QuestionReader:
         """Read the schema's names with the snapshot's analyzer `analyzer`."""
         stemmer = Tokenizer("english-stem")
         type_words = {t: _stems(stemmer, t) for t in node_types}
-        all_type_stems = frozenset().union(*type_words.values()) if type_words else frozenset()
-        stems = {r: _stems(stemmer, r) - all_type_stems - HAS_PREFIX for r in relations}
-        shared = {
-            s for r, own in stems.items() for s in own for o in stems if o != r and s in stems[o]
-        }
-        relation_words = {r: own - shared for r, own in stems.items()}
         labels = {r: _stems(stemmer, r) for r in relations}
         holders = {
             s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
         }
         weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
-        return cls(Tokenizer(analyzer), stemmer, type_words, relation_words, weights)
+        return cls(Tokenizer(analyzer), stemmer, type_words, weights)
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -130,10 +118,6 @@ class QuestionReader:
     def mentioned_types(self, question: str) -> list[str]:
         """Node types named in the question, in order of first mention."""
         return self._mentioned(self.type_words, question)
-
-    def mentioned_relations(self, question: str) -> list[str]:
-        """Relations whose distinctive words occur in the question, in order of first mention."""
-        return self._mentioned(self.relation_words, question)
 
     def named_relations(self, question: str, min_share: float) -> list[str]:
         """The relations whose whole label the question holds best (none below `min_share`).
@@ -188,18 +172,32 @@ class QuestionReader:
     def residual(
         self, question: str, drop_names: Iterable[str], vocabulary: Vocabulary | None = None
     ) -> str:
-        """The question's words that can rank nodes, minus the words of `drop_names`, as written.
+        """The question's words that can rank nodes, minus the names `drop_names`, as written.
+
+        A name the question holds as written (case aside) leaves out that one occurrence,
+        so its words stay where the question uses them again ("Under Asthma, which entry is
+        used for mild asthma?" keeps the second "asthma"); a name it does not hold leaves
+        out every occurrence of its words.
 
         Args:
             question: The question.
-            drop_names: Names whose words are left out (the anchors').
+            drop_names: The names to leave out (the anchors').
             vocabulary: The snapshot's statistics; without them every analyzer-kept word stays.
         """
-        drop = {w for name in drop_names for w in words(name)}
+        lowered = question.lower()
+        ranges: list[tuple[int, int]] = []
+        loose: set[str] = set()
+        for name in drop_names:
+            at = lowered.find(name.lower())
+            if at >= 0:
+                ranges.append((at, at + len(name)))
+            else:
+                loose.update(words(name))
         spans = [
             (start, end, token)
             for start, end, token in self.analyzer.word_spans(question)
-            if question[start:end].lower() not in drop
+            if question[start:end].lower() not in loose
+            and not any(a <= start < b for a, b in ranges)
         ]
         if vocabulary is not None and spans:
             keep = vocabulary.ranks_by([token for _, _, token in spans])

@@ -6,9 +6,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.models.rules.turns import MAX_INTERMEDIATES, MAX_LISTED, PlannedCall, PlannedTurn, Steps
+from agent.models.rules.turns import (
+    MAX_CHECK_LISTED,
+    MAX_CHECKED,
+    MAX_LISTED,
+    PlannedCall,
+    PlannedTurn,
+    Steps,
+)
 from tools.listing_parse import ListedNode
-from tools.plans.reach import Reach, Step, path_text
+from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_text
 from tools.plans.rule_planner import Route, RoutedHop, RulePlan
 
 
@@ -22,6 +29,8 @@ class Walk:
     call: PlannedCall
     before: tuple[tuple[ListedNode, Step], ...] = ()
     """The path from the anchor to `start` (empty on the first hop)."""
+    origin: tuple[ListedNode, float] | None = None
+    """The anchor node the walk left from, and its name score (None: `start`)."""
 
 
 class Expansion:
@@ -37,11 +46,18 @@ class Expansion:
     def __init__(self, neighbors_schema: dict[str, Any], rule_plan: RulePlan) -> None:
         self.properties = neighbors_schema["parameters"]["properties"]
         self.rule_plan = rule_plan
+        self.cut: set[str] = set()
+        """Anchor variables a last-hop listing of which showed as many rows as it could
+        (more neighbours may exist): only they are checked."""
 
     def run(self, budget: int) -> Steps:
         """Walk the routes within `budget` turns; returns (the Reach, turns used)."""
         reach = Reach()
-        walks = [self._walk(route, 0, route.node, ()) for route in self.rule_plan.routes]
+        walks = [
+            self._walk(route, 0, node, (), origin=(node, score))
+            for route in self.rule_plan.routes
+            for node, score in route.starts()
+        ]
         used = 0
         while walks and used < budget:
             note = (
@@ -55,33 +71,93 @@ class Expansion:
             for walk, rows in zip(walks, _padded(results, len(walks)), strict=True):
                 follow += self._next(walk, rows, reach)
             walks = follow
+        if used < budget and len(self.rule_plan.routes) > 1:
+            checks = self._checks(reach)
+            if checks:
+                note = "Check which nodes found are linked to the other named nodes too."
+                results = yield PlannedTurn(note, tuple(call for _, _, _, call in checks))
+                used += 1
+                for (node_id, var, starts, _), rows in zip(
+                    checks, _padded(results, len(checks)), strict=True
+                ):
+                    self._confirm(reach, node_id, var, starts, rows)
         return reach, used
+
+    @staticmethod
+    def _confirm(
+        reach: Reach,
+        node_id: str,
+        var: str,
+        starts: tuple[tuple[ListedNode, float], ...],
+        rows: list[ListedNode],
+    ) -> None:
+        """Count a check: the anchor listed among the node's neighbours agrees on the node."""
+        listed = {row.node_id: row for row in rows}
+        for anchor, score in starts:
+            row = listed.get(anchor.node_id)
+            if row is not None:
+                step = _step(row, RoutedHop(None, ()))  # seen from the checked node
+                back = Step(step.relation, forward=not step.forward)
+                path = path_text([anchor.name, reach.nodes[node_id].name], [back])
+                reach.confirm(node_id, var, score, path)
+                return
+
+    def _checks(
+        self, reach: Reach
+    ) -> list[tuple[str, str, tuple[tuple[ListedNode, float], ...], PlannedCall]]:
+        """One neighbors call per best reached node and anchor that has not reached it.
+
+        A listing shows at most `MAX_LISTED` neighbours: a named node with more (a colour,
+        a country's cities) may not have listed a node the other anchors reached. Each of
+        the `MAX_CHECKED` best reached nodes lists its neighbours of the anchor's type,
+        ranked by the anchor's name: if the anchor is among them, it agrees on the node.
+        Only one-hop anchors whose listing was full are checked (a shorter listing showed
+        every neighbour; a node two hops away is not a neighbour).
+        """
+        checks = []
+        for node_id in reach.ranking()[:MAX_CHECKED]:
+            held = reach.nodes[node_id].anchors
+            for route in self.rule_plan.routes:
+                if route.var in held or route.var not in self.cut:
+                    continue
+                arguments: dict[str, Any] = {"node_id": node_id}
+                if "node_types" in self.properties:
+                    arguments["node_types"] = [route.node.type]
+                if "query" in self.properties:
+                    arguments["query"] = route.node.name
+                if "k" in self.properties:
+                    arguments["k"] = MAX_CHECK_LISTED
+                call = PlannedCall("neighbors", arguments)
+                checks.append((node_id, route.var, route.starts(), call))
+        return checks
 
     def _next(self, walk: Walk, rows: list[ListedNode], reach: Reach) -> list[Walk]:
         """Record a call's rows; the calls they lead to (a relaxed retry or the next hop)."""
         hop = walk.route.hops[walk.hop]
-        filtered = "edge_types" in walk.call.arguments or "node_types" in walk.call.arguments
-        if not rows:
-            relaxed = RoutedHop(None, ())
-            return (
-                [self._walk(walk.route, walk.hop, walk.start, walk.before, relaxed)]
-                if (filtered)
-                else []
-            )
+        origin = walk.origin or (walk.start, walk.route.name_score)
+        if not rows:  # the question's relation is not here: walk every relation instead
+            if "edge_types" not in walk.call.arguments:
+                return []
+            relaxed = RoutedHop(hop.node_type, ())
+            return [self._walk(walk.route, walk.hop, walk.start, walk.before, origin, relaxed)]
         if walk.hop + 1 < len(walk.route.hops):
             return [
-                self._walk(walk.route, walk.hop + 1, row, (*walk.before, (row, _step(row, hop))))
+                self._walk(
+                    walk.route, walk.hop + 1, row, (*walk.before, (row, _step(row, hop))), origin
+                )
                 for row in rows[:MAX_INTERMEDIATES]
             ]
+        if len(walk.route.hops) == 1 and len(rows) >= walk.call.arguments.get("k", MAX_LISTED):
+            self.cut.add(walk.route.var)
         for row in rows:
             steps = [*walk.before, (row, _step(row, hop))]
-            names = [walk.route.node.name, *(node.name for node, _ in steps)]
+            names = [origin[0].name, *(node.name for node, _ in steps)]
             reach.add(
                 row.node_id,
                 name=row.name,
                 type=row.type,
                 anchor=walk.route.var,
-                name_score=walk.route.name_score,
+                name_score=origin[1],
                 relevance=row.score or 0.0,
                 on_path=_on_path(row, hop),
                 path=path_text(names, [step for _, step in steps]),
@@ -94,6 +170,7 @@ class Expansion:
         index: int,
         start: ListedNode,
         before: tuple[tuple[ListedNode, Step], ...],
+        origin: tuple[ListedNode, float] | None = None,
         hop: RoutedHop | None = None,
     ) -> Walk:
         hop = hop or route.hops[index]
@@ -107,7 +184,7 @@ class Expansion:
             arguments["query"] = route.query
         if "k" in self.properties:
             arguments["k"] = MAX_LISTED if last else MAX_INTERMEDIATES
-        return Walk(route, index, start, PlannedCall("neighbors", arguments), before)
+        return Walk(route, index, start, PlannedCall("neighbors", arguments), before, origin)
 
 
 def _step(row: ListedNode, hop: RoutedHop) -> Step:

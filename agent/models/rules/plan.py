@@ -43,12 +43,12 @@ class RulePlanner:
     3. A relational plan is replayed through `neighbors` (expand.py): each anchor's hops,
        the last ranked by the anchor's remaining words; the nodes reached are ranked by the
        one rule the plan executor uses too (tools/plans/reach.py).
-    4. The reached nodes come first unless the best search hit that is not an anchor scores
-       above every reached node's strength (`graph_first`): then the question is answered by
-       its text, and the search ranking comes first. The list is topped up with the other,
-       kept to the plan's target types (searching again with a type filter when other types
-       are in the way). Then `select` (best first, each reached node with the path that
-       reached it as its reason) and `finish`.
+    4. The reached nodes come first unless the best search hit that rivals the anchors
+       (`RulePlanner.rival_score`) scores above every reached node's strength (`graph_first`):
+       then the question is answered by its text, and the search ranking comes first.
+       The list is topped up with the other, kept to the plan's target types (searching
+       again with a type filter when other types are in the way). Then `select` (best
+       first, each reached node with the path that reached it as its reason) and `finish`.
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
@@ -86,11 +86,7 @@ class RulePlanner:
         if "neighbors" in offered and exploration_budget >= 1 and rule_plan.relational:
             expansion = Expansion(offered["neighbors"], rule_plan)
             reach, used = yield from expansion.run(min(exploration_budget, MAX_WALK_TURNS))
-        anchors = {node.node_id for node in rule_plan.anchor_nodes.values()}
-        text_best = max(
-            (hit.score for hit in hits if hit.node_id not in anchors and hit.score is not None),
-            default=None,
-        )
+        text_best = self.writer.rival_score(rule_plan, hits)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels)
         fill = yield from self._fill(

@@ -68,12 +68,3 @@ def _first_seen(rankings: Sequence[Sequence[ListedNode]]) -> dict[str, ListedNod
         for node in ranking:
             nodes.setdefault(node.node_id, node)
     return nodes
-
-
-def fuse_ids(rankings: Sequence[Sequence[str]]) -> list[str]:
-    """Reciprocal rank fusion of id rankings, ties by first appearance."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, node_id in enumerate(ranking, start=1):
-            scores[node_id] = scores.get(node_id, 0.0) + 1.0 / (RRF_K + rank)
-    return sorted(scores, key=lambda node_id: -scores[node_id])

@@ -8,15 +8,16 @@ from typing import Any
 
 from tools.listing_parse import ListedNode, NamedListed
 
-MAX_INTERMEDIATES = 20
-"""Neighbours kept at an intermediate hop: the paper toolset's fixed neighbors k, so both
-toolsets walk the same nodes (5 explored too few of a brand's or an author's items)."""
 MAX_ANSWERS = 20
 MAX_LISTED = 50
 """Neighbours listed at a walk's last hop: the tools' largest k (ToolConfig.max_k), so a
 whole neighbour set of up to this many is seen, ranked by the remaining words."""
-MAX_WALK_TURNS = 3
-"""Turns a walk may take: two hops, and a retry over every relation of a filtered hop."""
+MAX_CHECKED = MAX_ANSWERS
+"""Best reached nodes checked against the anchors that did not reach them (one call each)."""
+MAX_CHECK_LISTED = 5
+"""Neighbours a check lists (ranked by the anchor's name, the anchor comes first if linked)."""
+MAX_WALK_TURNS = 4
+"""Turns a walk may take: two hops, a retry over every relation of a filtered hop, a check."""
 NO_BUDGET = 1_000
 """Turn budget assumed when the system prompt states none (more than any plan uses)."""
 
