@@ -44,8 +44,8 @@ AnalyzerOpt = Annotated[
     str,
     typer.Option(
         "--analyzer",
-        help="BM25 text analysis: english-stem (stopwords dropped, words stemmed: the "
-        "default), english (stopwords dropped) or plain (every word).",
+        help="BM25 text analysis: english (stopwords dropped: the default), english-stem "
+        "(stopwords dropped, words stemmed) or plain (every word).",
     ),
 ]
 

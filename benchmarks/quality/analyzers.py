@@ -12,7 +12,11 @@ Sets:
   (the set has no supporting-fact labels; questions whose answer no passage contains are
   left out);
 * ICD-10-CM (benchmarks/datasets/icd10.py, needs `simple-icd-10-cm`): known-item questions
-  written from a code's own text.
+  written from a code's own text;
+* world geography (benchmarks/datasets/geography.py): its val and test questions per family
+  (BM25 alone answers only `text_only`).
+
+Each row also gives the median search time over its questions (`search p50 ms`).
 
 ``--inflected`` asks every question with its common nouns in their other number
 (``dreams`` <-> ``dream``, spaCy's tagger): the mismatch between a user's words and a node's
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -137,26 +142,49 @@ def inflect(queries: list[str]) -> list[str]:
     return inflected
 
 
+def geography_set(out: Path, analyzer: str) -> tuple[Snapshot, list[Question]]:
+    """World geography (benchmarks/datasets/geography.py) under `analyzer`: val and test."""
+    from benchmarks.datasets.geography import build_geography
+
+    build_geography(out, analyzer=analyzer)
+    items = [item for split in ("val", "test") for item in load_qa(out / "qa" / f"{split}.jsonl")]
+    return Snapshot.open(out), [(i.query, list(i.answer_ids), i.family or "all") for i in items]
+
+
 def evaluate(snapshot: Snapshot, questions: Iterable[Question]) -> dict[str, dict]:
-    """Per-family and overall means of both protocols for the snapshot's global search."""
+    """Per-family and overall means of both protocols for the snapshot's global search.
+
+    Each family's row also holds the median search time (`p50_ms`), measured after one
+    warm-up search (the first compiles the scoring kernels).
+    """
     is_candidate = CandidateFilter.from_snapshot(snapshot)
-    scored = []
+    snapshot.index.search("warm up", DEPTH)
+    scored, times = [], []
     for query, gold, family in questions:
+        started = time.perf_counter()
         nodes, _ = snapshot.index.search(query, DEPTH)
+        times.append((family, time.perf_counter() - started))
         ranked = [snapshot.external_id(int(node)) for node in nodes]
         scored.append((family, score(ranked, gold, is_candidate)))
-    return {name: group.means() | {"n": group.total} for name, group in aggregate(scored).items()}
+    out = {}
+    for name, group in aggregate(scored).items():
+        spent = [t for family, t in times if name in (OVERALL, family)]
+        out[name] = group.means() | {"n": group.total, "p50_ms": 1000 * statistics.median(spent)}
+    return out
 
 
 def table(name: str, results: dict[str, dict[str, dict]], protocol: str) -> list[str]:
     """Markdown rows: one per (family, analyzer)."""
-    header = ["set", "family", "n", "analyzer", *(METRIC_TITLES[m] for m in METRIC_NAMES)]
+    header = [
+        "set", "family", "n", "analyzer", *(METRIC_TITLES[m] for m in METRIC_NAMES), "search p50 ms"
+    ]  # fmt: skip
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     families = list(results[ANALYZERS[0]])
     for family in [OVERALL, *(f for f in families if f != OVERALL)]:
         for analyzer in ANALYZERS:
             means = results[analyzer][family]
             cells = [f"{means[protocol][m]:.3f}" for m in METRIC_NAMES]
+            cells.append(f"{means['p50_ms']:.2f}")
             lines.append(
                 f"| {name} | {family} | {means['n']} | {analyzer} | " + " | ".join(cells) + " |"
             )
@@ -166,7 +194,7 @@ def table(name: str, results: dict[str, dict[str, dict]], protocol: str) -> list
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("bench-out/analyzers"))
-    parser.add_argument("--sets", default=",".join([*DOMAINS, "hotpotqa", "icd10cm"]))
+    parser.add_argument("--sets", default=",".join([*DOMAINS, "hotpotqa", "icd10cm", "geography"]))
     parser.add_argument("--icd-questions", type=int, default=1000)
     parser.add_argument("--protocol", default="stark", choices=("ark", "stark"))
     parser.add_argument("--splits", default="test", help="Synthetic splits, comma-separated.")
@@ -186,6 +214,8 @@ def main() -> None:
                 snapshot, questions = synth_set(name, where, analyzer, args.splits.split(","))
             elif name == "hotpotqa":
                 snapshot, questions = hotpot_set(where, analyzer)
+            elif name == "geography":
+                snapshot, questions = geography_set(where, analyzer)
             else:
                 snapshot, questions = icd_set(where, analyzer, args.icd_questions)
             assert snapshot.manifest.analyzer == analyzer

@@ -1,4 +1,4 @@
-"""The build's default analyzer stems: "dream heist" finds a text that says "dreams"."""
+"""The build's default analyzer keeps words as written; `english-stem` finds inflections."""
 
 from __future__ import annotations
 
@@ -27,14 +27,14 @@ def _search(tmp_path: Path, options: BuildOptions | None) -> tuple[str, list[str
     return snapshot.manifest.analyzer, [snapshot.external_id(int(node)) for node in ids]
 
 
-def test_snapshots_stem_by_default(tmp_path: Path) -> None:
-    assert BuildOptions().analyzer == DEFAULT_BUILD_ANALYZER == "english-stem"
+def test_snapshots_keep_words_as_written_by_default(tmp_path: Path) -> None:
+    assert BuildOptions().analyzer == DEFAULT_BUILD_ANALYZER == "english"
     analyzer, hits = _search(tmp_path, None)
+    assert analyzer == "english"
+    assert hits == []  # "dream" is not "dreams"
+
+
+def test_the_stemming_analyzer_finds_the_inflected_word(tmp_path: Path) -> None:
+    analyzer, hits = _search(tmp_path, BuildOptions(analyzer="english-stem"))
     assert analyzer == "english-stem"
     assert hits == ["F1"]
-
-
-def test_the_unstemmed_analyzer_misses_the_inflected_word(tmp_path: Path) -> None:
-    analyzer, hits = _search(tmp_path, BuildOptions(analyzer="english"))
-    assert analyzer == "english"
-    assert hits == []
