@@ -114,8 +114,8 @@ def test_identical_agents_are_traced_once_and_shown_without_votes(films: Snapsho
     assert "3 agents with identical answer lists: votes left out" in table
     assert "the rule policy is deterministic" in table
     assert "votes" not in table.splitlines()[2] and "3/3" not in table
-    # the rule policy gives a reason for what it reached through the graph: the rest is tail
-    assert "why: reached from Parasite through the graph" in table
+    # the rule policy gives the path that reached an answer as its reason: the rest is tail
+    assert "why: Parasite <-[directed]- Bong Joon-ho" in table
     assert "film-okja" not in table and "only filling the list to 20" in table
 
 
