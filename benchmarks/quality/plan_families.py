@@ -1,14 +1,22 @@
-"""Planned graph queries per question family: plan executor, rule agent, BM25 and their fusions.
+"""Relational retrieval per question family: BM25, generic reference, plans, rule agent.
 
 For each graph (the three synthetic domains, world geography, ICD-10-CM), on a seeded sample
-of the val and test splits: the rule agent (3 agents, 20 steps), BM25, the offline plan
-executor (`ark plan --qa`), and `ark fuse` of plan + agents (+ BM25), static and dynamic RRF,
-tuned on val (Hit@1, STaRK protocol) and applied to test. `--before DIR` also runs the rule
-agent of an older checkout (e.g. `git worktree add /tmp/base 16e7b13`) on the same samples.
+of the test split: BM25 (`ark baseline bm25`), the generic link-and-expand reference
+(benchmarks/quality/generic_reference.py, not a product path), the offline plan executor
+(`ark plan --qa -m rules`) and the rule agent (`ark eval run -m rules`, 3 agents, 20 steps).
+`--before DIR` also runs the rule agent of an older checkout (e.g. `git worktree add
+/tmp/base 7f5ead0`) on the same sample. `--fusion` adds `ark fuse` of plan + agents (+ BM25),
+static and dynamic RRF, tuned on the val split (Hit@1, STaRK protocol) and applied to test.
 Tables: Hit@1 / Hit@5 / R@20 / MRR per family, both protocols.
+
+The graph `debian` is the frozen final test (benchmarks/datasets/debian.py): its 120
+questions are all run (split `final`, no sample, no fusion); run it once, at the end, and
+report it apart.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
+    nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
+        --graphs debian --before /tmp/base
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
+from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
 from benchmarks.datasets.icd10 import build_icd_snapshot
 from evals.summary import summarize_run
@@ -112,17 +121,31 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
             generate(name, 0, out, options=BuildOptions(overwrite=True))
     elif name == "geography":
         build_geography(out)
+    elif name == "debian":
+        if not (out / "qa" / "final.jsonl").is_file():
+            build_debian(out)
     elif not (out / "qa" / "test.jsonl").is_file():
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)
     return out
 
 
+def splits_of(graph: Path) -> tuple[str, ...]:
+    """The splits run: the final test's one, else val and test."""
+    return ("final",) if (graph / "qa" / "final.jsonl").is_file() else ("val", "test")
+
+
 def sampled_qa(graph: Path, work: Path, sample: int, seed: int = 0) -> Path:
-    """A seeded random `sample` of each split, written once: every method runs on it."""
+    """A seeded random `sample` of each split, written once: every method runs on it.
+
+    The final test is run whole.
+    """
     qa = work / "qa" / graph.name
     qa.mkdir(parents=True, exist_ok=True)
-    for split in ("val", "test"):
+    for split in splits_of(graph):
+        if split == "final":
+            (qa / "final.jsonl").write_text((graph / "qa" / "final.jsonl").read_text())
+            continue
         path = qa / f"{split}.jsonl"
         if not path.is_file():
             lines = (graph / "qa" / f"{split}.jsonl").read_text().splitlines()
@@ -131,30 +154,38 @@ def sampled_qa(graph: Path, work: Path, sample: int, seed: int = 0) -> Path:
     return qa
 
 
-def run_graph(graph: Path, work: Path, sample: int, before: Path | None) -> dict[str, Path]:
-    """Every run of one graph; returns the test-split run of each method."""
+def run_graph(
+    graph: Path, work: Path, sample: int, before: Path | None, *, fusion: bool = False
+) -> dict[str, Path]:
+    """Every run of one graph; returns the evaluated split's run of each method."""
     runs, log = work / "runs" / graph.name, work / "commands.log"
     qa = sampled_qa(graph, work, sample)
     runs.mkdir(parents=True, exist_ok=True)
-    out: dict[str, Path] = {}
-    for split in ("val", "test"):
+    splits = splits_of(graph)
+    evaluated = splits[-1]
+    for split in splits if fusion else (evaluated,):
         common = [str(graph), "--qa", str(qa), "--split", split]
-        ark(["eval", "run", *common, "-m", "rules", "--out", str(runs / f"rules-{split}")], log)
         ark(["baseline", "bm25", *common, "--out", str(runs / f"bm25-{split}")], log)
+        generic = runs / f"generic-{split}"
+        if not (generic / "config.json").is_file():
+            with log.open("a") as handle:
+                handle.write(
+                    f"$ python -m benchmarks.quality.generic_reference {' '.join(common)}\n"
+                )
+            subprocess.run(
+                [sys.executable, "-m", "benchmarks.quality.generic_reference", *common,
+                 "--out", str(generic)],
+                check=True, stdout=subprocess.DEVNULL,
+            )  # fmt: skip
         ark(["plan", *common, "-m", "rules", "--out", str(runs / f"plan-{split}")], log)
         if before is not None:
-            old = [
-                "eval",
-                "run",
-                *common,
-                "-m",
-                "rules",
-                "--out",
-                str(runs / f"rules-before-{split}"),
-            ]
+            old = ["eval", "run", *common, "-m", "rules", "--out", str(runs / f"before-{split}")]
             ark(old, log, root=before)
-    for name in ("rules", "bm25", "plan", *(["rules-before"] if before else [])):
-        out[name] = runs / f"{name}-test"
+        ark(["eval", "run", *common, "-m", "rules", "--out", str(runs / f"rules-{split}")], log)
+    methods = ["bm25", "generic", "plan", *(["before"] if before else []), "rules"]
+    out = {name: runs / f"{name}-{evaluated}" for name in methods}
+    if not fusion:
+        return out
     for label, sources in (
         ("plan+agents", ("plan", "rules")),
         ("plan+agents+bm25", ("plan", "rules", "bm25")),
@@ -174,7 +205,7 @@ def table(graph: str, runs: dict[str, Path], protocol: str) -> list[str]:
     """One markdown table: a row per family and method."""
     summaries = {name: summarize_run(path) for name, path in runs.items()}
     families = sorted({f for s in summaries.values() for f in s.groups})
-    title = f"\n**{graph}** ({protocol} protocol; Hit@1 / Hit@5 / R@20 / MRR; test sample)\n"
+    title = f"\n**{graph}** ({protocol} protocol; Hit@1 / Hit@5 / R@20 / MRR)\n"
     header = "| family | " + " | ".join(summaries) + " |"
     lines = [title, header, "|---|" + "---|" * len(summaries)]
     for family in families:
@@ -196,12 +227,13 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=80, help="Questions per split (seeded).")
     parser.add_argument("--before", type=Path, default=None, help="An older checkout.")
     parser.add_argument("--out", type=Path, default=None, help="Markdown file for the tables.")
+    parser.add_argument("--fusion", action="store_true", help="Also fuse plan + agents (+ BM25).")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     for name in args.graphs.split(","):
         graph = build_graph(name, args.work, per_family=args.sample)
-        runs = run_graph(graph, args.work, args.sample, args.before)
+        runs = run_graph(graph, args.work, args.sample, args.before, fusion=args.fusion)
         shown = [line for protocol in ("stark", "ark") for line in table(name, runs, protocol)]
         print("\n".join(shown), flush=True)
         lines += shown
