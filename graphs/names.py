@@ -322,6 +322,15 @@ class NameIndex:
         return target == list(words)
 
 
+def stored_format(directory: Path) -> int | None:
+    """The format of the name index stored in `directory` (None: none, or unreadable meta)."""
+    try:
+        found = json.loads((directory / META_FILE).read_text()).get("format")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, int) else None
+
+
 def write_name_index(directory: Path, store_file: Path, analyzer: str, content_hash: str) -> None:
     """Write names/ from the names in nodes.arrow (internal order), read a batch at a time."""
     names = NodeStore(store_file).column("name")

@@ -16,7 +16,7 @@ from graphs.errors import GraphError, SnapshotError, UnknownNodeError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, NAMES_DIR, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
-from graphs.names import NameIndex
+from graphs.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
 from graphs.nodestore import NodeStore
 
 __all__ = ["Neighborhood", "Snapshot"]
@@ -198,17 +198,21 @@ class Snapshot:
     def names(self) -> NameIndex:
         """The name index (graphs/names.py): which nodes a run of the question's words names.
 
-        A snapshot written before the index existed gets one built in memory from its names
-        (once per process; a rebuild stores it).
+        A snapshot written before the index existed, or with an older format of it, gets one
+        built in memory from its names (once per process; a rebuild stores it).
 
         Raises:
             SnapshotError: names/ is damaged or from another build.
         """
         directory = self.path / NAMES_DIR
-        if directory.is_dir():
+        if directory.is_dir() and stored_format(directory) in (None, NAMES_FORMAT_VERSION):
+            # the current format, or a damaged meta.json that open() reports
             return NameIndex.open(directory, self.manifest.analyzer, self.manifest.content_hash)
         logger.info(
-            "snapshot %s has no name index; building one in memory (%s)", self.path, REBUILD
+            "snapshot %s has no name index of format %d; building one in memory (%s)",
+            self.path,
+            NAMES_FORMAT_VERSION,
+            REBUILD,
         )
         names = self._store.column("name").to_pylist()
         return NameIndex.from_names(names, self.manifest.analyzer)
