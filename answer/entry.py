@@ -1,11 +1,23 @@
-"""Entry nodes of the chain search: key phrases matched to graph nodes above τ (SARG Eq. 3)."""
+"""Entry nodes of the chain search: the nodes the question names, then key phrases (SARG Eq. 3).
+
+SARG matches key phrases to graph nodes by embedding similarity above τ. A node whose name
+the question writes out (the snapshot's name index, tools/mentions.py: exact names, plurals,
+names without their disambiguator) is an entry node before any of them, with similarity 1.0:
+the same linking that anchors the agents' and the planner's walks.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from tools.mentions import find_mentions
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -21,6 +33,27 @@ class EntryMatch:
     node: str
     similarity: float
     phrase: str
+
+
+def named_entries(snapshot: Snapshot, question: str, nodes: Sequence[str]) -> list[EntryMatch]:
+    """The query graph's nodes (external ids) the question names, in question order.
+
+    Each is an entry with similarity 1.0, its phrase the question's words that name it.
+    """
+    keys = set(nodes)
+    found: dict[str, EntryMatch] = {}
+    for mention in find_mentions(snapshot, question):
+        for node in mention.nodes:
+            key = snapshot.external_id(node)
+            if key in keys:
+                found.setdefault(key, EntryMatch(key, 1.0, mention.text))
+    return list(found.values())
+
+
+def with_named(named: Sequence[EntryMatch], matched: Sequence[EntryMatch]) -> list[EntryMatch]:
+    """The named entries first, then the similarity matches not among them."""
+    seen = {entry.node for entry in named}
+    return [*named, *(entry for entry in matched if entry.node not in seen)]
 
 
 def entry_nodes(

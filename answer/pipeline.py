@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent.models.base import Message, Model
 from answer.beam import BeamResult, Chain, beam_search
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, LLMDirection
 from answer.encoding import Embedder, KeyphraseExtractor
-from answer.entry import EntryMatch, cosine_to, entry_nodes
+from answer.entry import EntryMatch, cosine_to, entry_nodes, named_entries, with_named
 from answer.offline import read_answer
 from answer.prompt import Evidence, PromptBuilder, chain_evidence, clip, parse_answer
 from answer.query_graph import Direction, Passage, QueryGraph
@@ -20,9 +20,15 @@ from answer.records import chain_record, entry_record
 from answer.result import AnswerResult
 from answer.retrieve import Retriever
 
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
+
 
 class EvidenceSource(Protocol):
     """Turns retrieved internal ids into a query graph (Eq. 2) and into flat passages."""
+
+    snapshot: Snapshot
+    """The snapshot the query graph's node keys (external ids) belong to."""
 
     def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
         """G_D over the retrieved evidence."""
@@ -107,7 +113,9 @@ class Answerer:
         similarity = dict(zip(graph.nodes, scores, strict=True))
         phrases = self.keyphrases.extract(question, config.keyphrases) if graph.nodes else []
         phrase_vectors = self.encoder.encode(phrases)
-        entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=config.tau)
+        named = named_entries(self.source.snapshot, question, graph.nodes)
+        matched = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=config.tau)
+        entries = with_named(named, matched)
         fallback = not entries and bool(phrases) and bool(graph.nodes)
         if fallback:
             entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=-2.0)[:1]
