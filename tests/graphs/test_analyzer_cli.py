@@ -36,11 +36,11 @@ def _import(files: tuple[Path, Path], out: Path, *extra: str) -> int:
     return result.exit_code
 
 
-def test_default_analyzer_stems_and_info_shows_it(files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_default_analyzer_and_info_shows_it(files: tuple[Path, Path], tmp_path: Path) -> None:
     assert _import(files, tmp_path / "snap") == 0
-    assert read_manifest(tmp_path / "snap").analyzer == "english-stem"
+    assert read_manifest(tmp_path / "snap").analyzer == "english"
     info = runner.invoke(app, ["graph", "info", str(tmp_path / "snap"), "--json"])
-    assert json.loads(info.stdout)["analyzer"] == "english-stem"
+    assert json.loads(info.stdout)["analyzer"] == "english"
     assert json.loads(info.stdout)["bm25"] == "Okapi idf, k1 0.9, b 0.4, exact lengths"
 
 
@@ -70,7 +70,7 @@ def test_a_manifest_disagreeing_with_its_index_is_refused(
     assert _import(files, tmp_path / "snap") == 0
     manifest = tmp_path / "snap" / "manifest.json"
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "analyzer": "plain"}))
-    disagree = "built with analyzer 'english-stem', the manifest says"
+    disagree = "built with analyzer 'english', the manifest says"
     with pytest.raises(SnapshotError, match=disagree):
         Snapshot.open(tmp_path / "snap")
 

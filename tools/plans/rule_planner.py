@@ -7,7 +7,7 @@ plan through the tools (agent/models/rules/), the plan executor runs it directly
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -151,7 +151,9 @@ class RulePlanner:
         mentions = self.anchors(question, hits if names is None else None, names)
         homonyms: dict[str, list[tuple[ListedNode, float]]] = {}
         for row in names or ():
-            homonyms.setdefault(row.words, []).append((row.node, row.node.score or 0.0))
+            held = homonyms.setdefault(row.words, [])
+            if all(node.node_id != row.node.node_id for node, _ in held):  # named twice
+                held.append((row.node, row.node.score or 0.0))
         if not mentions:
             return self.text_plan(question)
         # type and relation words inside a name name nothing ("Carrovich disease")
@@ -279,7 +281,9 @@ class RulePlanner:
         edges = links.get(other, 0) if other is not None else sum(links.values())
         return edges / size if size else float("inf")
 
-    def rival_score(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> float | None:
+    def rival_score(
+        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reached: Collection[str] = ()
+    ) -> float | None:
         """The best search score of a hit that rivals the anchors as the question's subject.
 
         A rival is not an anchor, and its name shares with the words naming an anchor at
@@ -294,7 +298,7 @@ class RulePlanner:
         weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
         scores = []
         for hit in hits:
-            if hit.node_id in anchors or hit.score is None:
+            if hit.node_id in anchors or hit.node_id in reached or hit.score is None:
                 continue
             stems = set(self._weighted_stems(hit.name))
             for named in weighted:
