@@ -10,7 +10,7 @@ A snapshot directory holds::
     ids/                     sorted_ids.npy, order.npy, meta.json (graphs/idmap.py)
     csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/csr.py)
     index/                   vocab.npy, types.npy, text.*.npy, meta.json (graphs/bm25/)
-    names/                   keys.npy, nodes.npy, forms.npy, meta.json (graphs/names.py)
+    names/                   keys, nodes, forms, starts, longest .npy, meta.json (graphs/names.py)
     embeddings/              an optional add-on (graphs/dense/embeddings.py)
 """
 
