@@ -2,36 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pyarrow as pa
 import pytest
+from tiny_graph import tiny_snapshot
 
 from answer.entry import EntryMatch, named_entries, with_named
-from graphs.build import build_snapshot
 from graphs.snapshot import Snapshot
 
 
 @pytest.fixture(scope="module")
 def films(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    out: Path = tmp_path_factory.mktemp("graphs") / "films"
-    nodes = pa.table(
-        {
-            "id": ["bong", "parasite", "okja", "seoul"],
-            "type": ["person", "film", "film", "city"],
-            "name": ["Bong Joon-ho", "Parasite (film)", "Okja", "Seoul"],
-            "text": ["a director", "a film of 2019", "a film of 2017", "a city"],
-        }
-    )
-    edges = pa.table(
-        {
-            "src": ["bong", "bong", "parasite"],
-            "dst": ["parasite", "okja", "seoul"],
-            "relation": ["directed", "directed", "set_in"],
-        }
-    )
-    build_snapshot(nodes, edges, out, name="films")
-    return Snapshot.open(out)
+    nodes = [
+        ("bong", "person", "Bong Joon-ho", "a director"),
+        ("parasite", "film", "Parasite (film)", "a film of 2019"),
+        ("okja", "film", "Okja", "a film of 2017"),
+        ("seoul", "city", "Seoul", "a city"),
+    ]
+    edges = [
+        ("bong", "parasite", "directed"),
+        ("bong", "okja", "directed"),
+        ("parasite", "seoul", "set_in"),
+    ]
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "films", nodes, edges)
 
 
 def test_the_named_nodes_of_the_query_graph_are_entries(films: Snapshot) -> None:

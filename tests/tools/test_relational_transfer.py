@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
+from tiny_graph import tiny_snapshot
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.planner import OfflinePlanner
-from graphs.build import build_snapshot
 from graphs.names import NameIndex
 from graphs.snapshot import Snapshot
 from tools.listing_parse import parse_listing, parse_names
@@ -48,13 +47,7 @@ EDGES = [
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    out: Path = tmp_path_factory.mktemp("graphs") / "lexical"
-    nodes = pa.table(
-        {c: [n[i] for n in NODES] for i, c in enumerate(("id", "type", "name", "text"))}
-    )
-    edges = pa.table({c: [e[i] for e in EDGES] for i, c in enumerate(("src", "dst", "relation"))})
-    build_snapshot(nodes, edges, out, name="lexical")
-    return Snapshot.open(out)
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "lexical", NODES, EDGES)
 
 
 def named(snapshot: Snapshot, question: str) -> list[tuple[str, list[str]]]:
@@ -101,16 +94,8 @@ def test_search_shows_the_names_and_a_listing_reads_them_back(graph: Snapshot) -
 
 def test_a_question_naming_an_anchor_verbatim_expands_from_it(graph: Snapshot) -> None:
     question = "Can you find the sort of glass (container) that can be characterized as tall?"
-    written = OfflinePlanner(graph).writer
-    hits = OfflinePlanner(graph).hits(question)
-    from tools.listing_parse import ListedNode, NamedListed
-    from tools.search import named_nodes
-
-    rows = [
-        NamedListed(r.words, ListedNode(r.node.node_id, r.node.name, r.node.type, r.score))
-        for r in named_nodes(graph, question)
-    ]
-    plan = written.plan(question, hits, rows)
+    planner = OfflinePlanner(graph)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
     assert plan.relational and "gc" in {n.node_id for n in plan.anchor_nodes.values()}
     outcome = PlanExecutor(graph).run(plan.plan)
     assert outcome.ranking[0].node_id == "hb"  # glass (container)'s neighbour that is tall
@@ -218,12 +203,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         ("h2", "acme", "has_brand"),
         ("k1", "h1", "also_buy"),  # Acme's kettle is bought with Zeta's heater
     ]
-    table = pa.table(
-        {c: [n[i] for n in nodes] for i, c in enumerate(("id", "type", "name", "text"))}
-    )
-    links = pa.table({c: [e[i] for e in edges] for i, c in enumerate(("src", "dst", "relation"))})
-    build_snapshot(table, links, out, name="shop", candidate_types=["product"])
-    return Snapshot.open(out)
+    return tiny_snapshot(out, nodes, edges, candidate_types=["product"])
 
 
 def ask(snapshot: Snapshot, question: str) -> list[str]:
