@@ -108,27 +108,30 @@ class Expansion:
         """One neighbors call per best reached node and anchor that has not reached it.
 
         A listing shows at most `MAX_LISTED` neighbours: a named node with more (a colour,
-        a country's cities) may not have listed a node the other anchors reached. Each of
-        the `MAX_CHECKED` best reached nodes lists its neighbours of the anchor's type,
-        ranked by the anchor's name: if the anchor is among them, it agrees on the node.
-        Only one-hop anchors whose listing was full are checked (a shorter listing showed
-        every neighbour; a node two hops away is not a neighbour).
+        a country's cities) may not have listed a node the other anchors reached. The
+        `MAX_CHECKED` best reached nodes such an anchor did not list each list their
+        neighbours of the anchor's type, ranked by the anchor's name: if the anchor is among
+        them, it agrees on the node. Only one-hop anchors whose listing was full are checked
+        (a shorter listing showed every neighbour; a node two hops away is not a neighbour).
         """
+        cut = [route for route in self.rule_plan.routes if route.var in self.cut]
+        wanted = [
+            (node_id, route)
+            for node_id in reach.ranking()
+            for route in cut
+            if route.var not in reach.nodes[node_id].anchors
+        ]
         checks = []
-        for node_id in reach.ranking()[:MAX_CHECKED]:
-            held = reach.nodes[node_id].anchors
-            for route in self.rule_plan.routes:
-                if route.var in held or route.var not in self.cut:
-                    continue
-                arguments: dict[str, Any] = {"node_id": node_id}
-                if "node_types" in self.properties:
-                    arguments["node_types"] = [route.node.type]
-                if "query" in self.properties:
-                    arguments["query"] = route.node.name
-                if "k" in self.properties:
-                    arguments["k"] = MAX_CHECK_LISTED
-                call = PlannedCall("neighbors", arguments)
-                checks.append((node_id, route.var, route.starts(), call))
+        for node_id, route in wanted[:MAX_CHECKED]:
+            arguments: dict[str, Any] = {"node_id": node_id}
+            if "node_types" in self.properties:
+                arguments["node_types"] = [route.node.type]
+            if "query" in self.properties:
+                arguments["query"] = route.node.name
+            if "k" in self.properties:
+                arguments["k"] = MAX_CHECK_LISTED
+            call = PlannedCall("neighbors", arguments)
+            checks.append((node_id, route.var, route.starts(), call))
         return checks
 
     def _next(self, walk: Walk, rows: list[ListedNode], reach: Reach) -> list[Walk]:
