@@ -29,6 +29,7 @@ NODES = [
     ("pf", "synset", "Paris", "the capital and largest city of France"),
     ("dc", "synset", "Dr. No", "a film of the spy series"),
     ("sk", "synset", "spacy package", "a name holding a type word"),
+    ("sn", "synset", "brandy glass", "a short glass with a wide bowl narrowing at the top"),
     ("rq", "package", "requests", "an http library for humans"),
     ("sp", "package", "spacy", "industrial strength natural language processing"),
     ("tk", "package", "tokenizers", "fast state of the art tokenizers"),
@@ -233,3 +234,26 @@ def test_type_words_inside_a_name_do_not_set_the_answer_type(graph: Snapshot) ->
     question = "Which package is linked to the spacy package?"
     plan = planner.writer.plan(question, planner.hits(question))
     assert plan.plan.target.labels == ["package"]
+
+
+def test_a_text_question_keeps_the_search_top_hit(graph: Snapshot) -> None:
+    # "glass" names the glasses; walking from them reaches tumbler ("short"), but the
+    # brandy glass, named like them and not reached, matches the other words far better
+    question = "Which short glass has a wide bowl?"
+    top = graph.external_id(int(graph.index.search(question, 1)[0][0]))
+    assert top == "sn"
+    assert ask(graph, question)[0] == "sn"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which packages require tokenizers?", "What does spacy require?", "Which glass is tall?"],
+)
+def test_the_executor_and_the_agent_rank_what_they_reach_alike(
+    graph: Snapshot, question: str
+) -> None:
+    planner = OfflinePlanner(graph)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    executed = [c.node_id for c in PlanExecutor(graph).run(plan.plan).ranking]
+    assert executed  # the walk reached something
+    assert ask(graph, question)[: len(executed)] == executed
