@@ -1,9 +1,10 @@
-"""Entry nodes of the chain search: the nodes the question names, then key phrases (SARG Eq. 3).
+"""Entry nodes of the chain search: key phrases matched to graph nodes above τ (SARG Eq. 3).
 
-SARG matches key phrases to graph nodes by embedding similarity above τ. A node whose name
-the question writes out (the snapshot's name index, tools/mentions.py: exact names, plurals,
-names without their disambiguator) is an entry node before any of them, with similarity 1.0:
-the same linking that anchors the agents' and the planner's walks.
+When no key phrase clears τ, the query graph's nodes the question names (the snapshot's name
+index, tools/mentions.py: exact names, plurals, names without their disambiguator) are the
+entry nodes, with similarity 1.0, before the last resort of the best match below τ. Put
+first always, they made the chains worse on hotpotqa-dev20 (gold answer in the chains' nodes
+0.25 -> 0.10, F1 0.153 -> 0.120; BENCHMARKS.md), so they stand in only where Eq. 3 finds none.
 """
 
 from __future__ import annotations
@@ -48,12 +49,6 @@ def named_entries(snapshot: Snapshot, question: str, nodes: Sequence[str]) -> li
             if key in keys:
                 found.setdefault(key, EntryMatch(key, 1.0, mention.text))
     return list(found.values())
-
-
-def with_named(named: Sequence[EntryMatch], matched: Sequence[EntryMatch]) -> list[EntryMatch]:
-    """The named entries first, then the similarity matches not among them."""
-    seen = {entry.node for entry in named}
-    return [*named, *(entry for entry in matched if entry.node not in seen)]
 
 
 def entry_nodes(

@@ -12,7 +12,7 @@ from answer.beam import BeamResult, Chain, beam_search
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, LLMDirection
 from answer.encoding import Embedder, KeyphraseExtractor
-from answer.entry import EntryMatch, cosine_to, entry_nodes, named_entries, with_named
+from answer.entry import EntryMatch, cosine_to, entry_nodes, named_entries
 from answer.offline import read_answer
 from answer.prompt import Evidence, PromptBuilder, chain_evidence, clip, parse_answer
 from answer.query_graph import Direction, Passage, QueryGraph
@@ -113,9 +113,9 @@ class Answerer:
         similarity = dict(zip(graph.nodes, scores, strict=True))
         phrases = self.keyphrases.extract(question, config.keyphrases) if graph.nodes else []
         phrase_vectors = self.encoder.encode(phrases)
-        named = named_entries(self.source.snapshot, question, graph.nodes)
-        matched = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=config.tau)
-        entries = with_named(named, matched)
+        entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=config.tau)
+        if not entries:
+            entries = named_entries(self.source.snapshot, question, graph.nodes)
         fallback = not entries and bool(phrases) and bool(graph.nodes)
         if fallback:
             entries = entry_nodes(phrases, phrase_vectors, graph.nodes, node_vectors, tau=-2.0)[:1]

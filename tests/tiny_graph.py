@@ -1,4 +1,4 @@
-"""A snapshot from rows written in a test: (id, type, name, text) nodes, (src, dst, relation) edges."""
+"""A snapshot from rows written in a test: nodes (id, type, name, text), edges (src, dst, rel)."""
 
 from __future__ import annotations
 

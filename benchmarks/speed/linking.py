@@ -27,9 +27,13 @@ from tools.mentions import find_mentions
 
 
 def questions(snapshot: Path) -> list[str]:
-    """Every question of the snapshot's qa/ folder (all splits)."""
-    files = sorted((snapshot / "qa").glob("*.jsonl"))
-    return [json.loads(line)["query"] for file in files for line in file.read_text().splitlines()]
+    """Every question of the snapshot's qa/ folder (all splits; other files there are skipped)."""
+    rows = [
+        json.loads(line)
+        for file in sorted((snapshot / "qa").glob("*.jsonl"))
+        for line in file.read_text().splitlines()
+    ]
+    return [row["query"] for row in rows if "query" in row]
 
 
 def timed(snapshot: Snapshot, queries: list[str], repeat: int) -> dict[str, float]:

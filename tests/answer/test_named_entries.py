@@ -1,11 +1,11 @@
-"""SARG's entry nodes start with the nodes the question names (the snapshot's name index)."""
+"""SARG's entry nodes when no key phrase clears τ: the nodes the question names (the name index)."""
 
 from __future__ import annotations
 
 import pytest
 from tiny_graph import tiny_snapshot
 
-from answer.entry import EntryMatch, named_entries, with_named
+from answer.entry import EntryMatch, named_entries
 from graphs.snapshot import Snapshot
 
 
@@ -34,9 +34,3 @@ def test_the_named_nodes_of_the_query_graph_are_entries(films: Snapshot) -> None
     ]
     # a node the query graph lacks is no entry, even when named
     assert named_entries(films, question, ["seoul"]) == []
-
-
-def test_named_entries_come_first_and_are_not_repeated() -> None:
-    named = [EntryMatch("bong", 1.0, "Bong Joon-ho")]
-    matched = [EntryMatch("okja", 0.8, "film"), EntryMatch("bong", 0.7, "director")]
-    assert with_named(named, matched) == [named[0], matched[0]]

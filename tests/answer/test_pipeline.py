@@ -94,3 +94,10 @@ def test_forced_forward_only_walks_out_edges(snapshot: Snapshot) -> None:
     result = _answer(snapshot, direction="forward")
     assert result.direction == "forward"
     assert all(not rel.startswith("<-") for chain in result.chains for rel in chain.relations)
+
+
+def test_named_nodes_are_the_entries_when_no_key_phrase_clears_tau(snapshot: Snapshot) -> None:
+    # tau 1.0: no phrase clears it; the question names Sergei Tokarev in the query graph
+    result = _answer(snapshot, tau=1.0)
+    assert [(e.node, e.similarity) for e in result.entries] == [("tokarev", 1.0)]
+    assert not result.entry_fallback
