@@ -55,9 +55,10 @@ def icd_rows() -> list[dict[str, str]]:
     for code in dict.fromkeys(icd.get_all_codes(with_dots=True)):
         sections = []
         for getter, label in _SECTIONS:
-            values = [value for value in getattr(icd, getter)(code) if value]
-            if isinstance(values, str):
-                values = [values]
+            found = getattr(icd, getter)(code)
+            # a getter returns a list, or one string (the 7th character note): never its letters
+            values = [found] if isinstance(found, str) else list(found)
+            values = [value for value in values if value]
             if values:
                 sections.append(f"{label}: " + "; ".join(values))
         rows.append(
