@@ -7,9 +7,8 @@ first: a run inside one already linked is skipped (`glass (container)` is one me
 also `glass`). A run that names several nodes (homonyms: `glass` names `glass (container)`
 and `glass (material)`) keeps them all: the nodes it names whole first, then those it names
 without their disambiguator, each group ordered by the question's BM25 score of each node,
-so the question's other words choose between them. Each linked node also carries its *name
-score*: the BM25 score of the mention's own words for that node, how strongly the words
-name it (a rare name scores high, a common word low), on the scale of search scores.
+so the question's other words choose between them. Each linked node carries that score, the
+one `search` gives it for the question (one scoring of every linked node per question).
 
 Used by the `search` tool (its "names in the query" block), the offline planner and the
 plan executor alike.
@@ -22,8 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from graphs.names import name_words, split_disambiguator
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
@@ -41,8 +38,8 @@ class Mention:
         text: The words as written in the question (from the first to the last word).
         start: Index of its first word among the question's words.
         end: Index after its last word.
-        nodes: Internal ids of the nodes it names, best first by the question's BM25.
-        name_scores: BM25 of the mention's words for each of those nodes.
+        nodes: Internal ids of the nodes it names, best first.
+        scores: The question's BM25 score of each of those nodes.
         stemmed: Whether it matched only after stemming.
     """
 
@@ -50,7 +47,7 @@ class Mention:
     start: int
     end: int
     nodes: tuple[int, ...]
-    name_scores: tuple[float, ...]
+    scores: tuple[float, ...]
     stemmed: bool = False
 
 
@@ -79,50 +76,24 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         bases = [m.base for m in kept]
         chosen.append((a, b, nodes, bases, all(m.stemmed for m in matches)))
     chosen.sort()
-    return [
-        _scored(snapshot, question, spans, (a, b), nodes, bases, stemmed)
-        for a, b, nodes, bases, stemmed in chosen
-    ]
-
-
-def _name_score(snapshot: Snapshot, node: int, text: str) -> float:
-    """BM25 of a stemmed mention's node for its own name (less a disambiguator not matched)."""
-    query = _matched_name(snapshot.name(node), text)
-    return float(snapshot.index.score_nodes(query, np.array([node]))[0])
-
-
-def _matched_name(name: str, text: str) -> str:
-    """The words of `name` a stemmed mention `text` matched."""
-    parts = split_disambiguator(name)
-    return parts[0] if parts and len(name_words(text)) < len(name_words(name)) else name
-
-
-def _scored(
-    snapshot: Snapshot,
-    question: str,
-    spans: list[tuple[int, int, str]],
-    run: tuple[int, int],
-    nodes: list[int],
-    bases: list[bool],
-    stemmed: bool,
-) -> Mention:
-    a, b = run
-    end = spans[b - 1][1]
-    end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
-    text = question[spans[a][0] : end]
-    kept = np.asarray(nodes, dtype=np.int64)
-    if len(kept) > 1:  # homonyms: whole names first, then by the question's text
-        by_question = snapshot.index.score_nodes(question, kept)
-        kept = kept[np.lexsort((kept, -by_question, np.asarray(bases)))[:MAX_HOMONYMS]]
-    if stemmed:  # the words as each node's name has them
-        name_scores = [_name_score(snapshot, node, text) for node in kept.tolist()]
-    else:
-        name_scores = snapshot.index.score_nodes(text, kept).tolist()
-    return Mention(
-        text=text,
-        start=a,
-        end=b,
-        nodes=tuple(int(n) for n in kept),
-        name_scores=tuple(name_scores),
-        stemmed=stemmed,
-    )
+    every = np.array([node for _, _, nodes, _, _ in chosen for node in nodes], dtype=np.int64)
+    scores = iter(snapshot.index.score_nodes(question, every).tolist())
+    mentions = []
+    for a, b, nodes, bases, stemmed in chosen:
+        found = np.asarray(nodes, dtype=np.int64)
+        by_question = np.array([next(scores) for _ in nodes])
+        # homonyms: the nodes named whole first, then by the question's text
+        order = np.lexsort((found, -by_question, np.asarray(bases)))[:MAX_HOMONYMS]
+        end = spans[b - 1][1]
+        end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
+        mentions.append(
+            Mention(
+                text=question[spans[a][0] : end],
+                start=a,
+                end=b,
+                nodes=tuple(int(n) for n in found[order]),
+                scores=tuple(float(s) for s in by_question[order]),
+                stemmed=stemmed,
+            )
+        )
+    return mentions

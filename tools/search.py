@@ -69,7 +69,7 @@ def named_nodes(snapshot: Snapshot, query: str) -> list[NamedNode]:
     mentions = find_mentions(snapshot, query)
     nodes = np.array([n for m in mentions for n in m.nodes], dtype=np.int64)
     views = iter(node_views(snapshot, nodes))
-    return [NamedNode(m.text, next(views), score) for m in mentions for score in m.name_scores]
+    return [NamedNode(m.text, next(views), score) for m in mentions for score in m.scores]
 
 
 def ranking_observation(

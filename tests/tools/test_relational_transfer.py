@@ -127,7 +127,7 @@ def test_reasons_name_the_path_in_its_direction(graph: Snapshot) -> None:
             name=name,
             type="package",
             anchor="A1",
-            name_score=1.0,
+            anchor_score=1.0,
             relevance=0.0,
             on_path=2 if node_id == "tf" else 1,
             path="transformers -[requires]-> tokenizers" if node_id == "tf" else "",
@@ -138,14 +138,14 @@ def test_reasons_name_the_path_in_its_direction(graph: Snapshot) -> None:
 def test_text_keeps_the_search_first_unless_a_path_explains_more() -> None:
     reach = Reach()
     reach.add(
-        "x", name="x", type="t", anchor="A1", name_score=1.0, relevance=0.5, on_path=0, path=""
+        "x", name="x", type="t", anchor="A1", anchor_score=1.0, relevance=0.5, on_path=0, path=""
     )
     # a rival's score for the remaining words against the best reached node's (0.5)
     assert not graph_first(reach, text_best=4.0)  # clearly better: the text wins
     assert graph_first(reach, text_best=0.7)  # within TEXT_MARGIN: the path wins
     assert graph_first(reach, text_best=None)  # no rival at all
     reach.add(
-        "x", name="x", type="t", anchor="A2", name_score=1.0, relevance=0.0, on_path=0, path=""
+        "x", name="x", type="t", anchor="A2", anchor_score=1.0, relevance=0.0, on_path=0, path=""
     )
     assert graph_first(reach, text_best=9.0)  # two anchors agree on x: the intersection
     assert not graph_first(Reach(), text_best=None)
@@ -162,7 +162,7 @@ def test_executor_and_rule_agent_rank_a_reached_set_by_one_rule() -> None:
         ("d", "A1", 0, 3.0, 2.0),
     ]
     for node, anchor, on, relevance, score in entries:
-        reach.add(node, name=node, type="t", anchor=anchor, name_score=score,
+        reach.add(node, name=node, type="t", anchor=anchor, anchor_score=score,
                   relevance=relevance, on_path=on, path="")  # fmt: skip
     assert reach.ranking() == ["c", "b", "d", "a"]
 

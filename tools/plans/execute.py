@@ -205,7 +205,7 @@ class PlanExecutor:
                     name=names[i],
                     type=types[i],
                     anchor=var,
-                    name_score=bound[nodes[0]],
+                    anchor_score=bound[nodes[0]],
                     relevance=float(relevance[i]),
                     on_path=on,
                     path=path_text([snapshot.name(n) for n in nodes], steps),

@@ -9,7 +9,8 @@ ordered the same way by both. In order:
    direction its wording gives, 1 in the other, 0 through another relation);
 3. the question's remaining words: the node's best BM25 score for the question without the
    words naming the anchor that reached it;
-4. the anchors' relevance: the sum of the agreeing anchors' name scores;
+4. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
+   of each; in the executor, its binding score);
 5. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one, or when no
@@ -17,7 +18,7 @@ search hit that rivals the anchors (named like them, not reached) matches the qu
 remaining words clearly better (by `TEXT_MARGIN`) than a reached node does: both scored
 by BM25 for the same words, the question without the anchors' names. Otherwise the
 question is answered better by text than by any path (`graph_first`). `Reached.strength`
-(remaining words plus the agreeing anchors' name scores) is a reached node's score on the
+(remaining words plus the agreeing anchors' scores) is a reached node's score on the
 scale of a search score.
 """
 
@@ -54,7 +55,7 @@ class Reached:
     type: str
     order: int
     anchors: dict[str, float] = field(default_factory=dict)
-    """Anchor variable -> its name score."""
+    """Anchor variable -> its score (see `anchor_score` of `Reach.add`)."""
     on_path: int = 0
     relevance: float = 0.0
     paths: dict[str, str] = field(default_factory=dict)
@@ -73,7 +74,7 @@ class Reached:
 
     @property
     def strength(self) -> float:
-        """Remaining-words score plus the agreeing anchors' name scores (see the module doc)."""
+        """Remaining-words score plus the agreeing anchors' scores (see the module doc)."""
         return self.relevance + sum(self.anchors.values())
 
 
@@ -90,7 +91,7 @@ class Reach:
         name: str,
         type: str,
         anchor: str,
-        name_score: float,
+        anchor_score: float,
         relevance: float,
         on_path: int,
         path: str,
@@ -99,16 +100,16 @@ class Reach:
         node = self.nodes.get(node_id)
         if node is None:
             node = self.nodes[node_id] = Reached(name, type, len(self.nodes))
-        node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), name_score)
+        node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), anchor_score)
         if path and (anchor not in node.paths or on_path > node.on_path):
             node.paths[anchor] = path
         node.on_path = max(node.on_path, on_path)
         node.relevance = max(node.relevance, relevance)
 
-    def confirm(self, node_id: str, anchor: str, name_score: float, path: str) -> None:
+    def confirm(self, node_id: str, anchor: str, anchor_score: float, path: str) -> None:
         """Record that `node_id`, reached already, is linked to `anchor` too (checked)."""
         node = self.nodes[node_id]
-        node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), name_score)
+        node.anchors[anchor] = max(node.anchors.get(anchor, 0.0), anchor_score)
         node.paths.setdefault(anchor, path)
 
     def ranking(self) -> list[str]:

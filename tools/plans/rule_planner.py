@@ -54,7 +54,7 @@ class Route:
     Attributes:
         var: The anchor's plan variable.
         node: The node the question names.
-        name_score: BM25 of the question's words naming it (its relevance as an anchor).
+        anchor_score: The question's BM25 score of the node (its relevance as an anchor).
         hops: One hop, or two through an intermediate type.
         query: The question's remaining words for this anchor: the plan's relevance text
             plus the other anchors' words (ranks the last hop).
@@ -62,18 +62,18 @@ class Route:
 
     var: str
     node: ListedNode
-    name_score: float
+    anchor_score: float
     hops: tuple[RoutedHop, ...]
     query: str
     words: str = ""
     """The question's words that name the anchor."""
     homonyms: tuple[tuple[ListedNode, float], ...] = ()
     """Every node of the anchor's type those words name (best first, `node` among them),
-    each with its name score: all are walked from, as one anchor."""
+    each with its score: all are walked from, as one anchor."""
 
     def starts(self) -> tuple[tuple[ListedNode, float], ...]:
-        """The nodes the walk starts from, with their name scores."""
-        return self.homonyms or ((self.node, self.name_score),)
+        """The nodes the walk starts from, with their scores."""
+        return self.homonyms or ((self.node, self.anchor_score),)
 
 
 @dataclass(frozen=True)
@@ -336,11 +336,11 @@ class RulePlanner:
         hits: Sequence[ListedNode] | None,
         names: Sequence[NamedListed] | None,
     ) -> list[tuple[str, ListedNode, float]]:
-        """(the question's words, the node they name, its name score), at most MAX_ANCHORS.
+        """(the question's words, the node they name, its score), at most MAX_ANCHORS.
 
         One node per mention: its best homonym by the question's text, among those whose type
         a relation the question names touches when there are such; longer mentions first,
-        then higher name scores; returned in question order.
+        then higher scores; returned in question order.
         """
         relations = self.reader.named_relations(question, MIN_LABEL_MATCH)
         best: dict[str, tuple[ListedNode, float]] = {}

@@ -30,7 +30,7 @@ class Walk:
     before: tuple[tuple[ListedNode, Step], ...] = ()
     """The path from the anchor to `start` (empty on the first hop)."""
     origin: tuple[ListedNode, float] | None = None
-    """The anchor node the walk left from, and its name score (None: `start`)."""
+    """The anchor node the walk left from, and its score (None: `start`)."""
 
 
 class Expansion:
@@ -137,7 +137,7 @@ class Expansion:
     def _next(self, walk: Walk, rows: list[ListedNode], reach: Reach) -> list[Walk]:
         """Record a call's rows; the calls they lead to (a relaxed retry or the next hop)."""
         hop = walk.route.hops[walk.hop]
-        origin = walk.origin or (walk.start, walk.route.name_score)
+        origin = walk.origin or (walk.start, walk.route.anchor_score)
         if not rows:  # the question's relation is not here: walk every relation instead
             if "edge_types" not in walk.call.arguments:
                 return []
@@ -160,7 +160,7 @@ class Expansion:
                 name=row.name,
                 type=row.type,
                 anchor=walk.route.var,
-                name_score=origin[1],
+                anchor_score=origin[1],
                 relevance=row.score or 0.0,
                 on_path=_on_path(row, hop),
                 path=path_text(names, [step for _, step in steps]),
