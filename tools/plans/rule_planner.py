@@ -361,8 +361,9 @@ class RulePlanner:
         chosen: list[str] = []
         for name in sorted(best, key=lambda w: (-len(words(w)), -best[w][1])):
             inner = f" {' '.join(words(name))} "
-            if not any(inner in f" {' '.join(words(other))} " for other in chosen):
-                chosen.append(name)  # a name inside a longer one chosen is not another
+            if names is None and any(inner in f" {' '.join(words(o))} " for o in chosen):
+                continue  # a hit's name inside a longer one chosen is not another mention
+            chosen.append(name)  # (the name index's mentions never overlap)
         chosen = chosen[:MAX_ANCHORS]
         position = {w: question.lower().find(w.lower()) for w in chosen}
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
