@@ -335,10 +335,11 @@ def write_name_index(directory: Path, store_file: Path, analyzer: str, content_h
     """Write names/ from the names in nodes.arrow (internal order), read a batch at a time."""
     names = NodeStore(store_file).column("name")
     batches = (names.slice(start, BATCH).to_pylist() for start in range(0, len(names), BATCH))
-    _write(directory, (name for batch in batches for name in batch), analyzer, content_hash)
+    write_names(directory, (name for batch in batches for name in batch), analyzer, content_hash)
 
 
-def _write(directory: Path, names: Iterable[str], analyzer: str, content_hash: str) -> None:
+def write_names(directory: Path, names: Iterable[str], analyzer: str, content_hash: str) -> None:
+    """Write names/ from every node's name in internal order (any iterable)."""
     directory.mkdir(parents=True, exist_ok=True)
     arrays = _collect(names, NameForms(analyzer))
     for name in NameArrays.FILES:
@@ -352,36 +353,54 @@ def _write(directory: Path, names: Iterable[str], analyzer: str, content_hash: s
 
 
 def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
-    """Every name's keys, sorted, and the table of the words names begin with."""
-    parts: list[np.ndarray] = []
+    """Every name's keys, sorted, and the table of the words names begin with.
+
+    Kept compact while collecting (22 bytes a key); the first words are reduced to their
+    longest name a batch at a time, so only distinct first words are held.
+    """
+    keys: list[np.ndarray] = []
+    nodes: list[np.ndarray] = []
+    flags: list[np.ndarray] = []
+    starts: list[np.ndarray] = []
+    longest: list[np.ndarray] = []
     rows: list[tuple[int, int, int, int, int]] = []  # key, node, flags, first, words
 
     def flush() -> None:
         table = np.array(rows, dtype=np.uint64).reshape(-1, 5)
-        parts.append(table)
         rows.clear()
+        keys.append(table[:, 0].copy())
+        nodes.append(table[:, 1].astype(np.int64))
+        flags.append(table[:, 2].astype(np.uint8))
+        begins, most = _longest_by_key(table[:, 3], table[:, 4].astype(np.uint8))
+        starts.append(begins)
+        longest.append(most)
 
     for node, name in enumerate(names):
-        for key, flags, first, count in forms.keys(name or ""):
-            rows.append((key, node, flags, first, count))
+        for key, flag, first, count in forms.keys(name or ""):
+            rows.append((key, node, flag, first, count))
         if len(rows) >= BATCH:
             flush()
     flush()
-    table = np.concatenate(parts)
-    order = np.argsort(table[:, 0], kind="stable")
-    nodes = table[order, 1].astype(np.int64)
-    dtype = np.int32 if not len(nodes) or nodes.max() < 2**31 else np.int64
-    firsts = table[:, 3]
+    all_keys = np.concatenate(keys)
+    order = np.argsort(all_keys, kind="stable")
+    all_nodes = np.concatenate(nodes)
+    dtype = np.int32 if not len(all_nodes) or all_nodes.max() < 2**31 else np.int64
+    begins, most = _longest_by_key(np.concatenate(starts), np.concatenate(longest))
+    return NameArrays(
+        keys=all_keys[order],
+        nodes=all_nodes.astype(dtype)[order],
+        forms=np.concatenate(flags)[order],
+        starts=begins,
+        longest=most,
+    )
+
+
+def _longest_by_key(firsts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct first-word keys, sorted, each with its largest word count."""
     starts, inverse = np.unique(firsts, return_inverse=True)
     longest = np.zeros(len(starts), dtype=np.uint8)
-    np.maximum.at(longest, inverse.reshape(-1), table[:, 4].astype(np.uint8))
-    return NameArrays(
-        keys=table[order, 0],
-        nodes=nodes.astype(dtype),
-        forms=table[order, 2].astype(np.uint8),
-        starts=starts,
-        longest=longest,
-    )
+    np.maximum.at(longest, inverse.reshape(-1), counts)
+    return starts, longest
 
 
 def _present(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
