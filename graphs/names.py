@@ -37,6 +37,10 @@ from graphs.layout import META_FILE
 from graphs.nodestore import NodeStore
 
 NAMES_FORMAT_VERSION = 2
+REBUILD_NAMES = (
+    "delete that names/ folder (the index is then built in memory when needed) or rebuild the "
+    "snapshot with `ark graph import ...` (--overwrite)"
+)
 MIN_NAME_CHARS = 3
 """Names shorter than this (letters and digits only) are not linked (`C`, `of`, `US`... are
 too often ordinary words)."""
@@ -226,20 +230,27 @@ class NameIndex:
         Raises:
             SnapshotError: a file is missing or damaged, or from another build.
         """
-        try:
-            meta = json.loads((directory / META_FILE).read_text())
-            arrays = NameArrays(  # plain ndarray views of the maps: cheaper to index
-                *(
-                    np.load(directory / f"{name}.npy", mmap_mode="r").view(np.ndarray)
-                    for name in NameArrays.FILES
-                )
-            )
-        except (OSError, ValueError) as error:
-            raise SnapshotError(f"cannot read the name index in {directory} ({error})") from error
+        loaded = []
+        for file in [META_FILE, *(f"{name}.npy" for name in NameArrays.FILES)]:
+            try:
+                if file == META_FILE:
+                    meta = json.loads((directory / file).read_text())
+                else:  # plain ndarray views of the maps: cheaper to index
+                    loaded.append(np.load(directory / file, mmap_mode="r").view(np.ndarray))
+            except (OSError, ValueError) as error:
+                raise SnapshotError(
+                    f"the name index file {directory / file} is missing or damaged "
+                    f"({type(error).__name__}); {REBUILD_NAMES}"
+                ) from error
+        arrays = NameArrays(*loaded)
         if meta.get("content_hash") != content_hash:
-            raise SnapshotError(f"{directory} was built from another snapshot (content hash)")
+            raise SnapshotError(
+                f"{directory} was built from another snapshot (content hash); {REBUILD_NAMES}"
+            )
         if meta.get("format") != NAMES_FORMAT_VERSION or not arrays.check():
-            raise SnapshotError(f"{directory}: unknown format or arrays of different lengths")
+            raise SnapshotError(
+                f"{directory}: unknown format or arrays of different lengths; {REBUILD_NAMES}"
+            )
         return cls(arrays, NameForms(analyzer))
 
     @classmethod
