@@ -171,23 +171,37 @@ def search_text(
 
 NAMES_HEADER = "names in the query (nodes the query names, best first):"
 """The header of `search`'s block of linked names (tools/mentions.py), after the hits."""
+USAGE_TEXT = "words in {texts} texts, {near} near it"
+"""How a mention's words are used in the graph's text (tools/listing_parse.py reads it)."""
 
 
 @dataclass(frozen=True)
 class NamedNode:
-    """A node the query names: the query's words that name it and their BM25 for it."""
+    """A node the query names: the query's words that name it and their BM25 for it.
+
+    `usage` (the first node of a mention only): how many node documents hold the words, and
+    how many of those are this node or its neighbours (tools/mentions.py, `Mention.loose`).
+    """
 
     words: str
     node: NodeView
     score: float
+    usage: tuple[int, int] | None = None
 
 
 def names_text(named: Sequence[NamedNode]) -> str:
-    """The "names in the query" block: `"words": [id] name (type) score S`, one per node."""
+    """The "names in the query" block: `"words": [id] name (type) score S`, one per node.
+
+    A mention's first row adds its usage: ` | words in T texts, N near it`.
+    """
     lines = [NAMES_HEADER]
     for row in named:
         words = _shortened(row.words, _QUERY_CHARS).replace('"', "'")
-        lines.append(f'"{words}": {node_label(row.node)} score {score_text(row.score)}')
+        line = f'"{words}": {node_label(row.node)} score {score_text(row.score)}'
+        if row.usage is not None:
+            texts, near = row.usage
+            line += f" | {USAGE_TEXT.format(texts=texts, near=near)}"
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tools.format import NAMES_HEADER
+from tools.format import NAMES_HEADER, USAGE_TEXT
+from tools.mentions import loose
+
+_USAGE = re.compile(
+    re.escape(USAGE_TEXT)
+    .replace(r"\{texts\}", r"(?P<texts>\d+)")
+    .replace(r"\{near\}", r"(?P<near>\d+)")
+    + "$"
+)
 
 
 @dataclass(frozen=True)
@@ -79,10 +87,19 @@ def parse_listing(text: str, node_types: Sequence[str] = ()) -> list[ListedNode]
 
 @dataclass(frozen=True)
 class NamedListed:
-    """A row of `search`'s "names in the query" block: the query's words and the node."""
+    """A row of `search`'s "names in the query" block: the query's words and the node.
+
+    `usage`: (texts holding the words, those near the node) where the row shows it.
+    """
 
     words: str
     node: ListedNode
+    usage: tuple[int, int] | None = None
+
+    @property
+    def loose(self) -> bool:
+        """Whether the graph's text mostly uses these words away from the node (mentions.py)."""
+        return self.usage is not None and loose(*self.usage)
 
 
 def parse_names(text: str, node_types: Sequence[str] = ()) -> list[NamedListed]:
@@ -94,7 +111,9 @@ def parse_names(text: str, node_types: Sequence[str] = ()) -> list[NamedListed]:
         words, sep, rest = line.rpartition('": [')
         row = _row(pattern, "[" + rest) if sep and words.startswith('"') else None
         if row is not None:
-            rows.append(NamedListed(words[1:], row))
+            used = _USAGE.search(rest)
+            usage = (int(used.group("texts")), int(used.group("near"))) if used else None
+            rows.append(NamedListed(words[1:], row, usage))
     return rows
 
 

@@ -10,6 +10,16 @@ without their disambiguator, each group ordered by the question's BM25 score of 
 so the question's other words choose between them. Each linked node carries that score, the
 one `search` gives it for the question (one scoring of every linked node per question).
 
+Each mention also says how the graph's text uses its words (`Mention.texts`, `.near`): how
+many node documents hold them all, and how many of those are the named node or its
+neighbours. A name whose words most documents hold far from it (`tree`, `file` among
+Debian's packages) is mostly used there as words: a question holding them may describe
+something else with them, where a name used near its node (`Onchocerciasis`, `Pet
+Carriers`) names that node. This is the link probability of entity linking (Mihalcea and
+Csomai 2007; Milne and Witten 2008), counted over the graph's own documents and edges.
+A run whose words the index drops (stopwords only) names nothing and is not a mention;
+an inflected one no document holds as written is counted by its node's name.
+
 Used by the `search` tool (its "names in the query" block), the offline planner and the
 plan executor alike.
 """
@@ -27,6 +37,10 @@ if TYPE_CHECKING:
 
 MAX_HOMONYMS = 5
 """Nodes kept for one mention (the best by the question's text)."""
+LOOSE_SHARE = 0.05
+"""A mention whose words the documents near its node hold less than this share of the time
+is loose (`Mention.loose`): used as words more than as the name (a link probability below
+about 5% marks a phrase as rarely a link in the entity-linking studies cited above)."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -41,6 +55,8 @@ class Mention:
         nodes: Internal ids of the nodes it names, best first.
         scores: The question's BM25 score of each of those nodes.
         stemmed: Whether it matched only after stemming.
+        texts: Node documents holding every indexed word of the mention.
+        near: Those that are its first node or one of that node's neighbours.
     """
 
     text: str
@@ -49,6 +65,18 @@ class Mention:
     nodes: tuple[int, ...]
     scores: tuple[float, ...]
     stemmed: bool = False
+    texts: int = 1
+    near: int = 1
+
+    @property
+    def loose(self) -> bool:
+        """Whether the graph's text mostly uses the mention's words away from its node."""
+        return loose(self.texts, self.near)
+
+
+def loose(texts: int, near: int) -> bool:
+    """Whether words `texts` documents hold, `near` of them near the named node, are loose."""
+    return near < LOOSE_SHARE * texts
 
 
 def question_words(question: str) -> list[tuple[int, int, str]]:
@@ -86,14 +114,26 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         order = np.lexsort((found, -by_question, np.asarray(bases)))[:MAX_HOMONYMS]
         end = spans[b - 1][1]
         end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
+        text = question[spans[a][0] : end]
+        if not snapshot.index.tokenize(text):
+            continue  # stopwords only: not a name's use
+        first = int(found[order[0]])
+        # an inflected mention ("Highball Glasses") no document may hold as written
+        holding = snapshot.index.holding_all(text)
+        if not holding.size:
+            holding = snapshot.index.holding_all(snapshot.name(first))
+        around = np.append(snapshot.neighbors(first).nodes, first)
+        near = int(np.isin(holding, around).sum())
         mentions.append(
             Mention(
-                text=question[spans[a][0] : end],
+                text=text,
                 start=a,
                 end=b,
                 nodes=tuple(int(n) for n in found[order]),
                 scores=tuple(float(s) for s in by_question[order]),
                 stemmed=stemmed,
+                texts=int(holding.size),
+                near=near,
             )
         )
     return mentions

@@ -69,7 +69,11 @@ def named_nodes(snapshot: Snapshot, query: str) -> list[NamedNode]:
     mentions = find_mentions(snapshot, query)
     nodes = np.array([n for m in mentions for n in m.nodes], dtype=np.int64)
     views = iter(node_views(snapshot, nodes))
-    return [NamedNode(m.text, next(views), score) for m in mentions for score in m.scores]
+    return [
+        NamedNode(m.text, next(views), score, (m.texts, m.near) if i == 0 else None)
+        for m in mentions
+        for i, score in enumerate(m.scores)
+    ]
 
 
 def ranking_observation(

@@ -137,6 +137,20 @@ class BM25Index:
         ids = term_ids(self._vocab, list(terms))
         return [0 if term < 0 else self._scorer.doc_freq(int(term)) for term in ids.tolist()]
 
+    def holding_all(self, text: str) -> np.ndarray:
+        """Ascending internal ids of the nodes whose document holds every token of `text`.
+
+        `text` is analysed like a query; empty when it has a token no node holds, or none.
+
+        How often a name's words occur together across the graph's text: a name whose words
+        many documents hold is used there as words, not only as the name.
+        """
+        tokens = self.tokenizer.query_tokens(text)
+        ids = term_ids(self._vocab, tokens)
+        if not ids.size or (ids < 0).any():
+            return np.empty(0, np.int64)
+        return self._scorer.holding_all(ids.tolist())
+
     def _query_terms(self, query: str) -> tuple[tuple[str, int], ...]:
         """(token, vocabulary id) of each distinct indexed query token, in query order."""
         return self._parsed(query)

@@ -79,6 +79,19 @@ class BM25Scorer:
         """Nodes holding the term."""
         return self._postings.doc_freq(term)
 
+    def holding_all(self, terms: Sequence[int]) -> np.ndarray:
+        """Ascending ids (int64) of the nodes whose document holds every term (none: empty)."""
+        if not terms:
+            return np.empty(0, np.int64)
+        indptr = self._postings.indptr
+        ids = sorted({int(t) for t in terms}, key=lambda t: int(indptr[t + 1] - indptr[t]))
+        held = self._docs[indptr[ids[0]] : indptr[ids[0] + 1]]
+        for term in ids[1:]:
+            if not held.size:
+                break
+            held = np.intersect1d(held, self._docs[indptr[term] : indptr[term + 1]], True)
+        return held.astype(np.int64)
+
     def entries(self, terms: Sequence[int]) -> QueryEntries:
         """The entries with postings, for distinct vocabulary ids ``terms``."""
         ids = np.asarray(terms, dtype=np.int64)

@@ -13,10 +13,12 @@ ordered the same way by both. In order:
    of each; in the executor, its binding score);
 5. first reached.
 
-The reached nodes come before the search ranking when anchors agree on one, or when no
-search hit that rivals the anchors (named like them, not reached) matches the question's
-remaining words clearly better (by `TEXT_MARGIN`) than a reached node does: both scored
-by BM25 for the same words, the question without the anchors' names. Otherwise the
+The reached nodes come before the search ranking when anchors agree on one (and none is
+loose: its words mostly used away from it in the graph's text, tools/mentions.py), or when
+no search hit that rivals the anchors (named like them, or for a loose anchor among the
+whole question's leading hits; not reached) matches the question's remaining words clearly
+better (by `TEXT_MARGIN`) than a reached node does: both scored by BM25 for the same words,
+the question without the anchors' names and the schema's words. Otherwise the
 question is answered better by text than by any path (`graph_first`). `Reached.strength`
 (remaining words plus the agreeing anchors' scores) is a reached node's score on the
 scale of a search score.
@@ -129,7 +131,7 @@ class Reach:
         }
 
 
-def graph_first(reach: Reach, text_best: float | None) -> bool:
+def graph_first(reach: Reach, text_best: float | None, *, trust_agreement: bool = True) -> bool:
     """Whether the reached nodes rank before the search hits (see the module doc).
 
     Args:
@@ -137,10 +139,13 @@ def graph_first(reach: Reach, text_best: float | None) -> bool:
         text_best: The best score, for the question's remaining words, of a search hit that
             rivals the anchors and was not reached (None: none does; the rule agent's
             `RulePlanner.rival_score` over its search of those words).
+        trust_agreement: Whether anchors agreeing on a node put the graph first whatever the
+            text says (False when an anchor is loose: words the graph's text mostly uses
+            away from the named node agree with other anchors by chance as often as not).
     """
     if not reach.nodes:
         return False
-    if reach.agreed() or text_best is None:
+    if (trust_agreement and reach.agreed()) or text_best is None:
         return True
     return TEXT_MARGIN * max(node.relevance for node in reach.nodes.values()) >= text_best
 

@@ -33,6 +33,8 @@ FIRST_SEARCH_K = 20
 """Hits of the question's first search the planner reads (the rule agent's first call)."""
 RIVAL_SHARE = 0.5
 """Share of an anchor's name weight a search hit's name must hold to rival the anchor."""
+LEADING_HITS = 3
+"""Hits of the whole question's search (of the answer types) that rival loose anchors."""
 MIN_LABEL_MATCH = 0.5
 """A relation is named when its label's words, weighted by how few labels hold each, are
 at least this share present in the question."""
@@ -70,6 +72,9 @@ class Route:
     homonyms: tuple[tuple[ListedNode, float], ...] = ()
     """Every node of the anchor's type those words name (best first, `node` among them),
     each with its score: all are walked from, as one anchor."""
+    loose: bool = False
+    """Whether the graph's text mostly uses the anchor's words away from it
+    (tools/mentions.py): the question may use them as words, not as its name."""
 
     def starts(self) -> tuple[tuple[ListedNode, float], ...]:
         """The nodes the walk starts from, with their scores."""
@@ -150,6 +155,7 @@ class RulePlanner:
         """
         mentions = self.anchors(question, hits if names is None else None, names)
         homonyms: dict[str, list[tuple[ListedNode, float]]] = {}
+        loose = {row.words for row in names or () if row.loose}
         for row in names or ():
             held = homonyms.setdefault(row.words, [])
             if all(node.node_id != row.node.node_id for node, _ in held):  # named twice
@@ -160,8 +166,9 @@ class RulePlanner:
         unnamed = _blanked(question, [named for named, _, _ in mentions])
         target = self.answer_type(unnamed)
         relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
-        relevance = self.reader.residual(
-            question, [words for words, _, _ in mentions], self.vocabulary
+        relevance = self.reader.schema_free(
+            self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
+            relations,
         )
         walks = {
             f"A{number}": self.hops_for(node.type, target, relations, question, named)
@@ -177,7 +184,12 @@ class RulePlanner:
             query = " ".join([relevance, *others]).strip()
             found = homonyms.get(named, [(node, score)])
             same = tuple((n, sc) for n, sc in found if n.type == node.type)
-            routes.append(Route(var, node, score, walks[var], query, named, same[:MAX_HOMONYMS]))
+            routes.append(
+                Route(
+                    var, node, score, walks[var], query, named, same[:MAX_HOMONYMS],
+                    loose=named in loose,
+                )
+            )  # fmt: skip
             hops += _plan_hops(var, walks[var])
         plan = GraphPlan(
             anchors=plan_anchors,
@@ -282,23 +294,34 @@ class RulePlanner:
         return edges / size if size else float("inf")
 
     def rival_score(
-        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reached: Collection[str] = ()
+        self,
+        rule_plan: RulePlan,
+        hits: Sequence[ListedNode],
+        reached: Collection[str] = (),
+        leading: Collection[str] = (),
     ) -> float | None:
         """The best search score of a hit that rivals the anchors as the question's subject.
 
-        A rival is not an anchor, and its name shares with the words naming an anchor at
-        least half of their weight (words matched by stem, weighted by their inverse document
-        frequency, so sharing "other" or "unspecified" is not sharing "finger"): a more
-        specific node of the named kind (`highball glass` for `glass`, `Pain in left knee`
-        for `pain`), which a question describing it by text would find. A hit named by none of
-        them matches only the question's other words, the words the reached nodes are ranked
-        by; it does not compete with a path from what was named.
+        A rival is not an anchor and was not reached, and either the whole question's search
+        ranks it first (`leading`: its first `LEADING_HITS` hits of the answer types) while an
+        anchor is loose (its words are mostly used as words in the graph's text), or its
+        name shares with the words naming an anchor at least half of their weight (words
+        matched by stem, weighted by their inverse document frequency, so sharing "other" or
+        "unspecified" is not sharing "finger"): a more specific node of the named kind
+        (`highball glass` for `glass`), which a question describing it by text would find.
+        Any other hit matches only the question's other words, the words the reached nodes
+        are ranked by; it does not compete with a path from what was named.
         """
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
         weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
+        if not any(route.loose for route in rule_plan.routes):
+            leading = ()
         scores = []
         for hit in hits:
             if hit.node_id in anchors or hit.node_id in reached or hit.score is None:
+                continue
+            if hit.node_id in leading:
+                scores.append(hit.score)
                 continue
             stems = set(self._weighted_stems(hit.name))
             for named in weighted:
@@ -308,6 +331,11 @@ class RulePlanner:
                     scores.append(hit.score)
                     break
         return max(scores, default=None)
+
+    def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
+        """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""
+        types = set(rule_plan.plan.target.labels)
+        return [hit.node_id for hit in hits if not types or hit.type in types][:LEADING_HITS]
 
     def _weighted_stems(self, text: str) -> dict[str, float]:
         """The stems of `text`'s content words, each with its word's idf (1.0 without stats)."""

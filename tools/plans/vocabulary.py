@@ -169,6 +169,18 @@ class QuestionReader:
             return "in"
         return None
 
+    def schema_free(self, text: str, relations: Iterable[str]) -> str:
+        """`text` without the words that name a node type or one of `relations` (by stem).
+
+        What the question says through the schema is what the walk follows; the words left
+        describe the answers themselves, and they alone rank and judge what the walk reached.
+        """
+        schema = set().union(
+            *self.type_words.values(), *(self.label_weights.get(r, {}) for r in relations)
+        )
+        spans = self.stemmer.word_spans(text)
+        return " ".join(text[start:end] for start, end, stem in spans if stem not in schema)
+
     def residual(
         self, question: str, drop_names: Iterable[str], vocabulary: Vocabulary | None = None
     ) -> str:

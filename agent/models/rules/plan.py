@@ -43,12 +43,14 @@ class RulePlanner:
     3. A relational plan is replayed through `neighbors` (expand.py): each anchor's hops,
        the last ranked by the anchor's remaining words; the nodes reached are ranked by the
        one rule the plan executor uses too (tools/plans/reach.py).
-    4. The reached nodes come first when anchors agree on one; else the question's words
-       the anchors do not explain (the plan's relevance text) are searched too, and the
-       reached nodes come first unless a hit of that search that rivals the anchors
-       (`RulePlanner.rival_score`: named like them, not reached) scores above every reached
-       node for those words (`graph_first`): then the question is answered by its text,
-       and the first search's ranking comes first.
+    4. The reached nodes come first when anchors agree on one (unless an anchor is loose:
+       the graph's text mostly uses its words away from it, tools/mentions.py); else the
+       question's words neither the anchors nor the schema explain (the plan's relevance
+       text) are searched too, and the reached nodes come first unless a hit of that search
+       that rivals the anchors (`RulePlanner.rival_score`: named like them, or, for a loose
+       anchor, among the first search's leading hits; not reached) scores above every
+       reached node for those words (`graph_first`): then the question is answered by its
+       text, and the first search's ranking comes first.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way). Then `select` (best
        first, each reached node with the path that reached it as its reason) and `finish`.
@@ -91,18 +93,22 @@ class RulePlanner:
             reach, used = yield from expansion.run(min(exploration_budget, MAX_WALK_TURNS))
         text_best = None
         remaining = rule_plan.plan.target.relevance_text
-        if reach.nodes and not reach.agreed() and remaining and exploration_budget - used >= 1:
+        loose = any(route.loose for route in rule_plan.routes)
+        agreed = reach.agreed() and not loose
+        if reach.nodes and not agreed and remaining and exploration_budget - used >= 1:
             note = "Search the question's words the named nodes do not explain."
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes)
+            leading = self.writer.leading(rule_plan, hits)
+            text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels)
         fill = yield from self._fill(
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
-        order = [*ranked, *fill] if graph_first(reach, text_best) else [*fill, *ranked]
+        first = graph_first(reach, text_best, trust_agreement=not loose)
+        order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
             arguments: dict[str, Any] = {"node_ids": answers}

@@ -1,0 +1,133 @@
+"""Names the graph's text mostly uses as words (`tree` among packages): linked, but loose.
+
+A question may use such a name's words to describe something else; the search's leading hits
+then rival what the walk from the name reached, and agreement with such an anchor is not
+taken on trust. Words naming the schema (types, the relations the question names) are left
+out of the words that rank and judge what the walk reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from tiny_graph import tiny_snapshot
+
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from graphs.snapshot import Snapshot
+from tools.listing_parse import parse_names
+from tools.mentions import find_mentions
+from tools.plans.reach import Reach, graph_first
+from tools.plans.vocabulary import QuestionReader
+from tools.toolset import Toolset
+
+FILLER = [
+    "a balanced binary search tree library",
+    "a widget showing a tree view of items",
+    "prints the parse tree of a grammar",
+    "a merkle tree for content addressed storage",
+    "an interval tree in C",
+    "a trie and radix tree implementation",
+    "a red black tree for the kernel",
+    "an abstract syntax tree explorer",
+    "the family tree editor",
+    "a suffix tree builder",
+    "a decision tree learner",
+    "a quad tree for spatial data",
+    "a kd tree for nearest neighbours",
+    "a tree diff tool for directories",
+    "the b tree database engine",
+    "a fenwick tree for sums",
+    "a tree shaking bundler",
+    "a segment tree library",
+    "a heap and tree collection",
+    "a dependency tree viewer",
+    "a phylogenetic tree drawer",
+    "a tree of plugins loader",
+    "a tree walker for documents",
+    "a splay tree implementation",
+    "an avl tree implementation",
+]
+NODES = [
+    ("tree", "package", "tree", "displays an indented directory tree listing"),
+    ("psmisc", "package", "psmisc", "utilities: pstree shows running processes as a tree"),
+    ("sisu", "package", "sisu", "a documents publishing framework"),
+    ("fileman", "package", "fileman", "a two pane manager for the desktop"),
+    *((f"f{i}", "package", f"lib{i}", text) for i, text in enumerate(FILLER)),
+]
+EDGES = [("sisu", "tree", "recommends"), ("fileman", "tree", "recommends")]
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    out = tmp_path_factory.mktemp("graphs") / "packages"
+    return tiny_snapshot(out, NODES, EDGES, candidate_types=["package"])
+
+
+def ask(snapshot: Snapshot, question: str) -> list[str]:
+    agent = make_agent(snapshot, AgentConfig(n_agents=1))
+    return asyncio.run(agent.ask(question)).fused
+
+
+def test_holding_all_is_the_documents_holding_every_word(packages: Snapshot) -> None:
+    texts = [f"{name} {text}".lower().split() for _, _, name, text in NODES]
+    for query in ("tree", "running processes", "tree library", "radix"):
+        wanted = [i for i, words in enumerate(texts) if all(w in words for w in query.split())]
+        held = packages.index.holding_all(query)
+        assert [packages.external_id(n) for n in held] == [NODES[i][0] for i in wanted]
+    assert packages.index.holding_all("the of").size == 0  # stopwords only
+    assert packages.index.holding_all("tree zebra").size == 0  # a word no document holds
+
+
+def test_a_name_the_text_uses_as_a_word_is_loose(packages: Snapshot) -> None:
+    (mention,) = find_mentions(packages, "What program shows a tree of running processes?")
+    assert (mention.text, mention.texts, mention.near) == ("tree", 27, 1)
+    assert mention.loose
+    (named,) = find_mentions(packages, "Which packages recommend sisu?")
+    assert not named.loose  # its words are used only by the node itself
+    assert find_mentions(packages, "What is the name of it?") == []
+
+
+def test_search_shows_how_the_words_are_used_and_a_listing_reads_it(packages: Snapshot) -> None:
+    observation = Toolset(packages).call("search", {"query": "a tree of processes", "k": 2})
+    assert "words in 27 texts, 1 near it" in observation.text
+    (row,) = parse_names(observation.text, ["package"])
+    assert (row.words, row.node.node_id, row.usage, row.loose) == ("tree", "tree", (27, 1), True)
+
+
+def test_a_question_using_a_loose_name_as_a_word_is_answered_by_its_text(
+    packages: Snapshot,
+) -> None:
+    question = "What program shows a tree of running processes?"
+    top = packages.external_id(int(packages.index.search(question, 1)[0][0]))
+    assert top == "psmisc"
+    # the walk from `tree` reaches sisu and fileman; the search's leading hit is not reached
+    # and describes the remaining words far better
+    assert ask(packages, question)[0] == "psmisc"
+
+
+def test_a_question_naming_a_loose_name_through_a_relation_walks_it(packages: Snapshot) -> None:
+    # every word besides the name names the schema: nothing is left for the text to judge by
+    assert sorted(ask(packages, "Which packages recommend tree?")[:2]) == ["fileman", "sisu"]
+
+
+def test_schema_words_leave_the_words_that_judge_the_answers() -> None:
+    reader = QuestionReader.build("english", ["package", "section"], ["recommends", "in_section"])
+    assert reader.schema_free("packages recommended for desktop", ["recommends"]) == "desktop"
+    # a relation the question does not name keeps its words
+    assert reader.schema_free("packages recommended for desktop", []) == "recommended desktop"
+
+
+def test_agreement_with_a_loose_anchor_is_weighed_against_the_text() -> None:
+    reach = Reach()
+    for anchor in ("A1", "A2"):
+        reach.add(
+            "x", name="x", type="t", anchor=anchor, anchor_score=1.0, relevance=0.5, on_path=0,
+            path="",
+        )  # fmt: skip
+    assert graph_first(reach, text_best=9.0)  # two trusted anchors agree: the intersection
+    assert not graph_first(reach, text_best=9.0, trust_agreement=False)
+    assert graph_first(reach, text_best=0.5, trust_agreement=False)
+    assert np.isclose(reach.nodes["x"].strength, 2.5)
