@@ -15,7 +15,8 @@ from rich.console import Console
 from answer.config import SargConfig
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
-from cli.options import AgentFlags
+from cli.options import AgentFlags, out_dir
+from evals.qa_records import check_question
 from graphs.errors import ArkError
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ def answer_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer QUESTION over SNAPSHOT with SARG: the answer, its chains and their sources."""
+    question = check_question(question)  # before any model loads
     wiring = _wiring(sarg, agent)
     try:
         opened, answerer = _answerer(snapshot, wiring)
@@ -211,7 +213,7 @@ def _model(
 def eval_answers(
     snapshot: SnapshotArg,
     qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
-    out: Annotated[Path, typer.Option("--out", help="Run directory to write.")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory to write.", parser=out_dir)],
     *,
     sarg: SargFlags,
     agent: AgentFlags,

@@ -13,7 +13,7 @@ from rich.console import Console
 from agent.config import AgentConfig
 from cli.flag_groups import with_flags
 from cli.guards import fail, interrupt_hint, user_errors
-from cli.options import AgentFlags
+from cli.options import AgentFlags, out_dir
 
 
 @with_flags()
@@ -21,9 +21,9 @@ def demo(
     domain: Annotated[
         str, typer.Option("--domain", help="products | academic | biomed.")
     ] = "products",
-    out: Annotated[Path, typer.Option("--out", help="Demo directory (graph + runs).")] = Path(
-        "ark-demo"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", help="Demo directory (graph + runs).", parser=out_dir)
+    ] = Path("ark-demo"),
     limit: Annotated[int, typer.Option("--limit", min=1, help="Test questions to run.")] = 100,
     *,
     agent: AgentFlags,

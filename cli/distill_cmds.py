@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from cli import reranker_cmds
-from cli.options import fail
+from cli.options import fail, out_dir
 from graphs.errors import ArkError
 
 KeepOpt = Annotated[
@@ -26,7 +26,9 @@ KeepOpt = Annotated[
 
 def dataset(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories written by `ark eval`.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset directory to write.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Dataset directory to write.", parser=out_dir)
+    ],
     val_source: Annotated[
         str,
         typer.Option(
@@ -116,7 +118,9 @@ def train(
             "holding one), dequantised once into the --gguf-cache directory.",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Adapter directory to write.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Adapter directory to write.", parser=out_dir)
+    ],
     config_file: Annotated[
         Path | None, typer.Option("--config", help="YAML file of TrainConfig settings.")
     ] = None,
@@ -205,7 +209,9 @@ def config_keys() -> None:
 
 def merge(
     adapter_dir: Annotated[Path, typer.Argument(help="Directory written by `ark distill train`.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Merged model directory to write.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Merged model directory to write.", parser=out_dir)
+    ],
 ) -> None:
     """Fold a LoRA adapter into its base model and save the merged student."""
     from distill.errors import DistillError

@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 
 from cli.flag_groups import with_flags
 from cli.guards import interrupt_hint, print_error, user_errors
-from cli.options import AgentFlags, SnapshotArg
+from cli.options import AgentFlags, SnapshotArg, out_dir
 from cli.run_options import RunFlags
 
 ConcurrencyOpt = Annotated[
@@ -179,7 +179,8 @@ def baseline_bm25(
 def eval_report(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to compare.")],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write report.md and PNG figures here.")
+        Path | None,
+        typer.Option("--out", help="Write report.md and PNG figures here.", parser=out_dir),
     ] = None,
 ) -> None:
     """Compare runs side by side (overall and per family, both protocols) with figures."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -26,7 +28,7 @@ from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
-from cli.options import AgentFlags, FlagError
+from cli.options import AgentFlags, FlagError, out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import ArkError
 
@@ -82,7 +84,9 @@ class _Bar:
 @with_flags(without=ENDPOINT_FLAGS_ONLY)
 def extract(
     docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
-    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
+    ],
     *,
     agent: AgentFlags,
     extractor: Annotated[
@@ -135,7 +139,7 @@ def extract(
     console = Console(stderr=True)
     try:
         endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
-        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
+        _check_numbers(concurrency=concurrency, rpm=rpm, max_file_mb=max_file_mb)
         config = DocumentBuildConfig(
             read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20)),
             chunk=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=chunk_overlap),
@@ -144,8 +148,10 @@ def extract(
             options=BuildOptions(overwrite=overwrite, analyzer=analyzer),
             name=name,
             candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
-            endpoint=settings,
         )
+        # the extractor loads its models (spaCy: seconds): only once every flag is valid
+        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
+        config = replace(config, endpoint=settings)
         encode = _encoder(encoder)
         started = time.perf_counter()
         with ExtractionCache(cache or default_cache_path()) as store, _Bar(console) as progress:
@@ -168,6 +174,17 @@ def extract(
         f"{summary.entities:,} entities, {summary.triples:,} triples in {data['wall_seconds']}s"
     )
     print_extraction_info(data, Console())
+
+
+def _check_numbers(*, concurrency: int, rpm: float | None, max_file_mb: float) -> None:
+    """FlagError for a number flag no extraction can run with (before any model loads)."""
+    if concurrency < 1:
+        raise FlagError(f"--concurrency must be at least 1 (requests in flight), got {concurrency}")
+    if rpm is not None and not (math.isfinite(rpm) and rpm > 0):
+        raise FlagError(f"--rpm must be a positive number of requests a minute, got {rpm}; "
+                        "leave it out for no limit")  # fmt: skip
+    if not (math.isfinite(max_file_mb) and max_file_mb > 0):
+        raise FlagError(f"--max-file-mb must be a positive number of megabytes, got {max_file_mb}")
 
 
 def _endpoint_config(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags, FlagError
+from cli.options import AgentFlags, FlagError, out_dir
 from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
 
 if TYPE_CHECKING:
@@ -26,7 +27,9 @@ SourcesArg = Annotated[
         "The first is the graph branch (dynamic RRF weighs it per question)."
     ),
 ]
-OutOpt = Annotated[Path, typer.Option("--out", help="Output run directory (must be new).")]
+OutOpt = Annotated[
+    Path, typer.Option("--out", help="Output run directory (must be new).", parser=out_dir)
+]
 SplitOpt = Annotated[str, typer.Option("--split", help="Split written to --out.")]
 TuneSplitOpt = Annotated[str, typer.Option("--tune-split", help="Split the grid is tuned on.")]
 SnapshotOpt = Annotated[
@@ -42,11 +45,22 @@ def _parse_weights(text: str | None) -> tuple[float, ...] | None:
     if text is None:
         return None
     try:
-        return tuple(float(part) for part in text.split(",") if part.strip())
+        weights = tuple(float(part) for part in text.split(",") if part.strip())
     except ValueError:
         raise typer.BadParameter(
             f"--weights must be numbers separated by commas (one per source), got {text!r}"
         ) from None
+    if not all(math.isfinite(w) and w >= 0 for w in weights) or not any(weights):
+        raise typer.BadParameter(
+            f"--weights must be finite and not negative, at least one above 0, got {text!r}"
+        )
+    return weights
+
+
+def _finite_k(value: float) -> float:
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"--k must be a finite number (the RRF constant), got {value}")
+    return value
 
 
 def _sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
@@ -91,7 +105,9 @@ def fuse(
         str | None,
         typer.Option("--weights", help="Static weights, one per source (default equal)."),
     ] = None,
-    k: Annotated[float, typer.Option("--k", min=0.0, help="Static RRF constant.")] = 60.0,
+    k: Annotated[
+        float, typer.Option("--k", min=0.0, callback=_finite_k, help="Static RRF constant.")
+    ] = 60.0,
     spec: Annotated[
         Path | None,
         typer.Option("--spec", help="Reuse a frozen fusion.json (e.g. to fuse the train split)."),

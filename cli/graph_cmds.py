@@ -23,6 +23,7 @@ from cli.import_options import (
     memory_line,
     summary_lines,
 )
+from cli.options import out_dir
 from cli.verify_cmds import verify
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
@@ -127,7 +128,9 @@ def _print_info(summary: dict[str, Any]) -> None:
 def import_tabular_command(
     nodes: Annotated[Path, typer.Option("--nodes", help="Nodes file (.csv/.tsv/.parquet/.jsonl).")],
     edges: Annotated[Path, typer.Option("--edges", help="Edges file (.csv/.tsv/.parquet/.jsonl).")],
-    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
+    ],
     id_col: Annotated[str, typer.Option(help="Node id column.")] = "id",
     type_col: Annotated[str, typer.Option(help="Node type column.")] = "type",
     name_col: Annotated[str, typer.Option(help="Node name column.")] = "name",

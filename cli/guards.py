@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,18 +63,59 @@ def missing_extra(error: ModuleNotFoundError) -> MissingExtraError | None:
     return MissingExtraError(extra, module) if extra else None
 
 
+FILE_SYSTEM_HINTS: Mapping[int, str] = MappingProxyType(
+    {
+        errno.ENOSPC: "free some space or write elsewhere, then rerun the command",
+        errno.EDQUOT: "free some space or write elsewhere, then rerun the command",
+        errno.EROFS: "write to a path on a writable file system",
+        errno.EACCES: "write to a path you may write to, or change its permissions",
+        errno.EPERM: "write to a path you may write to, or change its permissions",
+        errno.ENOTDIR: "a file stands where a directory is needed: choose another path",
+        errno.EISDIR: "a directory stands where a file is needed: choose another path",
+        errno.EEXIST: "a file stands where a directory is needed: choose another path",
+        errno.ENAMETOOLONG: "choose a shorter path",
+        errno.ENOENT: "check the path: a directory on the way does not exist",
+    }
+)
+"""What to do about each file-system error of the machine (not of the program): the disk is
+full, the path is read-only or not writable, or a file stands where a directory must go.
+Commands that write write atomically (a snapshot is swapped in once whole; a run directory
+keeps every finished record), so what was there before such an error is still there."""
+
+
 def user_message(error: BaseException) -> str | None:
     """The one line a user sees for `error`, or None when it is a bug (keep the traceback).
 
     ArkError is a user error by definition; a missing optional module becomes the install
-    hint of its extra. Everything else is a bug.
+    hint of its extra; a file-system error of the machine (`FILE_SYSTEM_HINTS`: disk full,
+    read-only, no permission, a file in the way) says which path and what to do. Everything
+    else is a bug.
     """
     if isinstance(error, ArkError):
         return str(error) or type(error).__name__
     if isinstance(error, ModuleNotFoundError):
         hint = missing_extra(error)
         return str(hint) if hint else None
+    if (
+        isinstance(error, OSError)
+        and type(error) in _FILE_SYSTEM_ERRORS
+        and error.errno in FILE_SYSTEM_HINTS
+    ):
+        return _file_system_line(error)
     return None
+
+
+_FILE_SYSTEM_ERRORS = (
+    OSError, PermissionError, FileExistsError, FileNotFoundError, NotADirectoryError,
+    IsADirectoryError,
+)  # fmt: skip
+"""OSError itself and its file-system subclasses (never a network error, also an OSError)."""
+
+
+def _file_system_line(error: OSError) -> str:
+    where = error.filename if error.filename is not None else "a file being written"
+    reason = error.strerror or os.strerror(error.errno or 0)
+    return f"{where}: {reason.lower()}; {FILE_SYSTEM_HINTS[error.errno or 0]}"
 
 
 @contextmanager

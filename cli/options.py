@@ -16,13 +16,32 @@ from cli.guards import fail
 from graphs.errors import ArkError
 from tools.config import ToolConfig
 
-__all__ = ["Ablation", "AgentFlags", "FlagError", "SnapshotArg", "agent_config", "fail"]
+__all__ = [
+    "Ablation", "AgentFlags", "FlagError", "SnapshotArg", "agent_config", "fail", "out_dir"
+]  # fmt: skip
 
 _PAPER = AgentConfig()
 
 
 class FlagError(ArkError, ValueError):
     """Command-line flags that cannot be combined or are out of range (the message says why)."""
+
+
+def out_dir(value: str | Path) -> Path:
+    """`--out DIR`: a directory to write (new or existing), never empty, never a file.
+
+    The parser of every command's directory `--out` (an empty path would write into the
+    current directory; a file there would fail half way through with a traceback).
+    """
+    text = str(value)
+    if not text.strip() or (isinstance(value, str) and not value.strip()):
+        raise typer.BadParameter("the path is empty: give the directory to write, e.g. --out out")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(
+            f"{text} is a file, not a directory: give a directory path (new, or one to reuse)"
+        )
+    return path
 
 
 class Ablation(StrEnum):

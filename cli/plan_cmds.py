@@ -13,7 +13,8 @@ from rich.console import Console
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags
+from cli.options import AgentFlags, out_dir
+from evals.qa_records import check_question
 
 if TYPE_CHECKING:
     from agent.planner import Planned, Planner, PlannerConfig
@@ -110,7 +111,9 @@ def plan(
         bool, typer.Option("--cypher", help="Also print the equivalent Cypher.")
     ] = False,
     qa: Annotated[Path | None, typer.Option("--qa", help="Plan a question set instead.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Run directory (with --qa).")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run directory (with --qa).", parser=out_dir)
+    ] = None,
     split: Annotated[str | None, typer.Option("--split", help="Split of --qa.")] = None,
     sample: Annotated[
         int | None, typer.Option("--sample", min=1, help="Random N questions.")
@@ -161,7 +164,7 @@ def plan(
             return
         opened = Snapshot.open(snapshot)
         planner = _planner(opened, model, agent, config, max_tokens)
-        planned = asyncio.run(planner.plan(str(question)))
+        planned = asyncio.run(planner.plan(check_question(str(question))))
         outcome = PlanExecutor(opened, dense=_dense(opened, encoder), depth=depth).run(planned.plan)
     if as_json:
         record = plan_record(planned, outcome)

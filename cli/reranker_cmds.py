@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from cli.guards import fail, user_errors
+from cli.options import out_dir
 
 
 def reranker(
@@ -27,7 +28,9 @@ def reranker(
             "--base-model", help="Causal LM to fine-tune: a transformers dir or name, or a .gguf."
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Adapter directory to write.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Adapter directory to write.", parser=out_dir)
+    ],
     split: Annotated[str, typer.Option("--split", help="Split to train on.")] = "train",
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N questions.")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.flag_groups import flag_group
-from cli.options import FlagError
+from cli.options import FlagError, out_dir
 
 if TYPE_CHECKING:
     from evals.request import RunRequest
@@ -19,6 +19,7 @@ OutOpt = Annotated[
     Path,
     typer.Option(
         "--out",
+        parser=out_dir,
         help="Run directory (config.json, results.jsonl, ...; one per cell for a sweep). "
         "One writer at a time: a second command on it is refused while the first runs.",
     ),

@@ -21,6 +21,7 @@ from cli.import_options import (
     memory_line,
     summary_lines,
 )
+from cli.options import out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import GraphError
 from graphs.stream.budget import current_rss
@@ -50,7 +51,9 @@ def import_stark_command(
         ),
     ],
     dataset: Annotated[StarkDataset, typer.Option("--dataset", help="Which SKB it holds.")],
-    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
+    ],
     overwrite: OverwriteOpt = False,
     skip_invalid: SkipInvalidOpt = False,
     report: SkipReportOpt = None,

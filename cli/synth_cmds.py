@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
+from cli.options import out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 
 
@@ -19,7 +20,9 @@ def register(graph_app: typer.Typer) -> None:
 
 def synth(
     domain: Annotated[str, typer.Option("--domain", help="products, academic or biomed.")],
-    out: Annotated[Path, typer.Option("--out", help="Snapshot directory to create.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
+    ],
     seed: Annotated[
         int, typer.Option("--seed", help="Random seed; same seed and size, same output.")
     ] = 0,
