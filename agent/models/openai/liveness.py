@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import openai
 
 PROBE_TIMEOUT_S = 5.0
@@ -13,11 +15,13 @@ async def endpoint_answers(client: openai.AsyncOpenAI, *, timeout_s: float) -> b
 
     llama.cpp's server, vLLM and Ollama answer /models while generating, so a server busy
     with a long completion passes; an error status (404 on a server without the route)
-    passes too: only silence or a broken connection fails.
+    passes too: only silence, a broken connection or a reply that does not end within
+    `timeout_s` (one sent a few bytes at a time) fails.
     """
+    probe = client.with_options(timeout=timeout_s, max_retries=0).models.with_raw_response
     try:
-        await client.with_options(timeout=timeout_s, max_retries=0).models.with_raw_response.list()
-    except openai.APIConnectionError:  # includes APITimeoutError
+        await asyncio.wait_for(probe.list(), timeout_s)
+    except (openai.APIConnectionError, TimeoutError):  # includes APITimeoutError
         return False
     except openai.APIError:
         return True

@@ -9,7 +9,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import openai
 
@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 # temperature but 1: "Unsupported parameter: 'max_tokens' ...", "Unsupported value: 'temperature'".
 _UNSUPPORTED = re.compile(r"unsupported (?:parameter|value)\W+(\w+)", re.IGNORECASE)
 _ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice"})
+T = TypeVar("T")
 
 
 class OpenAIChatModel:
@@ -190,6 +191,33 @@ class OpenAIChatModel:
         """
         request = self._request(messages, tools, temperature, seed)
         first_call = count_tool_calls(messages)
+        return await self.call(
+            request, lambda body: reply_from_completion(body, first_call_index=first_call)
+        )
+
+    async def first_token_logprobs(self, messages: list[Message], top: int = 20) -> Any:
+        """The completion of one greedy token with its `top` logprobs (a reranker's score).
+
+        The same call path as `generate` (retries, deadline, liveness); the body as sent.
+        """
+        request = {
+            "model": self.name, "messages": messages, "max_tokens": 1, "temperature": 0.0,
+            "logprobs": True, "top_logprobs": top,
+        }  # fmt: skip
+        return await self.call(request, _choices_present)
+
+    async def call(self, request: dict[str, Any], parse: Callable[[Any], T]) -> T:
+        """Send `request` to /chat/completions and `parse` the JSON body: the one call path.
+
+        Every model call of ARK goes through here (agents, planner, extraction, SARG and the
+        served reranker). One attempt, reading the reply included, lasts at most the request
+        timeout, cut to what the call deadline leaves: a server that sends its reply a few
+        bytes at a time is cut off like a silent one. Failures are retried as the class doc
+        says; a body `parse` rejects (MalformedCompletionError) is retried like a 5xx.
+
+        Raises:
+            ModelError: On a non-retryable HTTP error, or when every retry failed.
+        """
         deadline = (
             None if self.call_deadline_s is None else self._monotonic() + self.call_deadline_s
         )
@@ -197,11 +225,13 @@ class OpenAIChatModel:
             raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
         attempt = 0
         while True:
+            waited = self._attempt_timeout(deadline, attempt)
             try:
-                body = await self._post(request, self._attempt_timeout(deadline, attempt))
+                body = await self._post(request, waited)
+                parsed = parse(body)
                 self._silent = False
                 self._answered = True
-                return reply_from_completion(body, first_call_index=first_call)
+                return parsed
             except Rejected as rejected:
                 request = self._adapted(request, rejected)
                 continue
@@ -209,9 +239,16 @@ class OpenAIChatModel:
                 last = failure
             except MalformedCompletionError as exc:
                 last = RetryableFailure(str(exc))
-            if last.timed_out and not self._maybe_busy(deadline) and not await self._answers():
-                self._silent = True
-                raise silent_error(self._where, self.base_url, self.timeout_s, self._probe_s)
+            if last.timed_out and not self._maybe_busy(deadline):
+                probe_s = self._probe_within(deadline)
+                if probe_s is None:  # the deadline passed during the attempt
+                    raise final_error(
+                        self._where, self.base_url, last, self._redact(last.reason),
+                        attempt + 1, deadline_s=self.call_deadline_s,
+                    )  # fmt: skip
+                if not await self._answers(probe_s):
+                    self._silent = True
+                    raise silent_error(self._where, self.base_url, waited, probe_s)
             limit = self._retry_limit(last)
             delay = self.retry.delay_s(attempt, self._rng, retry_after_s=last.retry_after_s)
             out_of_time = deadline is not None and self._monotonic() + delay >= deadline
@@ -258,10 +295,17 @@ class OpenAIChatModel:
             raise deadline_error(self._where, self.base_url, self.call_deadline_s or 0, attempt)
         return min(self.timeout_s, left)
 
-    async def _answers(self) -> bool:
+    async def _answers(self, probe_s: float | None = None) -> bool:
         """The liveness check: does the endpoint answer GET /models within a few seconds?"""
         client = self._client_for_running_loop()
-        return await endpoint_answers(client, timeout_s=self._probe_s)
+        return await endpoint_answers(client, timeout_s=probe_s or self._probe_s)
+
+    def _probe_within(self, deadline: float | None) -> float | None:
+        """The liveness check's wait, cut to what the deadline leaves (None: nothing left)."""
+        if deadline is None:
+            return self._probe_s
+        left = deadline - self._monotonic()
+        return min(self._probe_s, left) if left > 0 else None
 
     def _request(
         self,
@@ -295,11 +339,19 @@ class OpenAIChatModel:
         return _without(request, {param})
 
     async def _post(self, request: dict[str, Any], timeout_s: float) -> Any:
+        """One attempt; `timeout_s` bounds all of it, reading the reply included."""
+        try:
+            return await asyncio.wait_for(self._post_once(request, timeout_s), timeout_s)
+        except TimeoutError as exc:  # the reply trickled in past the attempt's time
+            raise RetryableFailure(f"timed out after {timeout_s:g}s", timed_out=True) from exc
+
+    async def _post_once(self, request: dict[str, Any], timeout_s: float) -> Any:
         try:
             client = self._client_for_running_loop()
             raw = await client.chat.completions.with_raw_response.create(
                 **request, timeout=timeout_s
             )
+            text = raw.http_response.text
         except openai.APITimeoutError as exc:
             raise RetryableFailure(f"timed out after {timeout_s:g}s", timed_out=True) from exc
         except openai.APIConnectionError as exc:
@@ -322,7 +374,7 @@ class OpenAIChatModel:
                 ) from exc
             raise Rejected(exc.status_code, detail) from None
         try:
-            return json.loads(raw.http_response.text)
+            return json.loads(text)
         except ValueError as exc:
             raise MalformedCompletionError(f"response body is not JSON: {exc}") from exc
 
@@ -338,3 +390,10 @@ def _without(request: dict[str, Any], unsupported: set[str]) -> dict[str, Any]:
         if param == "max_tokens":
             adapted["max_completion_tokens"] = value
     return adapted
+
+
+def _choices_present(body: Any) -> Any:
+    """The body, once it holds a choice (else it is malformed and retried)."""
+    if not isinstance(body, dict) or not body.get("choices"):
+        raise MalformedCompletionError("the completion has no choices")
+    return body
