@@ -109,6 +109,23 @@ def extract(
     chunk_tokens: Annotated[int, typer.Option(help="Most tokens in a passage.")] = 200,
     chunk_overlap: Annotated[int, typer.Option(help="Tokens shared by passages.")] = 30,
     max_file_mb: Annotated[float, typer.Option(help="Skip larger files.")] = 16.0,
+    follow_links: Annotated[
+        bool,
+        typer.Option(
+            "--follow-links",
+            help="Also read files in the folders that are links to places outside them "
+            "(skipped by default, each listed with where it points).",
+        ),
+    ] = False,
+    max_failed_share: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=0.99,
+            help="Largest share of passages whose extraction may fail; above it (or when "
+            "all fail) nothing is written and the command exits 2.",
+        ),
+    ] = 0.5,
     relation_types: Annotated[int, typer.Option(help="Labels that become edge types.")] = 24,
     relation_min: Annotated[int, typer.Option(help="Edges a label needs to be a type.")] = 3,
     aliases: Annotated[bool, typer.Option(help="Merge last names and acronyms.")] = True,
@@ -141,13 +158,14 @@ def extract(
         endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
         _check_numbers(concurrency=concurrency, rpm=rpm, max_file_mb=max_file_mb)
         config = DocumentBuildConfig(
-            read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20)),
+            read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20), follow_links=follow_links),
             chunk=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=chunk_overlap),
             resolve=ResolveConfig(aliases=aliases, similarity=merge_similarity),
             vocabulary=VocabularyConfig(max_types=relation_types, min_count=relation_min),
             options=BuildOptions(overwrite=overwrite, analyzer=analyzer),
             name=name,
             candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
+            max_failed_share=max_failed_share,
         )
         # the extractor loads its models (spaCy: seconds): only once every flag is valid
         worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)

@@ -6,17 +6,18 @@ import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from typer.testing import CliRunner
 
 from cli.app import build_app
-from graphs.errors import GraphImportError
-from graphs.importers.documents.build import build_document_snapshot
+from graphs.errors import ConfigError, GraphImportError
+from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.chunker import ChunkConfig, chunk_document, sentence_spans
 from graphs.importers.documents.model import Document, Extraction, ExtractionFailure, Mention
-from graphs.importers.documents.reader import read_documents
+from graphs.importers.documents.reader import ReadConfig, read_documents
 
 runner = CliRunner()
 
@@ -175,3 +176,63 @@ def test_cli_refuses_when_nothing_is_readable(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 2 and "no document could be read" in result.output
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(
+    "texts", [["FAIL one.", "FAIL two."], ["FAIL one.", "FAIL two.", "Ok Ada."]]
+)
+def test_an_extraction_that_failed_for_most_passages_writes_nothing(
+    tmp_path: Path, texts: list[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number, text in enumerate(texts):
+        (docs / f"d{number}.txt").write_text(text)
+    (tmp_path / "snap").mkdir()
+    (tmp_path / "snap" / "old").write_text("the old snapshot")
+    args = ["graph", "extract", str(docs), "--out", str(tmp_path / "snap"), "--overwrite",
+            "--cache", str(tmp_path / "c.sqlite")]  # fmt: skip
+    with patch("graphs.importers.documents.spacy_extractor.SpacyExtractor", ScriptedExtractor):
+        result = runner.invoke(build_app(), args)
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert f"extraction failed for 2 of {len(texts)} passages (scripted failure (2))" in line
+    assert (tmp_path / "snap" / "old").read_text() == "the old snapshot"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.sqlite", "docs", "snap"]
+
+
+def test_a_failed_share_within_the_limit_builds(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number, text in enumerate(["FAIL one.", "Ok Ada.", "Ok Grace."]):
+        (docs / f"d{number}.txt").write_text(text)
+    with ExtractionCache(tmp_path / "c.sqlite") as cache:
+        summary = build_document_snapshot(
+            [docs], tmp_path / "snap", extractor=ScriptedExtractor(), cache=cache
+        )
+    assert summary.failed == 1 and (tmp_path / "snap" / "manifest.json").is_file()
+    with pytest.raises(ConfigError, match="max_failed_share"):
+        DocumentBuildConfig(max_failed_share=1.0)
+
+
+def test_links_out_of_the_folders_are_skipped_unless_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("Root Password lives here.")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Grace Hopper wrote compilers.")
+    (docs / "passwd.txt").symlink_to(outside)
+    (docs / "inside.txt").symlink_to(docs / "a.txt")  # a link within the folder is read
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "b.txt").write_text("Alan Turing broke codes.")
+    (docs / "sub").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    result = read_documents([docs])
+    read = sorted(d.doc_id for d in result.documents)
+    assert read == ["a.txt", "inside.txt"]
+    skipped = {Path(s.source).name: (s.reason, s.detail) for s in result.skipped}
+    assert skipped["passwd.txt"] == (
+        "link outside the folders", f"to {outside.resolve()} (--follow-links reads it)"
+    )
+    followed = read_documents([docs], ReadConfig(follow_links=True))
+    assert "passwd.txt" in {d.doc_id for d in followed.documents}
+    assert "passwd.txt" in {d.doc_id for d in read_documents([docs / "passwd.txt"]).documents}

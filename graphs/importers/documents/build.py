@@ -18,12 +18,12 @@ import pyarrow as pa
 
 from graphs.build import build_snapshot
 from graphs.build_options import BuildOptions
-from graphs.errors import GraphImportError
+from graphs.errors import ConfigError, GraphImportError
 from graphs.importers.documents.assemble import assemble
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.chunker import ChunkConfig, chunk_document
 from graphs.importers.documents.extract_run import ExtractRun, Progress, run_extraction
-from graphs.importers.documents.extractor import Extractor
+from graphs.importers.documents.extractor import ExtractionFailedError, Extractor
 from graphs.importers.documents.model import Document, Passage
 from graphs.importers.documents.reader import ReadConfig, ReadResult, read_documents
 from graphs.importers.documents.resolve import Encode, ResolveConfig, resolve
@@ -61,6 +61,15 @@ class DocumentBuildConfig:
     name: str | None = None
     candidate_types: tuple[str, ...] = ()
     endpoint: Mapping[str, Any] | None = None
+    max_failed_share: float = 0.5
+    """The largest share of passages whose extraction may fail for the build to go on
+    (`--max-failed-share`); above it, or when every passage failed, nothing is written."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.max_failed_share < 1.0:
+            raise ConfigError(
+                f"max_failed_share must be at least 0 and below 1, got {self.max_failed_share}"
+            )
 
 
 def build_document_snapshot(
@@ -94,6 +103,7 @@ def build_document_snapshot(
     started = time.perf_counter()
     run = run_extraction(passages, extractor, cache, progress=progress)
     seconds["extract"] = _since(started)
+    _check_failures(run, len(passages), config.max_failed_share)
     started = time.perf_counter()
     nodes, edges, graph = _graph(read.documents, passages, run, config, encode)
     seconds["resolve_assemble"] = _since(started)
@@ -136,6 +146,21 @@ def _graph(
             "relation_types": _relation_types(edges, vocabulary.generic, set(vocabulary.types)),
             "generic_labels": vocabulary.generic_labels,
         },
+    )
+
+
+def _check_failures(run: ExtractRun, passages: int, max_share: float) -> None:
+    """ExtractionFailedError when more than `max_share` of the passages failed (or all)."""
+    failed = len(run.failures)
+    if not failed or (failed < passages and failed <= max_share * passages):
+        return
+    reasons = "; ".join(
+        f"{reason} ({n})" for reason, n in Counter(run.failures.values()).most_common(3)
+    )
+    raise ExtractionFailedError(
+        f"extraction failed for {failed:,} of {passages:,} passages ({reasons}); no snapshot "
+        "was written (one already there is kept) and every extracted passage is cached: fix "
+        "the cause and rerun the same command, or accept more failures with --max-failed-share"
     )
 
 

@@ -27,6 +27,14 @@ class ExtractorDownError(GraphError):
         self.finished = list(finished)
 
 
+class ExtractionFailedError(GraphError):
+    """Extraction failed for more passages than the build accepts (`max_failed_share`).
+
+    Nothing is written (a snapshot already at the output stays as it was); every passage that
+    was extracted stays in the cache, so rerunning once the cause is fixed resumes.
+    """
+
+
 class Extractor(Protocol):
     """Reads entities and relation triples from passages.
 

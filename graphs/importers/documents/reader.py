@@ -30,6 +30,10 @@ class ReadConfig:
     """
 
     max_file_bytes: int = 16 * 1024 * 1024
+    follow_links: bool = False
+    """Read files in the folders whose real path lies outside every folder given (symbolic
+    links out of them: `--follow-links`); by default they are skipped, so a link such as
+    `docs/passwd.txt -> /etc/passwd` never ends up in a snapshot that `ark mcp` serves."""
 
 
 @dataclass
@@ -44,7 +48,9 @@ def read_documents(paths: Sequence[Path], config: ReadConfig | None = None) -> R
     """Read every supported file under `paths` (files or folders, folders recursively).
 
     Bad input never raises: empty, binary, undecodable, oversized or text-less files, bad
-    JSONL rows and repeated document ids are skipped and listed with a reason.
+    JSONL rows, repeated document ids and (unless `config.follow_links`) files in a folder
+    whose real path lies outside the folders given are skipped and listed with a reason. A
+    file given by name is read wherever it points.
 
     Raises:
         GraphImportError: A path does not exist, or no document at all could be read.
@@ -52,7 +58,14 @@ def read_documents(paths: Sequence[Path], config: ReadConfig | None = None) -> R
     config = config or ReadConfig()
     result = ReadResult()
     seen: set[str] = set()
-    for root, file in _files(paths):
+    folders = [path.resolve() for path in paths if path.is_dir()]
+    for root, file, named in _files(paths):
+        if not named and not config.follow_links and not _inside(file, folders):
+            real = file.resolve()
+            result.skipped.append(
+                Skip(str(file), "link outside the folders", f"to {real} (--follow-links reads it)")
+            )
+            continue
         for item in _read_file(file, root, config):
             if isinstance(item, Skip):
                 result.skipped.append(item)
@@ -70,15 +83,22 @@ def read_documents(paths: Sequence[Path], config: ReadConfig | None = None) -> R
     return result
 
 
-def _files(paths: Sequence[Path]) -> Iterator[tuple[Path, Path]]:
+def _inside(file: Path, folders: Sequence[Path]) -> bool:
+    """Whether `file`'s real path (links resolved) lies in one of `folders` (resolved)."""
+    real = file.resolve()
+    return any(real.is_relative_to(folder) for folder in folders)
+
+
+def _files(paths: Sequence[Path]) -> Iterator[tuple[Path, Path, bool]]:
+    """(its root, the file, whether it was given by name) of every file to read."""
     for path in paths:
         if path.is_dir():
             for file in sorted(path.rglob("*")):
                 hidden = any(part.startswith(".") for part in file.relative_to(path).parts)
                 if file.is_file() and not hidden:
-                    yield path, file
+                    yield path, file, False
         elif path.is_file():
-            yield path.parent, path
+            yield path.parent, path, True
         else:
             raise GraphImportError(f"{path} does not exist; give document files or folders")
 
