@@ -231,7 +231,8 @@ def test_links_out_of_the_folders_are_skipped_unless_followed(tmp_path: Path) ->
     assert read == ["a.txt", "inside.txt"]
     skipped = {Path(s.source).name: (s.reason, s.detail) for s in result.skipped}
     assert skipped["passwd.txt"] == (
-        "link outside the folders", f"to {outside.resolve()} (--follow-links reads it)"
+        "link outside the folders",
+        f"to {outside.resolve()} (--follow-links reads it)",
     )
     followed = read_documents([docs], ReadConfig(follow_links=True))
     assert "passwd.txt" in {d.doc_id for d in followed.documents}
