@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from agent.events import AgentEvent
 from agent.models.base import ContextLengthError, ModelError
 from agent.models.toolcall_parse import ensure_call_ids
+from agent.reply_limit import bounded_reply
 from agent.state import AgentState, RunContext, extend_unique
 
 NO_TOOL_CALL_NUDGE = (
@@ -38,8 +39,9 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
         # a first turn that does not fit is a failure like any other.
         reason = "context_full" if isinstance(exc, ContextLengthError) and step > 1 else "error"
         return {"step": step, "steps": [record], "stop_reason": reason, "error": str(exc)}
-    message = ensure_call_ids({**reply.message, "role": "assistant"}, state["messages"])
-    record = _step(state, "model", started, usage=reply.usage)
+    message, cut = bounded_reply({**reply.message, "role": "assistant"})
+    message = ensure_call_ids(message, state["messages"])
+    record = _step(state, "model", started, usage=reply.usage, truncated_chars=cut or None)
     calls = len(message.get("tool_calls") or [])
     _emit(
         ctx,
@@ -159,6 +161,7 @@ def _step(
     usage: dict[str, int] | None = None,
     error_kind: str | None = None,
     error: str | None = None,
+    truncated_chars: int | None = None,
 ) -> dict[str, Any]:
     return {
         "index": len(state.get("steps", [])),
@@ -168,6 +171,7 @@ def _step(
         "usage": usage,
         "error_kind": error_kind,
         "error": error,
+        "truncated_chars": truncated_chars,
     }
 
 

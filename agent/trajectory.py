@@ -48,6 +48,8 @@ class StepRecord(BaseModel):
     usage: dict[str, int] | None = None
     error_kind: str | None = None
     error: str | None = None
+    truncated_chars: int | None = None
+    """Characters of the model's reply cut by agent/reply_limit.py (None: none)."""
 
 
 class Trajectory(BaseModel):

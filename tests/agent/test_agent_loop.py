@@ -287,3 +287,26 @@ def test_trajectory_json_lines_load_with_datasets(tiny_snapshot: Snapshot, tmp_p
     assert loaded[0]["answers"] == result.trajectories[0].answers
     first_call = loaded[0]["messages"][2]["tool_calls"][0]["function"]
     assert json.loads(first_call["arguments"])["query"] == QUESTION
+
+
+def test_a_reply_is_bounded_in_the_conversation_and_the_record(tiny_snapshot: Snapshot) -> None:
+    from agent.reply_limit import MAX_REPLY_CHARS
+
+    rambling = "word " * 400_000  # 2 MB of text beside the call
+    model = ScriptedModel(
+        [
+            tool_call_message("search", {"query": "Ada Lovelace"}, content=rambling),
+            tool_call_message("select", {"node_ids": ["a1"]}),
+            tool_call_message("finish", {}),
+        ]
+    )
+    (trajectory,) = run(make(tiny_snapshot, model)).trajectories
+    kept = trajectory.messages[2]["content"]
+    assert kept.startswith("word word") and len(kept) < MAX_REPLY_CHARS + 200
+    assert "[cut by ARK: the reply held 2,000,000 characters; the first 16,000 are kept]" in kept
+    assert trajectory.steps[0].truncated_chars == 2_000_000 - MAX_REPLY_CHARS
+    assert trajectory.steps[2].truncated_chars is None
+    # what the model is sent back next turn is the bounded reply, not the 2 MB one
+    resent = model.calls[1].messages[2]["content"]
+    assert resent == kept
+    assert trajectory.answers == ["a1"]
