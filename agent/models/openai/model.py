@@ -93,6 +93,7 @@ class OpenAIChatModel:
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        liveness: Callable[[float], Awaitable[bool]] | None = None,
     ) -> None:
         """Create the adapter.
 
@@ -109,6 +110,8 @@ class OpenAIChatModel:
             clock: POSIX clock used to read Retry-After dates.
             monotonic: Clock of the call deadline.
             rng: Jitter source.
+            liveness: The liveness check, given its wait in seconds (default: GET /models
+                on this endpoint); tests inject its outcome, so no wall clock decides it.
         """
         if not model:
             raise ModelError("empty model name: pass -m NAME (e.g. -m gpt-4o-mini)")
@@ -134,6 +137,7 @@ class OpenAIChatModel:
         self._silent = False  # the last liveness check failed: check before each call
         self._answered = False  # the endpoint has answered a call of this adapter
         self._probe_s = min(PROBE_TIMEOUT_S, timeout_s)
+        self._liveness = liveness
         self._where = f"model {model!r} at {self.base_url}"
 
     @classmethod
@@ -297,8 +301,10 @@ class OpenAIChatModel:
 
     async def _answers(self, probe_s: float | None = None) -> bool:
         """The liveness check: does the endpoint answer GET /models within a few seconds?"""
-        client = self._client_for_running_loop()
-        return await endpoint_answers(client, timeout_s=probe_s or self._probe_s)
+        wait = probe_s or self._probe_s
+        if self._liveness is not None:
+            return await self._liveness(wait)
+        return await endpoint_answers(self._client_for_running_loop(), timeout_s=wait)
 
     def _probe_within(self, deadline: float | None) -> float | None:
         """The liveness check's wait, cut to what the deadline leaves (None: nothing left)."""

@@ -166,10 +166,16 @@ def test_429_honours_retry_after(fault: Fault, expected_delay: float) -> None:
 def test_transient_failures_are_retried_then_succeed(faults: list[Fault]) -> None:
     sleep = SleepRecorder()
     # A short client timeout only where a timeout is injected: on a loaded machine a healthy
-    # request can take longer than a fraction of a second, which would add a retry.
+    # request can take longer than a fraction of a second, which would add a retry. The
+    # liveness check that follows a timeout is injected as passing: on a loaded machine the
+    # fake server's GET /models could miss a real one's wait, which is not what is tested.
     timeout_s = 1.0 if any(f.kind == "timeout" for f in faults) else 30.0
+
+    async def answers(wait_s: float) -> bool:
+        return True
+
     with FakeOpenAIServer([*faults, text_reply("ok")]) as srv:
-        reply = generate(make_model(srv, sleep, timeout_s=timeout_s))
+        reply = generate(make_model(srv, sleep, timeout_s=timeout_s, liveness=answers))
         assert len(srv.requests) == len(faults) + 1
     assert reply.message["content"] == "ok"
     assert len(sleep.delays) == len(faults)
