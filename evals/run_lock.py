@@ -3,8 +3,9 @@
 `RunLock.acquire` takes an exclusive ``fcntl.flock`` on ``RUN_DIR/.writer.lock`` and keeps it
 until `release` (or the process ends: the kernel drops the lock of a killed writer, so a
 stale lock never blocks a ``--resume``). The lock file holds who took it (pid, host, command,
-since when) so a refused writer can say who holds the directory. The file is left in place:
-deleting a lock file another process is waiting on would let two writers in.
+since when; URL credentials and query values redacted; readable by its owner only) so a
+refused writer can say who holds the directory; `release` empties it. The file is left in
+place: deleting a lock file another process is waiting on would let two writers in.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ LOCK_FILE = ".writer.lock"
 """The lock file inside a run directory (not part of the run's content)."""
 
 _POLL_S = 0.05
+_USERINFO = re.compile(r"://[^/@\s]+@")
+_QUERY_VALUE = re.compile(r"([?&][^=&\s]+=)[^&\s]+")
+"""Every value of a URL's query string (`?api_key=...`): credentials travel there too."""
 _COMMAND_CHARS = 300
 
 
@@ -48,7 +52,7 @@ class LockHolder:
     @classmethod
     def current(cls) -> LockHolder:
         """This process."""
-        command = re.sub(r"://[^/@\s]+@", "://***@", " ".join(sys.argv))
+        command = _QUERY_VALUE.sub(r"\1***", _USERINFO.sub("://***@", " ".join(sys.argv)))
         return cls(
             pid=os.getpid(),
             host=socket.gethostname(),
@@ -81,7 +85,7 @@ class RunLock:
             OSError: the lock file cannot be created (e.g. the directory is read-only).
         """
         path = Path(run_dir) / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + wait_s
         while True:
             try:
@@ -96,8 +100,12 @@ class RunLock:
         return cls(fd, path)
 
     def release(self) -> None:
-        """Drop the lock (idempotent)."""
+        """Drop the lock (idempotent); the holder it recorded is erased first."""
         if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)
+            except OSError:
+                pass
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
 

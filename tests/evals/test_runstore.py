@@ -277,3 +277,24 @@ def test_a_full_disk_while_writing_config_leaves_no_config(
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [LOCK_FILE]
     with RunStore.open(tmp_path / "run", CONFIG, resume=False):  # the retry starts afresh
         pass
+
+
+def test_the_lock_file_keeps_no_credentials_and_is_emptied_on_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stat
+    import sys
+
+    from evals.run_lock import RunLock, read_holder
+
+    argv = ["ark", "eval", "run", "--base-url", "http://u:pw@h/v1?api_key=SECRET&x=1"]
+    monkeypatch.setattr(sys, "argv", argv)
+    tmp_path.mkdir(exist_ok=True)
+    lock = RunLock.acquire(tmp_path)
+    holder = read_holder(tmp_path / LOCK_FILE)
+    assert holder is not None
+    assert "SECRET" not in holder.command and "pw" not in holder.command
+    assert "http://***@h/v1?api_key=***&x=***" in holder.command
+    assert stat.S_IMODE((tmp_path / LOCK_FILE).stat().st_mode) == 0o600
+    lock.release()
+    assert (tmp_path / LOCK_FILE).read_text() == ""

@@ -237,3 +237,15 @@ def test_links_out_of_the_folders_are_skipped_unless_followed(tmp_path: Path) ->
     followed = read_documents([docs], ReadConfig(follow_links=True))
     assert "passwd.txt" in {d.doc_id for d in followed.documents}
     assert "passwd.txt" in {d.doc_id for d in read_documents([docs / "passwd.txt"]).documents}
+
+
+def test_a_jsonl_row_with_nul_bytes_costs_only_itself(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_bytes(
+        b'{"id": "a", "text": "Ada Lovelace wrote notes."}\n'
+        b'{"id": "b", "text": "bad \x00\x00 row"}\n'
+        b'{"id": "c", "text": "Alan Turing broke codes."}\n'
+    )
+    result = read_documents([rows])
+    assert [d.doc_id for d in result.documents] == ["a", "c"]
+    assert [(s.reason, s.source.rsplit(":", 1)[1]) for s in result.skipped] == [("binary", "2")]

@@ -74,7 +74,8 @@ class Route:
     each with its score: all are walked from, as one anchor."""
     loose: bool = False
     """Whether the graph's text mostly uses the anchor's words away from it
-    (tools/mentions.py): the question may use them as words, not as its name."""
+    (tools/mentions.py) and the question names no relation: it may use them as words, not
+    as a name. A question that names one of the graph's relations asks for a walk."""
 
     def starts(self) -> tuple[tuple[ListedNode, float], ...]:
         """The nodes the walk starts from, with their scores."""
@@ -187,7 +188,7 @@ class RulePlanner:
             routes.append(
                 Route(
                     var, node, score, walks[var], query, named, same[:MAX_HOMONYMS],
-                    loose=named in loose,
+                    loose=named in loose and not relations,
                 )
             )  # fmt: skip
             hops += _plan_hops(var, walks[var])

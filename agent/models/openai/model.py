@@ -39,7 +39,7 @@ from agent.models.openai.retry import (
     is_validation_rejection,
     parse_retry_after,
 )
-from agent.models.openai.url import redact_url
+from agent.models.openai.url import redact_url, url_secrets
 from agent.models.toolcall_parse import count_tool_calls
 
 logger = logging.getLogger(__name__)
@@ -385,8 +385,14 @@ class OpenAIChatModel:
             raise MalformedCompletionError(f"response body is not JSON: {exc}") from exc
 
     def _redact(self, text: str) -> str:
+        """`text` (a server's message) without the API key or the URL's credentials in it."""
         key = self._client.api_key
-        return text.replace(key, "***") if key and key != PLACEHOLDER_API_KEY else text
+        secrets = url_secrets(str(self._client.base_url))
+        if key and key != PLACEHOLDER_API_KEY:
+            secrets.insert(0, key)
+        for secret in secrets:
+            text = text.replace(secret, "***")
+        return text
 
 
 def _without(request: dict[str, Any], unsupported: set[str]) -> dict[str, Any]:

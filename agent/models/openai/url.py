@@ -40,6 +40,20 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def url_secrets(url: str) -> list[str]:
+    """The credentials written in `url` (its user:password part, secret-looking query values),
+    longest first: the strings to blank wherever a server echoes them back."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.netloc.rsplit("@", 1)[0]] if "@" in parts.netloc else []
+    if parts.password:
+        found.append(parts.password)
+    found += [v for n, v in parse_qsl(parts.query, keep_blank_values=True) if _is_secret(n) and v]
+    return sorted({secret for secret in found if len(secret) >= 3}, key=len, reverse=True)
+
+
 def _is_secret(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in _SECRET_PARAMS)

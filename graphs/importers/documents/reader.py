@@ -117,7 +117,8 @@ def _read_file(file: Path, root: Path, config: ReadConfig) -> Iterable[Document 
     if suffix == ".pdf":
         return [_read_pdf(file, root)]
     data = file.read_bytes()
-    if b"\x00" in data[:_SNIFF_BYTES]:
+    # JSONL is judged row by row: one row with NUL bytes must not lose the file's others
+    if suffix != ".jsonl" and b"\x00" in data[:_SNIFF_BYTES]:
         return [Skip(source, "binary", "NUL bytes in the first 8 KB")]
     try:
         text = data.decode("utf-8-sig")
@@ -145,6 +146,9 @@ def _jsonl_rows(text: str, source: str) -> Iterator[Document | Skip]:
         if not line.strip():
             continue
         where = f"{source}:{number}"
+        if "\x00" in line:
+            yield Skip(where, "binary", "NUL bytes in the row")
+            continue
         try:
             row = json.loads(line)
         except ValueError as error:

@@ -69,3 +69,23 @@ def test_runs_store_no_credentials(tmp_path: Path) -> None:
     assert "bob:" not in files_text(tmp_path / "ok") and SECRET not in files_text(tmp_path / "ok")
     assert SECRET not in files_text(tmp_path / "down") and SECRET not in down.output
     assert "***@127.0.0.1" in files_text(tmp_path / "down")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [f"http://bob:{SECRET}@HOST/v1", f"http://HOST/v1?api_key={SECRET}"],
+    ids=["userinfo", "query"],
+)
+def test_credentials_a_server_echoes_back_are_redacted(url: str) -> None:
+    import asyncio
+
+    from agent.models.base import ModelError
+    from tests.agent.fake_openai_server import Fault
+
+    echo = Fault.http_error(400, f"bad request for {url} with key sk-live-{SECRET}")
+    with FakeOpenAIServer(responder=lambda body: echo) as server:
+        base = url.replace("HOST", server.base_url.split("//")[1].split("/")[0])
+        model = OpenAIChatModel("x", base_url=base, api_key=f"sk-live-{SECRET}")
+        with pytest.raises(ModelError) as caught:
+            asyncio.run(model.generate([{"role": "user", "content": "hi"}], []))
+    assert SECRET not in str(caught.value)
