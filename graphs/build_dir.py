@@ -46,15 +46,20 @@ def new_temp(out: Path) -> Path:
     return temp
 
 
-def clean_stale_temps(out: Path) -> None:
-    """Remove temp dirs of earlier builds of `out` whose process is gone."""
+def clean_stale_temps(out: Path, mark: str = TEMP_MARK) -> None:
+    """Remove temp dirs of earlier builds of `out` whose process is gone.
+
+    Their names are `.{out.name}{mark}{pid}-...`; a build inside such a dir left its own
+    temp beside it (one more leading dot), which goes too.
+    """
     if not out.parent.is_dir():
         return
-    for temp in out.parent.glob(f".{out.name}{TEMP_MARK}*"):
-        pid_text = temp.name.removeprefix(f".{out.name}{TEMP_MARK}").split("-")[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
-            logger.info("removing %s left by an interrupted import", temp)
-            shutil.rmtree(temp, ignore_errors=True)
+    for prefix in (f".{out.name}{mark}", f"..{out.name}{mark}"):
+        for temp in out.parent.glob(f"{prefix}*"):
+            pid_text = temp.name.removeprefix(prefix).split("-")[0]
+            if pid_text.isdigit() and not _alive(int(pid_text)):
+                logger.info("removing %s left by an interrupted build", temp)
+                shutil.rmtree(temp, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:

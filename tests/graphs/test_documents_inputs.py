@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from unittest.mock import patch
@@ -249,3 +250,27 @@ def test_a_jsonl_row_with_nul_bytes_costs_only_itself(tmp_path: Path) -> None:
     result = read_documents([rows])
     assert [d.doc_id for d in result.documents] == ["a", "c"]
     assert [(s.reason, s.source.rsplit(":", 1)[1]) for s in result.skipped] == [("binary", "2")]
+
+
+def test_a_killed_extracts_staging_is_removed_by_the_next_build(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    pid = int(dead.stdout)  # a process that has ended
+    left = tmp_path / f".snap.extract-{pid}-abcd1234"
+    inner = tmp_path / f"..snap.extract-{pid}-abcd1234.tmp-{pid}-ef01"
+    for folder in (left, inner):
+        folder.mkdir()
+        (folder / "nodes.arrow").write_text("half written")
+    alive = tmp_path / f".snap.extract-{os.getpid()}-live0000"  # a running build's: kept
+    alive.mkdir()
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Grace Hopper wrote compilers.")
+    with ExtractionCache(tmp_path / "c.sqlite") as cache:
+        build_document_snapshot(
+            [docs], tmp_path / "snap", extractor=ScriptedExtractor(), cache=cache
+        )
+    assert not left.exists() and not inner.exists() and alive.exists()

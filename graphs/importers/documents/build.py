@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from graphs.build import build_snapshot
+from graphs.build_dir import clean_stale_temps
 from graphs.build_options import BuildOptions
 from graphs.errors import ConfigError, GraphImportError
 from graphs.importers.documents.assemble import assemble
@@ -35,6 +36,8 @@ from graphs.importers.documents.vocabulary import (
 )
 
 logger = logging.getLogger(__name__)
+STAGING_MARK = ".extract-"
+"""The staging directory beside the output: `.{out}.extract-{pid}-{random}`."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,7 +239,8 @@ def _write(
     paths: Sequence[Path],
 ) -> None:
     """build_snapshot into a staging directory, add extraction.json, then swap it in."""
-    staging = out.parent / f".{out.name}.extract-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    clean_stale_temps(out, mark=STAGING_MARK)  # left by a killed extract
+    staging = out.parent / f".{out.name}{STAGING_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     options = dataclasses.replace(config.options, overwrite=False, allow_empty_text=True)
     try:
         build_snapshot(
