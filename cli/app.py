@@ -26,18 +26,29 @@ from cli import (
 )
 from cli.guards import USER_ERROR_EXIT, print_error, user_message
 
+INTERRUPT_EXIT = 130
+INTERRUPTED = (
+    "interrupted: stopped before finishing; what was there before is unchanged (a snapshot is "
+    "swapped in only once whole, a run directory keeps every finished record)"
+)
+
 
 class ArkGroup(TyperGroup):
     """The root command group: a user error in any command ends as one line and exit 2.
 
     An ArkError (or a missing optional extra) is printed as `error: message` and the command
-    exits with code 2; any other exception is a bug and propagates with its traceback.
+    exits with code 2; Ctrl-C ends any command with one line and exit 130 (commands that can
+    resume say how themselves); any other exception is a bug and propagates with its
+    traceback.
     """
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
         """Run the command, turning user errors into one line and exit code 2."""
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print_error(INTERRUPTED)
+            raise typer.Exit(code=INTERRUPT_EXIT) from None
         except Exception as error:
             message = user_message(error)
             if message is None:

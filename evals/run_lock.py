@@ -10,6 +10,7 @@ place: deleting a lock file another process is waiting on would let two writers 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -102,10 +103,8 @@ class RunLock:
     def release(self) -> None:
         """Drop the lock (idempotent); the holder it recorded is erased first."""
         if self._fd is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, 0)
-            except OSError:
-                pass
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
 

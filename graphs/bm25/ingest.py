@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -78,19 +79,38 @@ def _tokenized(
         for first, names, texts in _chunks(batches):
             yield tokenize_chunk(tokenizer, first, names, texts)
         return
-    context = multiprocessing.get_context("spawn")  # no fork of a large parent
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending: deque[Future[ChunkPostings]] = deque()
-        try:
-            for first, names, texts in _chunks(batches):
-                pending.append(pool.submit(tokenize_chunk, tokenizer, first, names, texts))
-                if len(pending) > 2 * workers:
-                    yield pending.popleft().result()
-            while pending:
+    pool = ProcessPoolExecutor(
+        workers, mp_context=_worker_context(), initializer=_ignore_interrupts
+    )
+    pending: deque[Future[ChunkPostings]] = deque()
+    try:
+        for first, names, texts in _chunks(batches):
+            pending.append(pool.submit(tokenize_chunk, tokenizer, first, names, texts))
+            if len(pending) > 2 * workers:
                 yield pending.popleft().result()
-        finally:
-            for future in pending:
-                future.cancel()
+        while pending:
+            yield pending.popleft().result()
+    except BaseException:  # Ctrl-C or an error: drop queued chunks, wait for no worker
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a small server process that imported only the tokeniser.
+
+    Not `fork` (a copy of a large parent), not `spawn` (each worker would re-import the
+    parent's main module: the `ark` command, its CLI and the agent's libraries, seconds and
+    hundreds of MB each, and every import a place for Ctrl-C to land).
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([tokenize_chunk.__module__])
+    return context
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback from each)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def ingest(

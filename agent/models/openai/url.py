@@ -41,8 +41,10 @@ def redact_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The credentials written in `url` (its user:password part, secret-looking query values),
-    longest first: the strings to blank wherever a server echoes them back."""
+    """The credentials written in `url`, longest first (to blank wherever a server echoes them).
+
+    Its user:password part, the password alone, and secret-looking query values.
+    """
     try:
         parts = urlsplit(url)
     except ValueError:
