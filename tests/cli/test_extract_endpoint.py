@@ -53,16 +53,17 @@ def every_file_text(root: Path) -> str:
 
 
 def test_endpoint_flags_reach_the_client_and_are_recorded_redacted(tmp_path: Path) -> None:
-    docs = write_docs(tmp_path, 1)
+    docs = write_docs(tmp_path, 2)
     reply = tool_call_reply(TOOL_NAME, MARIE)
-    # two 503s: with --max-retries 1 the passage fails after exactly two requests
+    # two 503s: with --max-retries 1 the first passage fails after exactly two requests (one
+    # of two failed: within --max-failed-share), the second is extracted
     with FakeOpenAIServer([Fault.server_error(503)] * 2, responder=lambda body: reply) as server:
         url = with_credentials(server.base_url)
         result = extract(tmp_path, docs, url, "--request-timeout", "7", "--max-retries", "1",
-                         "--call-deadline", "30")  # fmt: skip
+                         "--call-deadline", "30", "--concurrency", "1")  # fmt: skip
         posts = len(server.requests)
     assert result.exit_code == 0, result.output
-    assert posts == 2
+    assert posts == 3
     expected = {
         "base_url": server.base_url.replace("http://", "http://***@") + "/",  # as the client has it
         "request_timeout_s": 7.0,
