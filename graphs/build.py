@@ -16,6 +16,7 @@ import pyarrow as pa
 from graphs.bm25.build import build_index
 from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
+from graphs.checksums import file_checksums
 from graphs.build_options import BuildOptions, use_streaming
 from graphs.csr import build_csr
 from graphs.idmap import write_id_map
@@ -219,6 +220,7 @@ def _write_parts(
         content_hash=content_hash,
         extra_columns=graph.nodes.column_names[4:],
         file_sizes=recorded_sizes(temp),
+        file_checksums=file_checksums(temp),
         skipped_rows=skipped,
         duplicate_edges=graph.duplicate_edges,
         self_loops=graph.self_loops,

@@ -14,6 +14,7 @@ import numpy as np
 
 from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
+from graphs.checksums import file_checksums
 from graphs.build_options import BuildOptions
 from graphs.layout import (
     CSR_DIR,
@@ -27,6 +28,7 @@ from graphs.layout import (
 )
 from graphs.manifest import (
     FORMAT_VERSION,
+    MANIFEST_FILE,
     Manifest,
     RelationSignature,
     file_hash,
@@ -133,6 +135,7 @@ def build_snapshot_streaming(
                 "sources": [str(source) for source in sources],
                 "skipped_rows": skipped,
                 "file_sizes": recorded_sizes(temp),
+                "file_checksums": file_checksums(temp, skip=[MANIFEST_FILE]),
             }
         )
         write_manifest(manifest, temp)

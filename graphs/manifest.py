@@ -45,6 +45,11 @@ class Manifest(BaseModel):
     file_sizes: dict[str, int] = Field(
         default_factory=dict, description="Byte size of every file the snapshot holds."
     )
+    file_checksums: dict[str, str] = Field(
+        default_factory=dict,
+        description="xxh3-128 of every file the build wrote (graphs/checksums.py); "
+        "{} for a snapshot built before they were recorded.",
+    )
     skipped_rows: int = Field(default=0, description="Invalid input rows skipped at import.")
     duplicate_edges: int = Field(
         default=0, description="Exact repeats of an edge collapsed into one at import."

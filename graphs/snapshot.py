@@ -12,6 +12,7 @@ import numpy as np
 
 from graphs.bm25.index import BM25Index
 from graphs.csr import CSR, Neighborhood, check_csr
+from graphs.checksums import check_checksums
 from graphs.errors import GraphError, SnapshotError, UnknownNodeError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, NAMES_DIR, STORE_FILE
@@ -58,7 +59,10 @@ class Snapshot:
                 `ark graph verify` (graphs/verify.py) checks everything.
 
         Every array's structure (offsets, ids and codes in range) is checked before anything
-        reads it, so a damaged file is a SnapshotError here, never a crash later.
+        reads it, so a damaged file is a SnapshotError here, never a crash later. Every file
+        changed since the last open that checked it (its size, time or inode differ) is
+        hashed against the checksum the build recorded (graphs/checksums.py): a value changed
+        in place, even one still in range, is an error at the next open.
 
         Raises:
             SnapshotError: a file is missing or damaged, or the format version, recorded file
@@ -69,6 +73,7 @@ class Snapshot:
         _check_sizes(path, manifest)
         for part in (CSR_DIR, IDS_DIR):
             _check_part_hash(path, part, manifest.content_hash)
+        check_checksums(path, manifest.file_checksums, REBUILD)
         if verify:
             actual = file_hash(path)
             if actual != manifest.content_hash:

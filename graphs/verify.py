@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from graphs.csr import CSR, csr_edges
 from graphs.dense.embeddings import Embeddings, read_embedding_manifest
+from graphs.checksums import checksum
 from graphs.errors import GraphError, SnapshotError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
@@ -93,6 +94,13 @@ def verify_snapshot(path: str | Path) -> list[Check]:
                 f"content hash {actual[:12]}... differs from the manifest's "
                 f"{manifest.content_hash[:12]}... (a table changed after the build); {REBUILD}"
             )
+    with steps.step("checksums (every file the build wrote)"):
+        for relative, expected in manifest.file_checksums.items():
+            file = path / relative
+            if not file.is_file():
+                raise SnapshotError(f"{relative} is missing; {REBUILD}")
+            if checksum(file) != expected:
+                raise SnapshotError(f"{relative} differs from the build's checksum; {REBUILD}")
     with steps.step("build markers"):
         for part in (CSR_DIR, IDS_DIR):
             _check_marker(path / part / META_FILE, manifest.content_hash)

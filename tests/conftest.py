@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +36,9 @@ def _guarded_connect(self: socket.socket, address: object) -> None:
     _real_connect(self, address)  # type: ignore[arg-type]
 
 
+_CACHE = Path(tempfile.mkdtemp(prefix="ark-test-cache-"))
+
+
 @pytest.fixture(autouse=True)
 def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
@@ -42,4 +47,5 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("ARK_CACHE_DIR", str(_CACHE))  # never the user's cache
     yield

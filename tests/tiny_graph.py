@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,3 +27,14 @@ def tiny_snapshot(
     edge_table = pa.table({c: [row[i] for row in edges] for i, c in enumerate(EDGE_COLUMNS)})
     build_snapshot(node_table, edge_table, out, **{"name": out.name, **build})
     return Snapshot.open(out)
+
+
+def drop_checksums(path: Path) -> None:
+    """Make `path` a snapshot built before checksums were recorded (the manifest lists none).
+
+    For tests of what opening checks without them: the structure of every array, the index
+    format; with checksums, any change to a file is caught before those checks run.
+    """
+    manifest = json.loads((path / "manifest.json").read_text())
+    manifest["file_checksums"] = {}
+    (path / "manifest.json").write_text(json.dumps(manifest))

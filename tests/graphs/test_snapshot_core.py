@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from tiny_graph import drop_checksums
 
 import graphs.build as build_module
 from graphs.build import build_snapshot
@@ -274,6 +275,9 @@ def test_verify_rehashes_content(tmp_path: Path) -> None:
     data = bytearray((out / "edges.parquet").read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size, different bytes: only a re-hash notices
     (out / "edges.parquet").write_bytes(bytes(data))
+    with pytest.raises(SnapshotError, match=r"edges\.parquet was changed after the build"):
+        Snapshot.open(out)  # its stamp changed: hashed again at this open
+    drop_checksums(out)  # a snapshot built before checksums: only verify re-hashes
     Snapshot.open(out)
     with pytest.raises(SnapshotError, match=r"hash .* differs from the manifest"):
         Snapshot.open(out, verify=True)
