@@ -12,7 +12,8 @@ import hmac
 import ipaddress
 import logging
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,17 +112,35 @@ def _has_port(name: str) -> bool:
 class BoundedSessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager, closing the longest-idle session to admit one at the cap.
 
-    (The SDK itself answers 503 until a session expires, up to its idle timeout.)
+    (The SDK itself answers 503 until a session expires, up to its idle timeout.) A session
+    whose client holds a stream open (GET) is never idle to the SDK; one that has sent no
+    request for `session_idle_timeout` is idle here all the same, so clients that only hold
+    streams cannot keep new sessions out: at the cap, the session quiet the longest makes room.
 
     Relies on the SDK's session table (`_server_instances`) and admission hook
     (`_admit_session`), pinned by `mcp>=2.3,<3`; tests/tools/test_mcp_server.py fails if
     they change.
     """
 
+    def __init__(self, *args: Any, clock: Callable[[], float] = time.monotonic, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._clock = clock
+        self._last_request: dict[str, float] = {}
+
+    async def handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Note when each session last sent a request (POST), then serve it."""
+        session_id = Headers(scope=scope).get("mcp-session-id")
+        if session_id and scope.get("method") == "POST":
+            self._last_request[session_id] = self._clock()
+        await super().handle_request(scope, receive, send)
+
     def _admit_session(self, requestor: Any) -> Any:
         if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
             self._evict_longest_idle()
-        return super()._admit_session(requestor)
+        transport = super()._admit_session(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            self._last_request[transport.mcp_session_id] = self._clock()
+        return transport
 
     def _evict_longest_idle(self) -> None:
         idle = [
@@ -129,12 +148,21 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
             for session_id, transport in self._server_instances.items()
             if transport.idle_scope is not None and math.isfinite(transport.idle_scope.deadline)
         ]
+        if not idle:  # every session is busy or holds a stream: the quietest past the limit
+            now = self._clock()
+            idle = [
+                (last, session_id)
+                for session_id in self._server_instances
+                if now - (last := self._last_request.get(session_id, now))
+                >= (self.session_idle_timeout or math.inf)
+            ]
         if not idle:
-            return  # every session is serving a request: the SDK answers 503
+            return  # every session sent a request lately: the SDK answers 503
         _, session_id = min(idle)
         transport = self._server_instances.pop(session_id)
         self._session_owners.pop(session_id, None)
-        assert transport.idle_scope is not None
+        self._last_request.pop(session_id, None)
+        assert transport.idle_scope is not None  # a session_idle_timeout is always set
         transport.idle_scope.cancel()  # its server task ends and terminates the transport
         logger.info("session cap reached: closed the longest-idle session %s", session_id[:12])
 

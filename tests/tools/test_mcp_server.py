@@ -434,3 +434,30 @@ def test_the_sdk_hooks_the_session_cap_relies_on_still_exist() -> None:
     assert callable(manager._admit_session)
     assert isinstance(manager._server_instances, dict)
     assert isinstance(manager._session_owners, dict)
+
+
+@pytest.mark.slow
+def test_sessions_that_only_hold_streams_open_make_room_once_quiet(
+    tiny_snapshot: Snapshot,
+) -> None:
+    security = http_security(HTTP_HOST, token="t", max_sessions=2, session_idle_timeout=0.5)
+    with _HttpServer(tiny_snapshot, security) as server:
+        sessions = [server.open_session("t"), server.open_session("t")]
+        streams = []
+        for session in sessions:  # each client holds its GET stream open and sends nothing
+            client = httpx.Client(timeout=30)
+            headers = {"Accept": "text/event-stream", "Authorization": "Bearer t",
+                       "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}  # fmt: skip
+            stream = client.stream("GET", f"http://{HTTP_HOST}:{server.port}/mcp", headers=headers)
+            response = stream.__enter__()
+            assert response.status_code == 200
+            streams.append((client, stream))
+        time.sleep(1.2)  # longer than the idle limit, with no request from either
+        try:
+            third = server.post(INITIALIZE, token="t")  # the SDK alone: 503 while they stay
+            assert third.status_code == 200, third.text
+            assert sum(server.ping(s, "t") == 200 for s in sessions) == 1  # one made room
+        finally:
+            for client, stream in streams:
+                stream.__exit__(None, None, None)
+                client.close()
