@@ -16,8 +16,8 @@ import pyarrow as pa
 from graphs.bm25.build import build_index
 from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
-from graphs.checksums import file_checksums
 from graphs.build_options import BuildOptions, use_streaming
+from graphs.checksums import file_checksums
 from graphs.csr import build_csr
 from graphs.idmap import write_id_map
 from graphs.layout import (

@@ -14,8 +14,8 @@ import numpy as np
 
 from graphs.build_checks import check_candidates, warn_about_rows
 from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
-from graphs.checksums import file_checksums
 from graphs.build_options import BuildOptions
+from graphs.checksums import file_checksums
 from graphs.layout import (
     CSR_DIR,
     EDGES_FILE,

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from graphs.bm25.index import BM25Index
-from graphs.csr import CSR, Neighborhood, check_csr
 from graphs.checksums import check_checksums
+from graphs.csr import CSR, Neighborhood, check_csr
 from graphs.errors import GraphError, SnapshotError, UnknownNodeError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, NAMES_DIR, STORE_FILE

@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from graphs.checksums import checksum
 from graphs.csr import CSR, csr_edges
 from graphs.dense.embeddings import Embeddings, read_embedding_manifest
-from graphs.checksums import checksum
 from graphs.errors import GraphError, SnapshotError
 from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE

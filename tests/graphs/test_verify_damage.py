@@ -136,7 +136,7 @@ def test_verify_names_a_changed_table_and_a_changed_text(base: Path, tmp_path: P
     where = data.index(b"alpha")
     data[where : where + 5] = b"omega"  # a valid but different text, same size
     store.write_bytes(bytes(data))
-    with pytest.raises(SnapshotError, match="nodes.arrow was changed after the build"):
+    with pytest.raises(SnapshotError, match=r"nodes\.arrow was changed after the build"):
         Snapshot.open(text)  # its stamp changed: the next open hashes it
     problems = [check.problem for check in verify_snapshot(text) if check.problem]
     assert problems and "nodes.arrow differs from the build's checksum" in problems[0]
