@@ -11,7 +11,9 @@ Tables: Hit@1 / Hit@5 / R@20 / MRR per family, both protocols.
 
 The graph `debian` is the frozen final test (benchmarks/datasets/debian.py): its 120
 questions are all run (split `final`, no sample, no fusion); run it once, at the end, and
-report it apart.
+report it apart. `debian-dev` is the same graph with 100 development questions
+(benchmarks/datasets/debian/dev.jsonl, written by a helper that did not read the policy):
+all run (split `dev`), to be read and developed on.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -32,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
+from benchmarks.datasets.debian import DATA as DEBIAN_DATA
 from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
 from benchmarks.datasets.icd10 import build_icd_snapshot
@@ -124,6 +128,11 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
     elif name == "debian":
         if not (out / "qa" / "final.jsonl").is_file():
             build_debian(out)
+    elif name == "debian-dev":
+        if not (out / "qa" / "dev.jsonl").is_file():
+            build_debian(out)
+            (out / "qa" / "final.jsonl").unlink()
+            shutil.copyfile(DEBIAN_DATA / "dev.jsonl", out / "qa" / "dev.jsonl")
     elif not (out / "qa" / "test.jsonl").is_file():
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)
@@ -131,8 +140,11 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
 
 
 def splits_of(graph: Path) -> tuple[str, ...]:
-    """The splits run: the final test's one, else val and test."""
-    return ("final",) if (graph / "qa" / "final.jsonl").is_file() else ("val", "test")
+    """The splits run: the final test's or the development questions' one, else val and test."""
+    for whole in ("final", "dev"):
+        if (graph / "qa" / f"{whole}.jsonl").is_file():
+            return (whole,)
+    return ("val", "test")
 
 
 def sampled_qa(graph: Path, work: Path, sample: int, seed: int = 0) -> Path:
@@ -143,8 +155,8 @@ def sampled_qa(graph: Path, work: Path, sample: int, seed: int = 0) -> Path:
     qa = work / "qa" / graph.name
     qa.mkdir(parents=True, exist_ok=True)
     for split in splits_of(graph):
-        if split == "final":
-            (qa / "final.jsonl").write_text((graph / "qa" / "final.jsonl").read_text())
+        if split in ("final", "dev"):
+            (qa / f"{split}.jsonl").write_text((graph / "qa" / f"{split}.jsonl").read_text())
             continue
         path = qa / f"{split}.jsonl"
         if not path.is_file():
