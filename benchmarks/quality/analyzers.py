@@ -7,7 +7,7 @@ are scored with evals.metrics (Hit@1, Hit@5, R@20, MRR; ARK and STaRK protocols)
 Sets:
 * the three synthetic domains (`ark graph synth`, seed 0, default size): every question of
   the ``--splits`` (default: test), per family and overall;
-* HotpotQA dev20 (/work/shared/data/hotpotqa-dev20, real Wikipedia text): the 200 passages as
+* HotpotQA dev20 (docs/examples/hotpotqa-dev20, real Wikipedia text): the 200 passages as
   nodes; the gold of a question is each of its 10 passages that contains its answer string
   (the set has no supporting-fact labels; questions whose answer no passage contains are
   left out);
@@ -48,7 +48,7 @@ from graphs.synth.generate import DOMAINS, generate
 
 ANALYZERS = ("english", "english-stem")
 DEPTH = 40
-HOTPOT = Path("/work/shared/data/hotpotqa-dev20")
+HOTPOT = Path(__file__).resolve().parents[2] / "docs/examples/hotpotqa-dev20"
 
 Question = tuple[str, list[str], str]  # query, gold external ids, family
 

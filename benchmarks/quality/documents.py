@@ -28,7 +28,7 @@ from graphs.importers.documents.spacy_extractor import RULES_VERSION, SpacyExtra
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 
-DATA = Path("/work/shared/data/hotpotqa-dev20")
+DATA = Path(__file__).resolve().parents[2] / "docs/examples/hotpotqa-dev20"
 JUDGED = (
     Path(__file__).resolve().parents[1]
     / "datasets"

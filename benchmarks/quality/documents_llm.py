@@ -23,7 +23,7 @@ from graphs.build_options import BuildOptions
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 
-DATA = Path("/work/shared/data/hotpotqa-dev20/passages.jsonl")
+DATA = Path(__file__).resolve().parents[2] / "docs/examples/hotpotqa-dev20/passages.jsonl"
 
 
 def main() -> None:

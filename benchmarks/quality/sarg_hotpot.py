@@ -30,7 +30,7 @@ from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.spacy_extractor import SpacyExtractor
 from graphs.snapshot import Snapshot
 
-DATA = Path("/work/shared/data/hotpotqa-dev20")
+DATA = Path(__file__).resolve().parents[2] / "docs/examples/hotpotqa-dev20"
 PAPER = SargConfig()
 OFFLINE = {
     "off-sarg": PAPER,
