@@ -52,7 +52,13 @@ def search(
     query: Annotated[str, typer.Argument(help="Keywords, as the agent would send them.")],
     k: SearchKOpt = None,
     types: Annotated[
-        list[str] | None, typer.Option("--type", help="Only nodes of this type (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--node-type",
+            "--type",
+            help="Only nodes of this type (repeatable); the name `neighbors` uses too "
+            "(--type: the old spelling, kept for one release).",
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
