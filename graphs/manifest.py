@@ -68,6 +68,20 @@ def write_manifest(manifest: Manifest, directory: Path) -> None:
     (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
 
 
+_DOCUMENT_SUFFIXES = (".txt", ".md", ".pdf", ".jsonl")
+"""What `ark graph extract` reads (graphs/importers/documents/reader.py)."""
+
+
+def _holds_documents(directory: Path, look_at: int = 200) -> bool:
+    """Whether a folder (its first `look_at` entries, recursively) holds document files."""
+    for number, file in enumerate(directory.rglob("*")):
+        if number >= look_at:
+            return False
+        if file.suffix.lower() in _DOCUMENT_SUFFIXES and file.is_file():
+            return True
+    return False
+
+
 def read_manifest(directory: Path) -> Manifest:
     """Read and check `manifest.json` of a snapshot directory.
 
@@ -87,6 +101,11 @@ def read_manifest(directory: Path) -> Manifest:
             "build one with `ark graph import ...`"
         )
     if not path.is_file():
+        if _holds_documents(directory):
+            raise SnapshotError(
+                f"{directory} holds documents, not a snapshot; build one from them with "
+                f"`ark graph extract {directory} --out SNAPSHOT`, then pass SNAPSHOT"
+            )
         raise SnapshotError(
             f"{directory} is not a snapshot: {MANIFEST_FILE} is missing "
             "(an interrupted import leaves none); rebuild it with `ark graph import ...`"

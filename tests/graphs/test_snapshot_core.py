@@ -316,3 +316,9 @@ def test_csr_key_sort_and_lexsort_fallback_agree(
         assert np.array_equal(key, lex), name
     key_csr = csr_module.CSR(tmp_path / "key", 2)
     assert np.array_equal(key_csr.neighbor_types, types[key_csr.neighbors])
+
+
+def test_a_folder_of_documents_is_pointed_at_ark_graph_extract(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("Ada Lovelace wrote notes.")
+    with pytest.raises(SnapshotError, match=r"holds documents, not a snapshot.*ark graph extract"):
+        Snapshot.open(tmp_path)
