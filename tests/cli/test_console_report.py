@@ -50,7 +50,8 @@ def test_progress_goes_out_as_plain_periodic_lines_when_not_on_a_terminal() -> N
     lines = out.getvalue().splitlines()
     assert lines == [
         "rules n=3: 0/4 questions, 0:00:00 elapsed; Hit@1 0.000  R@20 0.000",
-        "rules n=3: 2/4 questions, 0:00:12 elapsed, ETA 0:00:12; Hit@1 0.500  R@20 0.500",
+        # no ETA from fewer than 3 finished questions: the first ones pay the start-up
+        "rules n=3: 2/4 questions, 0:00:12 elapsed; Hit@1 0.500  R@20 0.500",
         "rules n=3: 4/4 questions, 0:00:14 elapsed; Hit@1 0.500  R@20 0.500  failed 1",
     ]
     assert "\x1b[" not in out.getvalue()  # plain text, no terminal codes
@@ -125,3 +126,32 @@ def test_distill_config_prints_every_key_as_yaml_that_loads_back() -> None:
     assert "# AdamW learning rate (paper: 1e-5)." in result.output
     changed = TrainConfig(max_length=1024, lora=LoraSettings(r=8))
     assert config_from_dict(yaml.safe_load(commented_yaml(changed))) == changed
+
+
+def test_an_eta_is_shown_once_three_questions_are_finished() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    clock = FakeClock()
+    plan = RunPlan(total=6, already_done=0, retrying=0, pending=[object()] * 6)  # type: ignore[list-item]
+    with RunProgress(console, enabled=True, label="r", interval_s=10, clock=clock) as bar:
+        bar.start(plan)
+        for number in range(3):
+            clock.now += 10
+            bar.update(Outcome(f"q{number}", record=record(f"q{number}", 1.0, "one_hop", 0)))
+    lines = out.getvalue().splitlines()
+    assert "ETA" not in lines[1] and "ETA" not in lines[2]
+    assert lines[3].startswith("r: 3/6 questions, 0:00:30 elapsed, ETA 0:00:30;")
+
+
+def test_the_bar_says_estimating_until_three_questions_are_finished() -> None:
+    from rich.progress import Progress
+
+    from cli.console import SettledTimeRemaining
+
+    progress = Progress()
+    task = progress.add_task("x", total=10)
+    column = SettledTimeRemaining()
+    progress.update(task, completed=2)
+    assert column.render(progress.tasks[0]).plain == "estimating…"
+    progress.update(task, completed=3)
+    assert column.render(progress.tasks[0]).plain != "estimating…"
