@@ -47,7 +47,7 @@ def test_scripted_model_sees_the_eq6_prompt_and_its_answer_is_parsed(snapshot: S
     result = _answer(snapshot, model)
     assert result.answer == "1755"
     system, user = model.calls[0].messages
-    assert system["role"] == "system" and "starts with \"Answer:\"" in system["content"]
+    assert system["role"] == "system" and 'starts with "Answer:"' in system["content"]
     assert "<" not in system["content"]  # no placeholder a small model would copy
     text = user["content"]
     question_at = text.index(QUESTION)

@@ -30,7 +30,14 @@ def test_search_prints_the_observation_text(tiny_snapshot: Snapshot) -> None:
 
 def test_search_type_filter_and_json(tiny_snapshot: Snapshot) -> None:
     code, out, _ = _run(
-        "search", str(tiny_snapshot.path), "engine", "--node-type", "author", "--type", "venue", "--json"
+        "search",
+        str(tiny_snapshot.path),
+        "engine",
+        "--node-type",
+        "author",
+        "--type",
+        "venue",
+        "--json",
     )
     assert code == 0
     data = json.loads(out)
