@@ -144,9 +144,22 @@ def answer_cmd(
     print_answer(result, opened, Console())
 
 
+OFFLINE_NOTE = (
+    "offline (no -m): the answer above is read from the best chain and is often not the "
+    "answer (hotpotqa-dev20: EM 0.10); the chains and passages below are what offline mode is "
+    "good for. Give -m a served model to have the answer written from them."
+)
+
+
 def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> None:
-    """The answer, then each chain with its score, then the cited passages / nodes."""
+    """The answer, then each chain with its score, then the cited passages / nodes.
+
+    Offline (no model), a note says how weak the answer read from a chain is and that the
+    chains and passages are the result to read.
+    """
     console.print(f"Answer: {result.answer or '(none)'}", highlight=False, markup=False)
+    if result.model == "offline":
+        console.print(OFFLINE_NOTE, style="yellow", highlight=False, markup=False)
     console.print(
         f"direction {result.direction or '-'} · query graph {result.graph_nodes} nodes, "
         f"{result.graph_triples} triples · construction {result.timings['construct_s']:.2f} s",
