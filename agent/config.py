@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.models.openai.url import redact_url
+from agent.models.endpoint_url import redact_url
 from graphs.errors import ConfigError
 from tools.config import ToolConfig
 

@@ -113,7 +113,7 @@ class Wiring:
 
     def endpoint_record(self) -> dict[str, Any]:
         """The endpoint settings as stored in a run's configuration (credentials redacted)."""
-        from agent.models.openai.url import redact_url
+        from agent.models.endpoint_url import redact_url
 
         record = dict(self.endpoint)
         if record.get("base_url"):

@@ -34,7 +34,7 @@ from graphs.errors import ArkError
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
-    from agent.models.openai.model import OpenAIChatModel
+    from agent.models.openai import OpenAIChatModel
 
 ExtractorName = Literal["spacy", "llm"]
 
@@ -235,7 +235,7 @@ def _extractor(
         return SpacyExtractor(), None
     from agent.extract.llm import LLMExtractConfig, LLMExtractor
     from agent.models.base import ModelError
-    from agent.models.openai.model import OpenAIChatModel
+    from agent.models.openai import OpenAIChatModel
 
     spec = endpoint.model
     if spec == "rules" or spec.startswith("hf:"):

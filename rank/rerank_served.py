@@ -8,8 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from agent.models.openai.model import OpenAIChatModel
-from agent.models.openai.retry import RetryPolicy
+from agent.models.openai import OpenAIChatModel, RetryPolicy
 from rank.rerank_models import Messages, RerankError
 
 

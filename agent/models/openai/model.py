@@ -19,6 +19,7 @@ from agent.models.base import (
     ModelError,
     ModelReply,
 )
+from agent.models.endpoint_url import redact_url, url_secrets
 from agent.models.openai.client import PLACEHOLDER_API_KEY, async_client, endpoint
 from agent.models.openai.failures import (
     Rejected,
@@ -39,7 +40,6 @@ from agent.models.openai.retry import (
     is_validation_rejection,
     parse_retry_after,
 )
-from agent.models.openai.url import redact_url, url_secrets
 from agent.models.toolcall_parse import count_tool_calls
 
 logger = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.config import AgentConfig
+from agent.models.endpoint_url import redact_url
 from agent.models.openai.model import OpenAIChatModel
-from agent.models.openai.url import redact_url
 from cli.app import build_app
 from evals.runstore import read_failures, read_results
 from tests.agent.fake_openai_server import FakeOpenAIServer

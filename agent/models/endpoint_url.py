@@ -1,4 +1,8 @@
-"""Endpoint URLs as they are shown and stored: credentials in them replaced by `***`."""
+"""Endpoint URLs as they are shown and stored: credentials in them replaced by `***`.
+
+Shared by every backend and the configuration (agent/config.py), so neither knows the
+OpenAI adapter to redact a URL.
+"""
 
 from __future__ import annotations
 
