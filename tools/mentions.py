@@ -56,7 +56,9 @@ class Mention:
         scores: The question's BM25 score of each of those nodes.
         stemmed: Whether it matched only after stemming.
         texts: Node documents holding every indexed word of the mention.
-        near: Those that are its first node or one of that node's neighbours.
+        near: Those that are its first node or one of that node's neighbours (None: not
+            counted, as fewer than 1 / LOOSE_SHARE texts hold the words, the node's among
+            them: the mention cannot be loose).
     """
 
     text: str
@@ -66,12 +68,12 @@ class Mention:
     scores: tuple[float, ...]
     stemmed: bool = False
     texts: int = 1
-    near: int = 1
+    near: int | None = None
 
     @property
     def loose(self) -> bool:
         """Whether the graph's text mostly uses the mention's words away from its node."""
-        return loose(self.texts, self.near)
+        return self.near is not None and loose(self.texts, self.near)
 
 
 def loose(texts: int, near: int) -> bool:
@@ -122,8 +124,11 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         holding = snapshot.index.holding_all(text)
         if not holding.size:
             holding = snapshot.index.holding_all(snapshot.name(first))
-        around = np.append(snapshot.neighbors(first).nodes, first)
-        near = int(np.isin(holding, around).sum())
+        near = None  # under 1 / LOOSE_SHARE texts, one of them the node's: never loose
+        at = int(np.searchsorted(holding, first))
+        if holding.size * LOOSE_SHARE > 1 or at == holding.size or holding[at] != first:
+            around = np.append(snapshot.neighbors(first).nodes, first)
+            near = int(np.isin(holding, around).sum())
         mentions.append(
             Mention(
                 text=text,

@@ -70,7 +70,9 @@ def named_nodes(snapshot: Snapshot, query: str) -> list[NamedNode]:
     nodes = np.array([n for m in mentions for n in m.nodes], dtype=np.int64)
     views = iter(node_views(snapshot, nodes))
     return [
-        NamedNode(m.text, next(views), score, (m.texts, m.near) if i == 0 else None)
+        NamedNode(
+            m.text, next(views), score, (m.texts, m.near) if i == 0 and m.near is not None else None
+        )
         for m in mentions
         for i, score in enumerate(m.scores)
     ]

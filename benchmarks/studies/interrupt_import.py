@@ -38,6 +38,12 @@ def write_graph(root: Path, nodes: int) -> tuple[Path, Path]:
     return node_file, edge_file
 
 
+def _default_sigint() -> None:
+    """In the child before exec: Ctrl-C's default, even when this study runs in the background
+    (a shell starts background jobs with SIGINT ignored, and the child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=300_000)
@@ -51,7 +57,10 @@ def main() -> None:
         shutil.rmtree(out, ignore_errors=True)
         argv = [args.ark, "graph", "import", "tabular", "--nodes", str(nodes), "--edges",
                 str(edges), "--relation-col", "rel", "--out", str(out)]  # fmt: skip
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_default_sigint,
+        )  # fmt: skip
         time.sleep(delay)
         sent = time.monotonic()
         process.send_signal(signal.SIGINT)

@@ -20,12 +20,14 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from tiny_graph import drop_checksums
 from typer.testing import CliRunner
 
 from cli.app import build_app
 from cli.mcp_cmds import exposure_warning
 from cli.mcp_http import HttpSecurity, http_app, http_security
 from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
+from graphs.errors import SnapshotError
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.toolset import Toolset
@@ -294,6 +296,9 @@ def test_a_damaged_text_still_serves_and_verify_names_it(
     where = data.index(b"Bernoulli")
     data[where : where + 3] = b"\xff\xfe\xfd"  # invalid UTF-8, same size
     store.write_bytes(bytes(data))
+    with pytest.raises(SnapshotError, match=r"nodes\.arrow was changed after the build"):
+        Snapshot.open(damaged)  # the checksum sees it at once ...
+    drop_checksums(damaged)  # ... a snapshot without checksums still serves it, as text
     toolset = Toolset(Snapshot.open(damaged), ToolConfig(enable_node=True))
     server = build_server(ArkMcpCatalog([ServedSnapshot("tiny", toolset)]))
 
