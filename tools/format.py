@@ -179,7 +179,7 @@ USAGE_TEXT = "words in {texts} texts, {near} near it"
 class NamedNode:
     """A node the query names: the query's words that name it and their BM25 for it.
 
-    `usage` (the first node of a mention only, when 20 or more documents hold its words): how
+    `usage` (the first node of a mention only, when more than 20 documents hold its words): how
     many node documents hold the words, and how many of those are this node or its
     neighbours (tools/mentions.py, `Mention.loose`).
     """
