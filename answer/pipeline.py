@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent.models.base import Message, Model
+from agent.reply_limit import bounded_reply
 from answer.beam import BeamResult, Chain, beam_search
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, LLMDirection
@@ -92,8 +93,8 @@ class Answerer:
         answer, reply = offline, ""
         if self.model is not None:
             turn = await self.model.generate(messages, [], temperature=self.config.temperature)
-            reply = turn.message.get("content") or ""
-            answer = parse_answer(reply)
+            answer = parse_answer(turn.message.get("content") or "")  # its last line: whole
+            reply = bounded_reply(turn.message)[0].get("content") or ""  # what is recorded
         timings = {
             "retrieve_s": retrieve_s,
             "construct_s": construct_s,

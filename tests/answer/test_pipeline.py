@@ -102,3 +102,14 @@ def test_named_nodes_are_the_entries_when_no_key_phrase_clears_tau(snapshot: Sna
     result = _answer(snapshot, tau=1.0)
     assert [(e.node, e.similarity) for e in result.entries] == [("tokarev", 1.0)]
     assert not result.entry_fallback
+
+
+def test_a_rambling_reply_is_bounded_in_the_record_and_its_answer_still_read(
+    snapshot: Snapshot,
+) -> None:
+    from agent.reply_limit import MAX_REPLY_CHARS
+
+    rambling = "blah " * 200_000 + "\nAnswer: 1755"
+    result = _answer(snapshot, ScriptedModel([text_message(rambling)]))
+    assert result.answer == "1755"
+    assert len(result.reply) < MAX_REPLY_CHARS + 200 and "[cut by ARK" in result.reply
