@@ -10,6 +10,7 @@ from typer.core import TyperGroup
 from cli import (
     answer_cmds,
     ask_cmds,
+    cache_cmds,
     demo_cmds,
     dense_cmds,
     distill_cmds,
@@ -86,6 +87,7 @@ def build_app() -> typer.Typer:
     fuse_cmds.register(app)
     answer_cmds.register(app)
     plan_cmds.register(app)
+    cache_cmds.register(app)
     return app
 
 

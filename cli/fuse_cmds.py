@@ -15,6 +15,7 @@ from cli.flag_groups import with_flags
 from cli.guards import user_errors
 from cli.options import AgentFlags, FlagError, out_dir
 from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
+from graphs.cache_dir import cache_path
 
 if TYPE_CHECKING:
     from evals.sampling import QuestionSample
@@ -199,9 +200,13 @@ def rerank(
     sample_fraction: SampleFractionOpt = None,
     seed: SeedOpt = 0,
     cache: Annotated[
-        Path,
-        typer.Option("--cache", help="Score cache (SQLite); reruns read scores from it."),
-    ] = Path("~/.cache/ark/rerank.sqlite"),
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="Score cache (SQLite; default rerank.sqlite in ARK's cache, ~/.cache/ark); "
+            "reruns read scores from it.",
+        ),
+    ] = None,
     neighbors_per_relation: Annotated[
         int,
         typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
@@ -238,7 +243,8 @@ def rerank(
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,
         tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
-        sample=_sample(sample, sample_fraction, seed), cache=cache.expanduser(),
+        sample=_sample(sample, sample_fraction, seed),
+        cache=(cache or cache_path("rerank")).expanduser(),
         snapshot=snapshot, protocol=protocol,
         doc=DocConfig(
             max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation

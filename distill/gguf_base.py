@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.models.hf import gguf
-from agent.models.hf.gguf import CACHE_ENV_VAR, SOURCE_RECORD, checkpoint_dir, default_cache_dir
+from agent.models.hf.gguf import SOURCE_RECORD, checkpoint_dir, default_cache_dir
 from distill.errors import BaseModelError
+from graphs.cache_dir import CACHE_ENV_VAR
 
 __all__ = [
     "CACHE_ENV_VAR",

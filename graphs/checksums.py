@@ -18,17 +18,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import xxhash
 
+from graphs.cache_dir import cache_path
 from graphs.errors import SnapshotError
 
 ALGORITHM = "xxh3_128"
-CACHE_ENV_VAR = "ARK_CACHE_DIR"
 _BLOCK = 1 << 22
 
 
@@ -50,15 +49,6 @@ def file_checksums(directory: Path, skip: Iterable[str] = ()) -> dict[str, str]:
         for file in files
         if (relative := file.relative_to(directory).as_posix()) not in skipped
     }
-
-
-def cache_root(environ: Mapping[str, str] | None = None) -> Path:
-    """ARK's user cache: `$ARK_CACHE_DIR`, else `$XDG_CACHE_HOME/ark`, else `~/.cache/ark`."""
-    env = os.environ if environ is None else environ
-    if env.get(CACHE_ENV_VAR):
-        return Path(env[CACHE_ENV_VAR]).expanduser()
-    root = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return root / "ark"
 
 
 def check_checksums(path: Path, recorded: Mapping[str, str], remedy: str) -> list[str]:
@@ -98,7 +88,7 @@ def check_checksums(path: Path, recorded: Mapping[str, str], remedy: str) -> lis
 
 def _stamps_file(path: Path) -> Path:
     key = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
-    return cache_root() / "opened" / f"{key}.json"
+    return cache_path("opened") / f"{key}.json"
 
 
 def _read_stamps(file: Path) -> dict[str, list[int]]:

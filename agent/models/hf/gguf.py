@@ -6,18 +6,16 @@ import copy
 import hashlib
 import json
 import logging
-import os
 import shutil
 from pathlib import Path
 
 from agent.models.base import ModelError
+from graphs.cache_dir import cache_path
 
 logger = logging.getLogger(__name__)
 
 GGUF_SUFFIX = ".gguf"
 SOURCE_RECORD = "ark_gguf_source.json"
-CACHE_ENV_VAR = "ARK_CACHE_DIR"
-"""Where dequantised GGUF bases are cached (default: $XDG_CACHE_HOME/ark or ~/.cache/ark)."""
 
 GGUF_INSTALL_HINT = (
     "reading a GGUF model needs the `gguf` package: pip install 'ark-kg[distill]' "
@@ -34,11 +32,7 @@ def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
 
     `$ARK_CACHE_DIR/gguf` when set, else `$XDG_CACHE_HOME/ark/gguf`, else `~/.cache/ark/gguf`.
     """
-    env = dict(os.environ) if environ is None else environ
-    if env.get(CACHE_ENV_VAR):
-        return Path(env[CACHE_ENV_VAR]).expanduser() / "gguf"
-    root = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return root / "ark" / "gguf"
+    return cache_path("gguf", environ)
 
 
 def find_gguf(path: Path) -> Path | None:

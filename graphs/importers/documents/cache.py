@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphs.cache_dir import cache_path
 from graphs.errors import GraphImportError
 from graphs.importers.documents.model import Extraction
 
@@ -28,12 +28,11 @@ _LOOKUP_BATCH = 500
 
 
 def default_cache_path() -> Path:
-    """`$XDG_CACHE_HOME/ark/extractions.sqlite` (default `~/.cache/ark/...`).
+    """`extractions.sqlite` in ARK's cache (graphs/cache_dir.py: `~/.cache/ark` by default).
 
     One store per user, so a passage extracted for any snapshot is never extracted again.
     """
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "ark" / "extractions.sqlite"
+    return cache_path("extractions")
 
 
 @dataclass(frozen=True)
