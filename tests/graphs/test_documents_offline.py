@@ -138,3 +138,28 @@ def test_rare_labels_fall_to_the_generic_type(tmp_path: Path, extractor: object)
     assert len(typed) == 1  # only the most frequent label keeps a type of its own
     assert summary.relation_types["related_to"] >= 4
     assert summary.generic_labels >= 4
+
+
+def test_urls_paths_flags_and_verbs_are_no_entities(extractor: object) -> None:
+    text = (
+        "Files live in ~/.cache/ark/gguf and docs/graphs.md explains them. Use --max-file-mb to "
+        "skip files. See https://example.com/guide now. Marie Curie was born in Warsaw."
+    )
+    (extraction,) = extractor.extract([text])  # type: ignore[attr-defined]
+    names = {mention.name for mention in extraction.mentions}
+    assert {"Marie Curie", "Warsaw"} <= names
+    arguments = {t.subject for t in extraction.triples} | {t.object for t in extraction.triples}
+    for text_seen in names | arguments:
+        assert not any(mark in text_seen for mark in ("/", "--", "://", "~")), text_seen
+
+
+def test_a_lone_word_tagged_as_a_verb_is_no_name() -> None:
+    import spacy
+    from spacy.tokens import Doc, Span
+
+    doc = Doc(spacy.blank("en").vocab, words=["Requires", "French", "Python"])
+    for token, pos in zip(doc, ["VERB", "ADJ", "PROPN"], strict=True):
+        token.pos_ = pos
+    usable = spacy_extractor._usable
+    assert not usable(Span(doc, 0, 1, label="PERSON"))  # a verb at the head of a line
+    assert usable(Span(doc, 1, 2, label="NORP")) and usable(Span(doc, 2, 3, label="PRODUCT"))

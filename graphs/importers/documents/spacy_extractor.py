@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,7 +156,7 @@ def extract_doc(doc: Any) -> Extraction:
         topics.update(_Arg(opening.text, ENTITY_TYPES[opening.label_]))
     for index, sentence in enumerate(doc.sents):
         for entity in sentence.ents:
-            if entity.label_ in ENTITY_TYPES:
+            if entity.label_ in ENTITY_TYPES and _usable(entity):
                 mentions.append(Mention(entity.text, ENTITY_TYPES[entity.label_], index))
         for verb, subject_token, explicit in _clauses(sentence):
             subject = _argument(subject_token, spans, chunks, topics)
@@ -170,6 +171,31 @@ def extract_doc(doc: Any) -> Extraction:
                     continue  # "In 2016, the airport was ...": a time frame, not a relation
                 triples.append(_triple(subject, relation, obj, index, sentence.text))
     return Extraction(mentions=tuple(mentions), triples=tuple(triples))
+
+
+_NOT_A_NAME = re.compile(
+    r"://|^www\.|(^|\s)--?[A-Za-z]|^[A-Z][A-Z0-9]*_[A-Z0-9_]+$"  # URL, flag, ENV_VAR
+    r"|^(?:~|\.{0,2}/)\S*$|^\S*/\S*/\S*$"  # a path: rooted, or two slashes, no space
+    r"|\.(?:py|md|txt|json|jsonl|yaml|yml|toml|csv|sh|html?)$"  # a file name
+)
+"""Text that is no entity: a URL, a path, a command-line flag, an environment variable or a
+file name (technical documents are full of them, and the NER model tags them as
+organisations or persons)."""
+
+
+_NEVER_NAMES = frozenset({"VERB", "AUX", "ADV", "PRON", "ADP", "CCONJ", "SCONJ", "DET", "PART"})
+"""Parts of speech a one-word name never has ("Requires" at the head of a line is a VERB;
+"French" stays: an adjective names a group)."""
+
+
+def _usable(entity: Any) -> bool:
+    """Whether a named entity span is one.
+
+    Not markup (`_NOT_A_NAME`), and not a lone word tagged as a verb or a function word.
+    """
+    if _NOT_A_NAME.search(entity.text):
+        return False
+    return not (len(entity) == 1 and entity[0].pos_ in _NEVER_NAMES)
 
 
 def _triple(subject: _Arg, relation: str, obj: _Arg, index: int, sentence: str) -> Triple:
@@ -278,7 +304,7 @@ def _argument(
         return topics.resolve(token.lower_)
     if token.i in spans:
         entity = spans[token.i]
-        if entity.label_ not in ENTITY_TYPES:
+        if entity.label_ not in ENTITY_TYPES or not _usable(entity):
             return None
         return _Arg(entity.text, ENTITY_TYPES[entity.label_])
     if token.pos_ not in ("NOUN", "PROPN") or token.is_stop:
@@ -288,7 +314,7 @@ def _argument(
     if not words or words[0].i > token.i:
         words = [token]
     text = doc_text(words)
-    return _Arg(text, CONCEPT) if len(text) > 1 else None
+    return _Arg(text, CONCEPT) if len(text) > 1 and not _NOT_A_NAME.search(text) else None
 
 
 def doc_text(tokens: Sequence[Any]) -> str:
