@@ -31,6 +31,7 @@ from cli.import_options import AnalyzerOpt, OverwriteOpt
 from cli.options import AgentFlags, FlagError, out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import ArkError
+from graphs.importers.documents.vocabulary import VocabularyConfig
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
@@ -288,6 +289,7 @@ def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
         ("merges", ", ".join(f"{k} {v}" for k, v in summary["merges"].items())),
         ("generic labels", f"{summary['generic_labels']:,} labels kept as text under the "
                            "generic type"),
+        ("generic edges", _generic_share(summary["relation_types"])),
     )  # fmt: skip
     endpoint = summary.get("endpoint")  # absent before ARK recorded it, and for spaCy
     if isinstance(endpoint, dict):
@@ -303,6 +305,19 @@ def print_extraction_info(summary: dict[str, Any], console: Console) -> None:
         relations.add_row(kind, f"{count:,}")
     console.print(types)
     console.print(relations)
+
+
+def _generic_share(relation_types: dict[str, int]) -> str:
+    """How many relation edges fell to the generic type, and why an edge does."""
+    generic = VocabularyConfig().generic
+    total = sum(relation_types.values())
+    count = relation_types.get(generic, 0)
+    share = f"{count / total:.0%}" if total else "0%"
+    return (
+        f"{count:,} of {total:,} ({share}) are `{generic}`: their label (kept in the fact's text) "
+        "was too rare to become an edge type; --relation-types and --relation-min set how many "
+        "labels do"
+    )
 
 
 def _endpoint_line(endpoint: dict[str, Any]) -> str:

@@ -163,3 +163,18 @@ def test_a_lone_word_tagged_as_a_verb_is_no_name() -> None:
     usable = spacy_extractor._usable
     assert not usable(Span(doc, 0, 1, label="PERSON"))  # a verb at the head of a line
     assert usable(Span(doc, 1, 2, label="NORP")) and usable(Span(doc, 2, 3, label="PRODUCT"))
+
+
+def test_graph_info_says_how_many_edges_are_generic_and_why(built: tuple[Path, dict]) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import build_app
+
+    stored = read_summary(built[0])
+    assert stored is not None
+    total = sum(stored["relation_types"].values())
+    generic = stored["relation_types"].get("related_to", 0)
+    result = CliRunner().invoke(build_app(), ["graph", "info", str(built[0])])
+    out = " ".join(result.output.split())
+    assert f"{generic:,} of {total:,} ({generic / total:.0%}) are `related_to`" in out
+    assert "--relation-types and --relation-min" in out
