@@ -18,20 +18,17 @@ from agent.models.base import ModelError
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.openai.retry import RetryPolicy
 from rank.rerank_served import OpenAIScorer
+from tests.agent.models.openai.test_openai_hang import HangingServer
 
 BYTE_EVERY_S = 0.05
 """The trickle: one byte of the body this often, forever (each read gets its byte in time)."""
 
 
-class TrickleServer:
+class TrickleServer(HangingServer):
     """Answers every request with a 200, a long Content-Length and one body byte at a time."""
 
     def __init__(self) -> None:
-        self._sock = socket.socket()
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(64)
-        self.base_url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
-        self.connections = 0
+        super().__init__()
         self.posts = 0
         self._stop = threading.Event()
 
@@ -41,7 +38,7 @@ class TrickleServer:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
-            self.connections += 1
+            self.accepted.append(conn)
             threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
 
     def _trickle(self, conn: socket.socket) -> None:
@@ -56,12 +53,6 @@ class TrickleServer:
                 conn.sendall(b" ")
         except OSError:
             pass
-        finally:
-            conn.close()
-
-    def __enter__(self) -> TrickleServer:
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
 
     def __exit__(
         self,
@@ -70,7 +61,7 @@ class TrickleServer:
         tb: TracebackType | None,
     ) -> None:
         self._stop.set()
-        self._sock.close()
+        super().__exit__(exc_type, exc, tb)
 
 
 def finishes(work: object, limit_s: float = 60.0) -> BaseException | None:
