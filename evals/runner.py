@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.models.base import EndpointUnreachableError
 from agent.trajectory import QuestionResult
-from evals.circuit import UNREACHABLE, CircuitBreaker
+from evals.circuit import UNREACHABLE, CircuitBreaker, stop_error
 from evals.metrics import CandidateTest
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
@@ -137,7 +137,10 @@ async def run_questions(
             store.append_failure(outcome.failure)
         if breaker is not None:
             failed = outcome.failure
-            breaker.record(failed.error_type if failed else None, failed.error if failed else "")
+            breaker.record(
+                failed is not None and failed.error_type == UNREACHABLE,
+                failed.error if failed else "",
+            )
         if on_outcome is not None:
             on_outcome(outcome)
         return outcome
@@ -256,7 +259,7 @@ def execute(
             ran = asyncio.run(coroutine)
             if breaker.tripped:
                 answered = sum(1 for outcome in ran if outcome.record is not None)
-                raise breaker.error(request.out, remaining=len(plan.pending) - answered)
+                raise stop_error(breaker, request.out, remaining=len(plan.pending) - answered)
     return plan
 
 

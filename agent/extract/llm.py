@@ -18,6 +18,7 @@ from agent.models.base import (
     Model,
     ModelError,
 )
+from agent.models.circuit import CircuitBreaker
 from graphs.importers.documents.chunker import sentence_spans
 from graphs.importers.documents.extractor import ExtractorDownError
 from graphs.importers.documents.model import Extraction, ExtractionFailure
@@ -133,7 +134,7 @@ class LLMExtractor:
         )
         self._tools = [extraction_tool()] if self.config.use_tools else []
         self._pacer = RequestPacer(self.config.requests_per_minute)
-        self._unreachable = 0
+        self._breaker = CircuitBreaker(self.config.unreachable_limit)
         self.stats = LLMExtractStats()
 
     def extract(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
@@ -185,11 +186,11 @@ class LLMExtractor:
         try:
             reply = await self._model.generate(messages, self._tools, temperature=0.0)
         except EndpointUnreachableError as error:  # EndpointTimeoutError included
-            self._unreachable += 1
-            if self._unreachable >= self.config.unreachable_limit:
+            self._breaker.record(True, str(error))
+            if self._breaker.tripped:
                 raise ExtractorDownError(
-                    f"{error} (stopped after {self._unreachable} passages in a row got no "
-                    "answer; rerun the same command to resume: finished passages are cached)"
+                    f"{error} (stopped after {self._breaker.consecutive} passages in a row got "
+                    "no answer; rerun the same command to resume: finished passages are cached)"
                 ) from error
             timed_out = isinstance(error, EndpointTimeoutError)
             return self._failed("endpoint timed out" if timed_out else "endpoint unreachable")
@@ -197,7 +198,7 @@ class LLMExtractor:
             return self._failed("passage too long for the model's context (lower --chunk-tokens)")
         except ModelError as error:
             return self._failed(f"model error: {str(error)[:120]}")
-        self._unreachable = 0
+        self._breaker.record(False)
         usage = reply.usage or {}
         self.stats.prompt_tokens += usage.get("prompt_tokens", 0)
         self.stats.completion_tokens += usage.get("completion_tokens", 0)

@@ -31,6 +31,7 @@ ERROR_MODULES = (
     "evals.runstore",
     "evals.sampling",
     "evals.circuit",
+    "agent.models.circuit",
     "rank.rankings",
     "rank.fusion",
     "rank.rerank_cache",

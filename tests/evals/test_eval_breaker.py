@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.app import build_app
-from evals.circuit import UNREACHABLE, CircuitBreaker
+from evals.circuit import UNREACHABLE, CircuitBreaker, stop_error
 from evals.runstore import read_failures, read_results
+from graphs.errors import ConfigError
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault
 from tests.evals.eval_graph import build_tiny
 from tests.evals.test_eval_faults import scripted_agent
@@ -84,12 +85,24 @@ def test_all_failed_run_never_exits_zero(tmp_path: Path) -> None:
 def test_the_breaker_counts_only_consecutive_unreachable_questions() -> None:
     breaker = CircuitBreaker(threshold=3)
     for error_type in (UNREACHABLE, UNREACHABLE, None, UNREACHABLE, "ModelError", UNREACHABLE):
-        breaker.record(error_type, "down")
+        breaker.record(error_type == UNREACHABLE, "down")
     assert not breaker.tripped
     for _ in range(3):
-        breaker.record(UNREACHABLE, "cannot reach http://x/v1")
+        breaker.record(True, "cannot reach http://x/v1")
     assert breaker.tripped
-    message = str(breaker.error(Path("runs/a"), remaining=97))
+    message = str(stop_error(breaker, Path("runs/a"), remaining=97))
     assert "cannot reach http://x/v1" in message and "runs/a" in message and "97" in message
-    breaker.record(None)
+    breaker.record(False)
     assert breaker.tripped  # once open, it stays open for the run
+    with pytest.raises(ConfigError, match="threshold must be >= 1"):
+        CircuitBreaker(threshold=0)
+
+
+def test_the_extractor_stops_on_the_same_breaker() -> None:
+    """agent/extract/llm.py counts passages with agent/models/circuit.py, no counter of its own."""
+    from agent.extract.llm import LLMExtractConfig, LLMExtractor
+    from agent.models.scripted import ScriptedModel
+
+    extractor = LLMExtractor(ScriptedModel([]), LLMExtractConfig(unreachable_limit=2))
+    assert isinstance(extractor._breaker, CircuitBreaker)
+    assert extractor._breaker.threshold == 2
