@@ -38,6 +38,9 @@ class AgentConfig:
         brief_prompt: Render the short system prompt (prompts/agent_system_brief.md.j2: the
             graph's schema and the rules, no advice and no tool list) for small distilled
             students; run a student with the prompt and `tools.brief_schemas` it was trained on.
+        answer_types: The node types answers must have in this run (`--answer-type`): they
+            replace the snapshot's candidate types for the agents, their prompt and tools;
+            empty: the snapshot's own.
     """
 
     model: str = "rules"
@@ -52,6 +55,7 @@ class AgentConfig:
     seed: int = 0
     tools: ToolConfig = field(default_factory=ToolConfig)
     brief_prompt: bool = False
+    answer_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.n_agents < 1:
@@ -72,6 +76,7 @@ class AgentConfig:
         `base_url` are replaced by `***`.
         """
         record = asdict(self)
+        record["answer_types"] = list(self.answer_types)  # as JSON stores it: records compare
         if self.base_url:
             record["base_url"] = redact_url(self.base_url)
         return record

@@ -28,6 +28,8 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     Returns:
         A ready ArkAgent.
     """
+    if config.answer_types:
+        snapshot = snapshot.with_candidate_types(config.answer_types)
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
         model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))

@@ -161,6 +161,14 @@ BriefPromptOpt = Annotated[
         "trained on (`ark distill` students trained on such a teacher run need it).",
     ),
 ]
+AnswerTypeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--answer-type",
+        help="Node type the answers must have in this run (repeatable); replaces the "
+        "snapshot's candidate types (set at build with --candidate-types).",
+    ),
+]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 
@@ -185,6 +193,7 @@ class AgentFlags:
     toolset: ToolsetOpt = None
     dense_search: DenseSearchOpt = None
     brief_prompt: BriefPromptOpt = False
+    answer_type: AnswerTypeOpt = None
 
     def endpoint(self) -> dict[str, Any]:
         """The endpoint flags given, as AgentConfig fields (AgentConfig(**endpoint())).
@@ -216,6 +225,7 @@ class AgentFlags:
             toolset=self.toolset,
             dense_search=self.dense_search,
             brief_prompt=self.brief_prompt,
+            answer_types=self.answer_type,
             base=base,
         )
 
@@ -236,6 +246,7 @@ def agent_config(
     base: AgentConfig | None = None,
     dense_search: Path | None = None,
     brief_prompt: bool = False,
+    answer_types: list[str] | None = None,
 ) -> AgentConfig:
     """Map command-line flags onto an AgentConfig (the only thing the CLI configures).
 
@@ -267,6 +278,7 @@ def agent_config(
             max_retries=_given(max_retries, config.max_retries),
             call_deadline_s=_given(call_deadline, config.call_deadline_s),
             brief_prompt=brief_prompt or config.brief_prompt,
+            answer_types=tuple(answer_types) if answer_types else config.answer_types,
         )
     except ArkError:
         raise

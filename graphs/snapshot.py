@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from collections.abc import Sequence
@@ -92,6 +93,22 @@ class Snapshot:
                 f"snapshot {path}: a part cannot be read ({exc}); {REBUILD}"
             ) from exc
         return snapshot
+
+    def with_candidate_types(self, types: Sequence[str]) -> Snapshot:
+        """This snapshot with other candidate (answer) types: the same files, another view.
+
+        Raises:
+            GraphError: a type the snapshot does not have (the message lists its types).
+        """
+        unknown = [name for name in types if name not in self.manifest.node_types]
+        if unknown:
+            raise GraphError(
+                f"no node type {unknown[0]!r} in snapshot {self.path.name}; its types are: "
+                f"{', '.join(self.manifest.node_types)}"
+            )
+        view = copy.copy(self)
+        view.manifest = self.manifest.model_copy(update={"candidate_types": list(types)})
+        return view
 
     def check(self, *, full: bool = False) -> None:
         """Check the structural invariants of the CSR, id map and node store.
