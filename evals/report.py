@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,17 +114,26 @@ def _failure_lines(summaries: Sequence[RunSummary]) -> list[str]:
     return lines
 
 
-def markdown_report(summaries: Sequence[RunSummary], images: Sequence[Path] = ()) -> str:
-    """The markdown text: runs, overall tables (both protocols), per-family tables, failures."""
+def markdown_report(
+    summaries: Sequence[RunSummary], images: Sequence[Path] = (), *, at: Path | None = None
+) -> str:
+    """The markdown text: runs, overall tables (both protocols), per-family tables, failures.
+
+    `at`: where the report is written; run directories are shown relative to it and question
+    files by name, so the report holds no absolute path (it is shared and moved).
+    """
     parts = ["# ARK evaluation report", "", "| run | directory | config |", "|---|---|---|"]
     for summary in summaries:
         config = summary.config
         source = (
-            f"{config['qa']} [{config.get('split') or 'whole file'}]"
+            f"{Path(str(config['qa'])).name} [{config.get('split') or 'whole file'}]"
             if config.get("qa")
             else str(config.get("source", "?"))
         )
-        parts.append(f"| {summary.label} | `{summary.run_dir}` | {source} |")
+        shown = Path(summary.run_dir)
+        if at is not None:
+            shown = Path(os.path.relpath(shown.resolve(), at.resolve()))
+        parts.append(f"| {summary.label} | `{shown}` | {source} |")
     parts += [
         "",
         "Protocols: **ARK** scores the fused list as is; **STaRK** keeps only candidate node "
@@ -181,7 +191,7 @@ def build_report(run_dirs: Sequence[Path], out: Path | None = None) -> Report:
         return Report(markdown_report(summaries), summaries=summaries)
     out.mkdir(parents=True, exist_ok=True)
     images, notes = _figures(runs, out)
-    markdown = markdown_report(summaries, images)
+    markdown = markdown_report(summaries, images, at=out)
     (out / REPORT_FILE).write_text(markdown, encoding="utf-8")
     return Report(markdown, [out / REPORT_FILE, *images], summaries=summaries, notes=notes)
 

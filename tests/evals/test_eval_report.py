@@ -105,6 +105,8 @@ def test_report_tables_failures_and_heatmaps(tmp_path: Path) -> None:
     ]
     assert all(path.stat().st_size > 0 for path in report.files)
     assert (tmp_path / "out" / "report.md").read_text() == text
+    # no absolute path: run directories relative to the report, question files by name
+    assert str(tmp_path) not in text and "| `../a` |" in text
 
 
 def test_neighbors_counts_label_each_trajectory_by_its_own_success() -> None:
