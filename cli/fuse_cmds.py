@@ -13,7 +13,7 @@ from rich.console import Console
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags, FlagError, out_dir
+from cli.options import AgentFlags, out_dir
 from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
 from graphs.cache_dir import cache_path
 
@@ -65,13 +65,10 @@ def _finite_k(value: float) -> float:
 
 
 def _sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
-    """The per-split sample of --sample / --sample-fraction (FlagError on bad values)."""
+    """The per-split sample of --sample / --sample-fraction (SampleError on bad values)."""
     from evals.sampling import QuestionSample
 
-    try:
-        return QuestionSample(size=size, fraction=fraction, seed=seed)
-    except ValueError as error:
-        raise FlagError(str(error)) from error
+    return QuestionSample(size=size, fraction=fraction, seed=seed)
 
 
 def _summary_lines(out: Path) -> list[str]:

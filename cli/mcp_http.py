@@ -26,6 +26,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from graphs.errors import ConfigError
+
 logger = logging.getLogger(__name__)
 
 TOKEN_ENV_VAR = "ARK_MCP_TOKEN"
@@ -83,12 +85,12 @@ def http_security(
             positive (the message says which flag to pass).
     """
     if not token and not is_loopback(host):
-        raise ValueError(
+        raise ConfigError(
             f"listening on {host} (beyond this machine) needs a bearer token: pass --token "
             f"TOKEN or set {TOKEN_ENV_VAR}; clients send 'Authorization: Bearer TOKEN'"
         )
     if not (math.isfinite(session_idle_timeout) and session_idle_timeout > 0) or max_sessions < 1:
-        raise ValueError("--session-idle-timeout and --max-sessions must be positive")
+        raise ConfigError("--session-idle-timeout and --max-sessions must be positive")
     names = list(LOOPBACK_HOSTS)
     if host not in _WILDCARDS:
         names.append(f"[{host}]" if ":" in host and not host.startswith("[") else host)

@@ -254,36 +254,32 @@ def agent_config(
     model falls back to $ARK_MODEL through `resolve_model_spec`, the one place that reads it.
 
     Raises:
-        FlagError: flags that no configuration allows (e.g. --dense-search --toolset paper).
+        FlagError: flags that no configuration allows (an ablation of the other toolset).
+        ConfigError: values no configuration allows (e.g. --dense-search --toolset paper).
     """
     config = base or AgentConfig()
-    try:
-        tools = _tool_config(
-            config.tools if base else ToolConfig(),
-            ablate=ablate,
-            toolset=toolset,
-            dense_search=dense_search,
-            brief_prompt=brief_prompt,
-        )
-        return replace(
-            config,
-            model=resolve_model_spec(model, default=config.model),
-            n_agents=config.n_agents if agents is None else agents,
-            max_steps=config.max_steps if max_steps is None else max_steps,
-            base_url=base_url or config.base_url,
-            temperature=config.temperature if temperature is None else temperature,
-            max_tokens=config.max_tokens if max_tokens is None else max_tokens,
-            tools=tools,
-            request_timeout_s=_given(request_timeout, config.request_timeout_s),
-            max_retries=_given(max_retries, config.max_retries),
-            call_deadline_s=_given(call_deadline, config.call_deadline_s),
-            brief_prompt=brief_prompt or config.brief_prompt,
-            answer_types=tuple(answer_types) if answer_types else config.answer_types,
-        )
-    except ArkError:
-        raise
-    except ValueError as error:
-        raise FlagError(str(error)) from error
+    tools = _tool_config(
+        config.tools if base else ToolConfig(),
+        ablate=ablate,
+        toolset=toolset,
+        dense_search=dense_search,
+        brief_prompt=brief_prompt,
+    )
+    return replace(
+        config,
+        model=resolve_model_spec(model, default=config.model),
+        n_agents=config.n_agents if agents is None else agents,
+        max_steps=config.max_steps if max_steps is None else max_steps,
+        base_url=base_url or config.base_url,
+        temperature=config.temperature if temperature is None else temperature,
+        max_tokens=config.max_tokens if max_tokens is None else max_tokens,
+        tools=tools,
+        request_timeout_s=_given(request_timeout, config.request_timeout_s),
+        max_retries=_given(max_retries, config.max_retries),
+        call_deadline_s=_given(call_deadline, config.call_deadline_s),
+        brief_prompt=brief_prompt or config.brief_prompt,
+        answer_types=tuple(answer_types) if answer_types else config.answer_types,
+    )
 
 
 def _given(flag: Any, kept: Any) -> Any:

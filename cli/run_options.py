@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.flag_groups import flag_group
-from cli.options import FlagError, out_dir
+from cli.options import out_dir
 
 if TYPE_CHECKING:
     from evals.request import RunRequest
@@ -82,22 +82,20 @@ class RunFlags:
         """The RunRequest these flags ask for, over `snapshot`.
 
         Raises:
-            FlagError: bad sample values (both a size and a fraction, a fraction out of range).
+            SampleError: bad sample values (both a size and a fraction, a fraction out of range).
+            ConfigError: a limit or concurrency below 1.
         """
         from evals.request import RunRequest
         from evals.sampling import QuestionSample
 
-        try:
-            sample = QuestionSample(size=self.sample, fraction=self.sample_fraction, seed=self.seed)
-            return RunRequest(
-                snapshot=snapshot,
-                qa=self.qa,
-                out=self.out,
-                split=self.split,
-                sample=sample,
-                limit=self.limit,
-                concurrency=concurrency,
-                resume=self.resume,
-            )
-        except ValueError as error:
-            raise FlagError(str(error)) from error
+        sample = QuestionSample(size=self.sample, fraction=self.sample_fraction, seed=self.seed)
+        return RunRequest(
+            snapshot=snapshot,
+            qa=self.qa,
+            out=self.out,
+            split=self.split,
+            sample=sample,
+            limit=self.limit,
+            concurrency=concurrency,
+            resume=self.resume,
+        )

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from evals.qa_splits import resolve_split
 from evals.sampling import QuestionSample
+from graphs.errors import ConfigError
 
 ItemT = TypeVar("ItemT")
 
@@ -44,9 +45,9 @@ class RunRequest:
 
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
-            raise ValueError(f"limit must be >= 1 or unset, got {self.limit}")
+            raise ConfigError(f"limit must be >= 1 or unset, got {self.limit}")
         if self.concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
+            raise ConfigError(f"concurrency must be >= 1, got {self.concurrency}")
 
     def select(self, items: Sequence[ItemT]) -> list[ItemT]:
         """The questions of the split this request runs: the sample, then the limit."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from graphs.errors import ConfigError
+
 Toolset = Literal["extended", "paper"]
 """The two toolsets: the ARK paper's as published, or ARK's extensions of it."""
 
@@ -66,24 +68,24 @@ class ToolConfig:
 
     def __post_init__(self) -> None:
         if self.toolset not in ("extended", "paper"):
-            raise ValueError(
+            raise ConfigError(
                 f"ToolConfig.toolset must be 'extended' or 'paper', got {self.toolset!r}"
             )
         if self.toolset == "paper" and self.enable_dense_search:
-            raise ValueError(
+            raise ConfigError(
                 "dense_search is an extension, not part of the paper's toolset: drop the dense "
                 "search or use toolset 'extended' (--toolset extended)"
             )
         if self.enable_dense_search and not self.dense_encoder:
-            raise ValueError(
+            raise ConfigError(
                 "ToolConfig.enable_dense_search needs dense_encoder, the local "
                 "sentence-transformers directory the snapshot's embeddings were made with"
             )
         for name in ("search_k", "neighbors_k", "max_k"):
             if getattr(self, name) < 1:
-                raise ValueError(f"ToolConfig.{name} must be >= 1, got {getattr(self, name)}")
+                raise ConfigError(f"ToolConfig.{name} must be >= 1, got {getattr(self, name)}")
         if max(self.search_k, self.neighbors_k) > self.max_k:
-            raise ValueError(
+            raise ConfigError(
                 f"ToolConfig defaults search_k={self.search_k} and neighbors_k={self.neighbors_k} "
                 f"must not exceed max_k={self.max_k}"
             )

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphs.dense.gme_graph import SimpleGraph, two_hop_pool, walk_endpoints
+from graphs.errors import ConfigError
 
 VARIANTS = ("hop1", "hop2", "convex", "walk", "louvain")
 _BLOCK_PAIRS = 1_000_000
@@ -68,11 +69,11 @@ class GMEParams:
 
     def __post_init__(self) -> None:
         if self.convex_anchor <= 0:
-            raise ValueError("GMEParams.convex_anchor must be > 0 (it makes the minimiser unique)")
+            raise ConfigError("GMEParams.convex_anchor must be > 0 (it makes the minimiser unique)")
         if not 0 < self.blend_share <= 1:
-            raise ValueError(f"GMEParams.blend_share must be in (0, 1], got {self.blend_share}")
+            raise ConfigError(f"GMEParams.blend_share must be in (0, 1], got {self.blend_share}")
         if self.walk_count < 1 or self.walk_steps < 1:
-            raise ValueError("GMEParams.walk_count and walk_steps must be >= 1")
+            raise ConfigError("GMEParams.walk_count and walk_steps must be >= 1")
 
     def for_variant(self, variant: str) -> dict[str, Any]:
         """The fields that shape `variant` (recorded in the sidecar manifest)."""

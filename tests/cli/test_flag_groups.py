@@ -16,8 +16,10 @@ from agent.config import AgentConfig
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.app import build_app
 from cli.flag_groups import flag_group, injected_flags, with_flags
-from cli.options import AgentFlags, FlagError
+from cli.options import AgentFlags
 from cli.run_options import RunFlags
+from evals.sampling import SampleError
+from graphs.errors import ConfigError
 
 AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers", "plan",
                   "graph extract", "rerank"}  # fmt: skip
@@ -117,11 +119,14 @@ def test_agent_flags_map_onto_agent_config_once() -> None:
     assert left_out == AgentConfig(model="rules")
 
 
-def test_conflicting_flags_are_a_flag_error() -> None:
-    with pytest.raises(FlagError, match="paper"):
+def test_conflicting_flags_are_a_user_error() -> None:
+    """The configurations raise ConfigError / SampleError themselves (one line, exit 2)."""
+    with pytest.raises(ConfigError, match="paper"):
         AgentFlags(model="rules", toolset="paper", dense_search=Path("enc")).config()  # type: ignore[arg-type]
-    with pytest.raises(FlagError, match="fraction"):
+    with pytest.raises(SampleError, match="fraction"):
         RunFlags(qa=Path("q"), out=Path("o"), sample=3, sample_fraction=0.5).request(Path("s"))
+    with pytest.raises(ConfigError, match="limit must be >= 1"):
+        RunFlags(qa=Path("q"), out=Path("o"), limit=0).request(Path("s"))
 
 
 def test_the_new_flags_reach_the_stored_run_configuration(tmp_path: Path) -> None:
@@ -175,5 +180,5 @@ def test_rerank_sample_fraction_reaches_its_sample() -> None:
     from cli.fuse_cmds import _sample
 
     assert _sample(None, 0.25, 3).to_record() == {"size": None, "fraction": 0.25, "seed": 3}
-    with pytest.raises(FlagError, match="fraction"):
+    with pytest.raises(SampleError, match="fraction"):
         _sample(5, 0.25, 0)
