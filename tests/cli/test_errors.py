@@ -6,6 +6,7 @@ import importlib
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,17 @@ def test_a_missing_core_module_is_still_a_bug() -> None:
     assert result.exit_code != 2 and result.exception is missing
 
 
+@pytest.fixture
+def modules_restored() -> Iterator[None]:
+    """Drop every module first imported during the test (those imported without torch are
+    half-initialised: a later test importing transformers would get them)."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
+@pytest.mark.usefixtures("modules_restored")
 def test_distill_train_without_the_extra_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
