@@ -62,3 +62,8 @@ def csr_file(directory: Path, name: str) -> Path:
 def posting_file(index_dir: Path, field: str, name: str) -> Path:
     """The file of posting array `name` (one of :data:`POSTING_ARRAYS`) of `field`."""
     return index_dir / f"{field}.{name}.npy"
+
+
+DOCUMENT_SUFFIXES = (".txt", ".md", ".jsonl", ".pdf")
+"""The files `ark graph extract` reads (graphs/importers/documents/reader.py); a snapshot path
+holding them is pointed at that command (graphs/manifest.py)."""

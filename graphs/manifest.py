@@ -9,7 +9,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphs.errors import SnapshotError
-from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, MANIFEST_FILE, NODES_FILE, STORE_FILE
+from graphs.layout import (
+    CSR_DIR,
+    DOCUMENT_SUFFIXES,
+    EDGES_FILE,
+    IDS_DIR,
+    MANIFEST_FILE,
+    NODES_FILE,
+    STORE_FILE,
+)
 
 FORMAT_VERSION = 1
 
@@ -68,16 +76,12 @@ def write_manifest(manifest: Manifest, directory: Path) -> None:
     (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
 
 
-_DOCUMENT_SUFFIXES = (".txt", ".md", ".pdf", ".jsonl")
-"""What `ark graph extract` reads (graphs/importers/documents/reader.py)."""
-
-
 def _holds_documents(directory: Path, look_at: int = 200) -> bool:
     """Whether a folder (its first `look_at` entries, recursively) holds document files."""
     for number, file in enumerate(directory.rglob("*")):
         if number >= look_at:
             return False
-        if file.suffix.lower() in _DOCUMENT_SUFFIXES and file.is_file():
+        if file.suffix.lower() in DOCUMENT_SUFFIXES and file.is_file():
             return True
     return False
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 from graphs.errors import GraphImportError
 from graphs.importers.documents.model import Document, Skip
+from graphs.layout import DOCUMENT_SUFFIXES
 
 logger = logging.getLogger(__name__)
 
 TEXT_SUFFIXES = (".txt", ".md")
-SUFFIXES = (*TEXT_SUFFIXES, ".jsonl", ".pdf")
+SUFFIXES = DOCUMENT_SUFFIXES
 _SNIFF_BYTES = 8192
 _TITLE_CHARS = 120
 
