@@ -304,8 +304,9 @@ class RulePlanner:
         """The best search score of a hit that rivals the anchors as the question's subject.
 
         A rival is not an anchor and was not reached, and either the whole question's search
-        ranks it first (`leading`: its first `LEADING_HITS` hits of the answer types) while an
-        anchor is loose (its words are mostly used as words in the graph's text), or its
+        ranks it first (`leading`: its first `LEADING_HITS` hits of the answer types, given
+        only while an anchor is loose: its words mostly used as words in the graph's text), or
+        its
         name shares with the words naming an anchor at least half of their weight (words
         matched by stem, weighted by their inverse document frequency, so sharing "other" or
         "unspecified" is not sharing "finger"): a more specific node of the named kind
@@ -315,8 +316,6 @@ class RulePlanner:
         """
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
         weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
-        if not any(route.loose for route in rule_plan.routes):
-            leading = ()
         scores = []
         for hit in hits:
             if hit.node_id in anchors or hit.node_id in reached or hit.score is None:

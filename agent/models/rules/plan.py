@@ -100,7 +100,7 @@ class RulePlanner:
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            leading = self.writer.leading(rule_plan, hits)
+            leading = self.writer.leading(rule_plan, hits) if loose else []
             text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels)
