@@ -306,8 +306,7 @@ class RulePlanner:
         A rival is not an anchor and was not reached, and either the whole question's search
         ranks it first (`leading`: its first `LEADING_HITS` hits of the answer types, given
         only while an anchor is loose: its words mostly used as words in the graph's text), or
-        its
-        name shares with the words naming an anchor at least half of their weight (words
+        its name shares with the words naming an anchor at least half of their weight (words
         matched by stem, weighted by their inverse document frequency, so sharing "other" or
         "unspecified" is not sharing "finger"): a more specific node of the named kind
         (`highball glass` for `glass`), which a question describing it by text would find.
