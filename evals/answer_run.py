@@ -26,9 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.models.base import ModelError
+from agent.models.base import EndpointUnreachableError, ModelError
+from agent.models.circuit import CircuitBreaker
 from answer.result import AnswerResult
 from evals.answer_metrics import score_answer
+from evals.circuit import UNREACHABLE, stop_error
 from evals.runstore import FailureRecord, RunStore, RunStoreError
 from graphs.errors import ArkError
 
@@ -148,10 +150,12 @@ async def run_answers(
         RunStoreError: the directory holds another run, or is not empty without `resume`.
     """
     store = RunStore.open(run_dir, {"kind": "answers", **config}, resume=resume)
+    breaker = CircuitBreaker()  # the one breaker (agent/models/circuit.py), as in `ark eval`
     try:
         _cut_torn_tail(run_dir / ANSWERS_FILE)
         done = {record.question_id for record in read_answers(run_dir)}
-        for item in (i for i in items if i.id not in done):
+        pending = [item for item in items if item.id not in done]
+        for number, item in enumerate(pending):
             record = await _attempt(answer, item)
             if isinstance(record, AnswerRecord):
                 _append_line(run_dir / ANSWERS_FILE, record.model_dump_json())
@@ -159,6 +163,10 @@ async def run_answers(
                 store.append_failure(record)
             if on_record is not None:
                 on_record(record)
+            failed = isinstance(record, FailureRecord) and record.error_type == UNREACHABLE
+            breaker.record(failed, record.error if isinstance(record, FailureRecord) else "")
+            if breaker.tripped:
+                raise stop_error(breaker, run_dir, remaining=len(pending) - number - 1)
     finally:
         store.close()
     return read_answers(run_dir)
@@ -168,10 +176,11 @@ async def _attempt(answer: AnswerFn, item: AnswerQA) -> AnswerRecord | FailureRe
     try:
         result = await answer(item.question)
     except (ModelError, ArkError) as error:
+        unreachable = isinstance(error, EndpointUnreachableError)  # a timeout is one too
         return FailureRecord(
             question_id=item.id,
             query=item.question,
-            error_type=type(error).__name__,
+            error_type=UNREACHABLE if unreachable else type(error).__name__,
             error=str(error),
             traceback=traceback.format_exc(),
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models.base import ModelError
+from agent.models.base import EndpointUnreachableError, ModelError
 from answer.result import AnswerResult, ChainRecord
 from evals.answer_report import load_answer_runs, markdown_answers_report
 from evals.answer_run import (
@@ -18,6 +18,7 @@ from evals.answer_run import (
     read_answers,
     run_answers,
 )
+from evals.circuit import UNREACHABLE, EndpointDownError
 from evals.runstore import RunStoreError, read_failures
 
 CONFIG = {"baseline": {"method": "sarg", "model": "offline"}, "snapshot": "s", "qa": "q"}
@@ -139,3 +140,23 @@ def test_report_refuses_an_agent_run(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text('{"agent": {}}')
     with pytest.raises(RunStoreError, match="not an answers run"):
         load_answer_runs([tmp_path])
+
+
+class Unreachable(Oracle):
+    """Every question finds nothing answering at the endpoint."""
+
+    async def answer(self, question: str) -> AnswerResult:
+        self.asked.append(question)
+        raise EndpointUnreachableError("cannot reach http://127.0.0.1:9/v1", url="x")
+
+
+def test_an_unreachable_endpoint_stops_the_batch_on_the_one_breaker(tmp_path: Path) -> None:
+    rows = [{"id": f"q{i}", "question": f"Question {i}?", "answer": "x"} for i in range(10)]
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    down, out = Unreachable({}), tmp_path / "run"
+    with pytest.raises(EndpointDownError, match="3 questions in a row") as stopped:
+        asyncio.run(run_answers(down.answer, load_answer_qa(qa), out, CONFIG))
+    assert len(down.asked) == 3  # not one timeout per question of the batch
+    assert "the 7 not yet answered stay pending" in str(stopped.value)
+    assert [f.error_type for f in read_failures(out)] == [UNREACHABLE] * 3
