@@ -16,9 +16,13 @@ Method = Literal["sarg", "direct", "rag", "cot-rag", "flat-chains"]
 Retriever = Literal["bm25", "agents", "dense"]
 """Where the passages / nodes come from."""
 
+Retrieval = Literal["search", "gold"]
+"""Search the whole snapshot, or only the passages each QA row names (the paper's protocol)."""
+
 METHODS: tuple[str, ...] = ("sarg", "direct", "rag", "cot-rag", "flat-chains")
 DIRECTIONS: tuple[str, ...] = ("rule", "llm", "forward", "backward", "bidirectional")
 RETRIEVERS: tuple[str, ...] = ("bm25", "agents", "dense")
+RETRIEVALS: tuple[str, ...] = ("search", "gold")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,6 +35,9 @@ class SargConfig:
             ablation `flat-chains` (the chains' nodes and sources as flat context, no chains).
         retriever: `bm25` (the snapshot's index), `agents` (ARK's agents' fused ranking) or
             `dense` (the snapshot's embeddings; needs `ark graph embed`).
+        retrieval: `search` (the retriever over the whole snapshot) or `gold`: only the
+            passages / documents the QA row names under `supporting` (or `context`), all of
+            them, ranked by BM25 (how the paper evaluates; `ark eval answers` only).
         passages: Passages / nodes retrieved per question (paper: 10–50 documents).
         tau: Cosine threshold for entry nodes, Eq. 3 (the paper gives no value).
         keyphrases: Key phrases KeyBERT keeps from the question (K_q, Sec. 3.3).
@@ -51,6 +58,7 @@ class SargConfig:
 
     method: Method = "sarg"
     retriever: Retriever = "bm25"
+    retrieval: Retrieval = "search"
     passages: int = 10
     tau: float = 0.5
     keyphrases: int = 5
@@ -68,6 +76,7 @@ class SargConfig:
     def __post_init__(self) -> None:
         _choice("method", self.method, METHODS)
         _choice("retriever", self.retriever, RETRIEVERS)
+        _choice("retrieval", self.retrieval, RETRIEVALS)
         _choice("direction", self.direction, DIRECTIONS)
         for name in ("passages", "keyphrases", "keyphrase_max_words", "beam_width", "top_k"):
             if getattr(self, name) < 1:

@@ -12,7 +12,14 @@ from answer.errors import AnswerConfigError
 from answer.kg_graph import KGSource
 from answer.pipeline import Answerer, EvidenceSource
 from answer.query_graph import Direction
-from answer.retrieve import AgentRetriever, BM25Retriever, DenseRetriever, Retriever
+from answer.reader import Reader, load_reader
+from answer.retrieve import (
+    AgentRetriever,
+    BM25Retriever,
+    DenseRetriever,
+    GoldPassages,
+    Retriever,
+)
 
 if TYPE_CHECKING:
     from agent.ark import ArkAgent
@@ -28,6 +35,7 @@ def make_answerer(
     encoder: Embedder | None = None,
     keyphrases: KeyphraseExtractor | None = None,
     agent: ArkAgent | None = None,
+    reader: Reader | None = None,
 ) -> Answerer:
     """Wire an Answerer over `snapshot` (a document snapshot or a typed KG).
 
@@ -38,10 +46,13 @@ def make_answerer(
         encoder: Sentence encoder for Eq. 3 and Eq. 5 (default: all-MiniLM-L6-v2).
         keyphrases: Key-phrase extractor (default: KeyBERT over `encoder`).
         agent: ARK's agents, needed for `retriever="agents"`.
+        reader: The offline reader (default without a model: spaCy's en_core_web_sm and
+            `encoder`); unused with a model.
 
     Raises:
         AnswerConfigError: `agents` retrieval without an agent, or `llm` direction offline.
-        EncoderSetupError, RetrievalError: as the stages raise them.
+        EncoderSetupError, RetrievalError: as the stages raise them; ExtractorDownError
+            offline without spaCy's weights.
     """
     encoder = encoder if encoder is not None else load_encoder()
     if keyphrases is None:
@@ -56,11 +67,13 @@ def make_answerer(
     return Answerer(
         config,
         retriever=_retriever(snapshot, config, encoder, node_types, agent),
+        gold=GoldPassages(snapshot, node_types=node_types),
         source=source,
         encoder=encoder,
         keyphrases=keyphrases,
         direction=_direction(config, model),
         model=model,
+        reader=reader if reader is not None or model is not None else load_reader(encoder),
     )
 
 

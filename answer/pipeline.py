@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,20 +10,27 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent.models.base import Message, Model
 from agent.reply_limit import bounded_reply
-from answer.beam import BeamResult, Chain, beam_search
+from answer.beam import BeamResult, beam_search
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, LLMDirection
 from answer.encoding import Embedder, KeyphraseExtractor
 from answer.entry import EntryMatch, cosine_to, entry_nodes, named_entries
-from answer.offline import read_answer
 from answer.prompt import Evidence, PromptBuilder, chain_evidence, clip, parse_answer
 from answer.query_graph import Direction, Passage, QueryGraph
+from answer.reader import EvidenceText, Reader, Reading
 from answer.records import chain_record, entry_record
 from answer.result import AnswerResult
-from answer.retrieve import Retriever
+from answer.retrieve import GoldPassages, Retriever
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
+
+NO_CHAIN = "no-chain"
+"""SARG found no chain, so the prompt (and the offline reader) took the flat top passages."""
+CHAIN_WEIGHT = 1.0
+"""Reader weight of a chain's source text, on top of the chain's score (Eq. 5)."""
+RANK_WEIGHT = 0.5
+"""Reader weight of the top retrieved passage; the k-th weighs RANK_WEIGHT / sqrt(k)."""
 
 
 class EvidenceSource(Protocol):
@@ -61,36 +69,60 @@ class Answerer:
         config: SargConfig,
         *,
         retriever: Retriever,
+        gold: GoldPassages,
         source: EvidenceSource,
         encoder: Embedder,
         keyphrases: KeyphraseExtractor,
         direction: DirectionClassifier,
         model: Model | None = None,
+        reader: Reader | None = None,
     ) -> None:
-        """Wire the stages (each built once by the caller and passed in)."""
+        """Wire the stages (each built once by the caller and passed in).
+
+        Without a model the answer is read offline by `reader`; without either it is "".
+        """
         self.config = config
         self.retriever = retriever
+        self.gold = gold
         self.source = source
         self.encoder = encoder
         self.keyphrases = keyphrases
         self.direction = direction
         self.model = model
+        self.reader = reader
         self.prompts = PromptBuilder()
 
-    async def answer(self, question: str) -> AnswerResult:
-        """Answer one question; the result carries its chains, citations and timings."""
+    async def answer(self, question: str, supporting: Sequence[str] = ()) -> AnswerResult:
+        """Answer one question; the result carries its chains, citations and timings.
+
+        Args:
+            question: The question.
+            supporting: Ids of the passages / documents to answer from under
+                `retrieval="gold"` (a QA row's `supporting`); ignored otherwise.
+
+        Raises:
+            RetrievalError: gold retrieval with no (or unknown) supporting ids.
+        """
         started = time.perf_counter()
-        retrieved = await self.retriever.retrieve(question, self.config.passages)
+        if self.config.retrieval == "gold":
+            retrieved = self.gold.retrieve(question, supporting)
+        else:
+            retrieved = await self.retriever.retrieve(question, self.config.passages)
         retrieve_s = time.perf_counter() - started
         passages = self.source.passages(retrieved)
         constructed = time.perf_counter()
         search = None
         if self.config.method in ("sarg", "flat-chains"):
             search = await self.search(question, retrieved)
-        messages, evidence, offline = self._prompt(question, passages, search)
+        messages, evidence, fallback = self._prompt(question, passages, search)
         construct_s = time.perf_counter() - constructed - (search.direction_llm_s if search else 0)
+        reading, read_s = None, 0.0
+        if self.model is None and self.reader is not None and self.config.method != "direct":
+            began = time.perf_counter()
+            reading = self.reader.read(question, self._reader_evidence(passages, search))
+            read_s = time.perf_counter() - began
+        answer, reply = (reading.answer if reading else ""), ""
         generated = time.perf_counter()
-        answer, reply = offline, ""
         if self.model is not None:
             turn = await self.model.generate(messages, [], temperature=self.config.temperature)
             answer = parse_answer(turn.message.get("content") or "")  # its last line: whole
@@ -100,8 +132,12 @@ class Answerer:
             "construct_s": construct_s,
             "direction_llm_s": search.direction_llm_s if search else 0.0,
             "generate_s": time.perf_counter() - generated if self.model is not None else 0.0,
+            "read_s": read_s,
         }
-        return self._result(question, answer, reply, passages, search, evidence, timings, messages)
+        result = self._result(
+            question, answer, reply, passages, search, evidence, timings, messages
+        )
+        return result.model_copy(update={"fallback": fallback, "reading": _reading(reading)})
 
     async def search(self, question: str, retrieved: Sequence[int]) -> ChainSearch:
         """SARG steps 1–3: the query graph, entry nodes (Eq. 3), direction, beam search (Eq. 5)."""
@@ -137,26 +173,50 @@ class Answerer:
 
     def _prompt(
         self, question: str, passages: list[Passage], search: ChainSearch | None
-    ) -> tuple[list[Message], list[Evidence], str]:
-        """The messages for the method, the evidence they show, and the offline answer."""
+    ) -> tuple[list[Message], list[Evidence], str | None]:
+        """The messages for the method, the evidence they show, and the fallback taken, if any.
+
+        SARG with no chain (no entry node, or a query graph with no edge) shows the model the
+        top passages as flat context; the returned fallback says so, and it is recorded.
+        """
         chars = self.config.evidence_chars
         flat = [Evidence(p.id, clip(p.text, chars)) for p in passages]
-        top = passages[0] if passages else Passage("", "", "")
-        offline = read_answer(question, top.name, [top.text]) if passages else ""
         method = self.config.method
         if method == "direct":
-            return self.prompts.direct(question), [], ""
-        if method in ("rag", "cot-rag") or search is None or not search.beam.chains:
-            messages = self.prompts.flat(question, flat, step_by_step=method == "cot-rag")
-            return messages, flat, offline
+            return self.prompts.direct(question), [], None
+        if method in ("rag", "cot-rag"):
+            return self.prompts.flat(question, flat, step_by_step=method == "cot-rag"), flat, None
+        if search is None or not search.beam.chains:
+            return self.prompts.flat(question, flat), flat, NO_CHAIN
         chains = search.beam.chains
         graph = search.graph
         evidence = chain_evidence(chains, graph, chars=chars)
-        offline = _offline_from_chains(question, chains, graph)
         if method == "flat-chains":
-            return self.prompts.flat(question, evidence), evidence, offline
+            return self.prompts.flat(question, evidence), evidence, None
         serialized = [chain_record(chain, graph).text for chain in chains]
-        return self.prompts.sarg(question, serialized, evidence), evidence, offline
+        return self.prompts.sarg(question, serialized, evidence), evidence, None
+
+    def _reader_evidence(
+        self, passages: list[Passage], search: ChainSearch | None
+    ) -> list[EvidenceText]:
+        """What the offline reader reads, chain sources first.
+
+        The chains' sources come first (weighted by the chain's score), then the retrieved
+        passages in retrieval order (weighted by rank).
+        """
+        weights: dict[str, float] = {}
+        texts: dict[str, str] = {}
+        if search is not None and self.config.method in ("sarg", "flat-chains"):
+            for chain in search.beam.chains:
+                for source in chain.sources():
+                    if source in search.graph.sources and source not in weights:
+                        weights[source] = CHAIN_WEIGHT + chain.score
+                        texts[source] = search.graph.sources[source]
+        for rank, passage in enumerate(passages):
+            if passage.id not in weights:
+                weights[passage.id] = RANK_WEIGHT / math.sqrt(1 + rank)
+                texts[passage.id] = passage.text
+        return [EvidenceText(key, texts[key], weight) for key, weight in weights.items()]
 
     def _result(
         self,
@@ -197,8 +257,16 @@ class Answerer:
         )
 
 
-def _offline_from_chains(question: str, chains: Sequence[Chain], graph: QueryGraph) -> str:
-    """The best chain's end node, or a typed span of the chains' nodes, then of their sources."""
-    spans = [graph.labels[node] for chain in chains for node in reversed(chain.nodes)]
-    texts = [graph.sources[s] for s in chains[0].sources() if s in graph.sources]
-    return read_answer(question, graph.labels[chains[0].end], [*spans, *texts])
+def _reading(reading: Reading | None) -> dict[str, object] | None:
+    """The offline reader's answer and why, as stored in the result."""
+    if reading is None:
+        return None
+    return {
+        "asked": reading.asked.kind.value,
+        "labels": sorted(reading.asked.labels),
+        "noun": reading.asked.noun,
+        "options": list(reading.asked.options),
+        "source": reading.source,
+        "score": reading.score,
+        "candidates": [list(pair) for pair in reading.candidates],
+    }

@@ -60,7 +60,13 @@ class AnswerResult(BaseModel):
         graph_triples: |E| of the query graph.
         expanded: Nodes expanded by the beam search.
         timings: Seconds per stage: retrieve_s, construct_s (graph, entries, direction by rule,
-            search, prompt; no LLM), direction_llm_s, generate_s.
+            search, prompt; no LLM), direction_llm_s, generate_s (the model), read_s (the
+            offline reader).
+        fallback: `no-chain` when SARG found no chain and the top passages stood in for the
+            chains (in the prompt and for the offline reader); None otherwise.
+        reading: Offline only: what the reader took the question to ask for (`asked`, entity
+            `labels`, `noun`, choice `options`), the evidence it read the answer from
+            (`source`), its `score` and the best `candidates`.
     """
 
     version: int = ANSWER_VERSION
@@ -81,3 +87,5 @@ class AnswerResult(BaseModel):
     graph_triples: int = 0
     expanded: int = 0
     timings: dict[str, float] = Field(default_factory=dict)
+    fallback: str | None = None
+    reading: dict[str, Any] | None = None

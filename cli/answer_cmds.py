@@ -40,6 +40,14 @@ ModelOpt = Annotated[
 RetrieverOpt = Annotated[
     str, typer.Option("--retriever", help="bm25 | agents | dense (needs `ark graph embed`).")
 ]
+RetrievalOpt = Annotated[
+    str,
+    typer.Option(
+        "--retrieval",
+        help="search (the whole snapshot) | gold (`ark eval answers`: only the passages each "
+        'QA row names in "supporting" / "context", as the paper evaluates).',
+    ),
+]
 PassagesOpt = Annotated[
     int, typer.Option("--passages", min=1, help="Passages / nodes retrieved (paper: 10–50).")
 ]
@@ -87,6 +95,7 @@ class SargFlags:
 
     model: ModelOpt = None
     retriever: RetrieverOpt = _PAPER.retriever
+    retrieval: RetrievalOpt = _PAPER.retrieval
     passages: PassagesOpt = _PAPER.passages
     method: MethodOpt = _PAPER.method
     direction: DirectionOpt = _PAPER.direction
@@ -133,6 +142,11 @@ def answer_cmd(
     """Answer QUESTION over SNAPSHOT with SARG: the answer, its chains and their sources."""
     question = check_question(question)  # before any model loads
     wiring = _wiring(sarg, agent)
+    if wiring.config.retrieval == "gold":
+        fail(
+            "--retrieval gold answers from the passages a QA row names; it is for "
+            "`ark eval answers --qa FILE` (use --retrieval search here)"
+        )
     try:
         opened, answerer = _answerer(snapshot, wiring)
         result = asyncio.run(answerer.answer(question))
@@ -179,8 +193,8 @@ def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
         # The flags are plain strings; SargConfig checks each against its choices.
         settings: dict[str, Any] = {
             name: getattr(sarg, name)
-            for name in ("method", "retriever", "passages", "direction", "tau", "beam_width",
-                         "top_k", "max_depth", "max_neighbors", "max_tokens")
+            for name in ("method", "retriever", "retrieval", "passages", "direction", "tau",
+                         "beam_width", "top_k", "max_depth", "max_neighbors", "max_tokens")
         }  # fmt: skip
         config = SargConfig(**settings)
     except ArkError as error:
@@ -231,16 +245,29 @@ def eval_answers(
     sarg: SargFlags,
     agent: AgentFlags,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N only.")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="The first N questions only.")
+    ] = None,
+    sample: Annotated[
+        int | None, typer.Option("--sample", min=1, help="A random N questions (see --seed).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Answer a QA file into a resumable run directory, scored by EM and token F1."""
-    from evals.answer_run import load_answer_qa, run_answers, summarise
+    """Answer a QA file into a resumable run directory, scored by EM and token F1.
+
+    A question whose attempt failed scores 0 in the means (and is listed); --resume retries it.
+    """
+    from evals.answer_run import load_answer_qa, run_answers, summarise, unresolved_failures
+    from evals.sampling import QuestionSample
 
     wiring = _wiring(sarg, agent)
     console = Console(stderr=True)
+    if limit is not None and sample is not None:
+        fail("give --limit N (the first N) or --sample N (a random N), not both")
     try:
-        items = load_answer_qa(qa)[:limit]
+        drawn = QuestionSample(size=sample, seed=seed)
+        items = drawn.apply(load_answer_qa(qa))[:limit]
         _, answerer = _answerer(snapshot, wiring)
         run_config = {
             "baseline": {
@@ -250,6 +277,8 @@ def eval_answers(
             },
             "snapshot": str(snapshot.resolve()),
             "qa": str(qa.resolve()),
+            "sample": drawn.to_record(),
+            "limit": limit,
         }
 
         def progress(record: Any) -> None:
@@ -261,14 +290,18 @@ def eval_answers(
         )
     except ArkError as error:
         fail(str(error))
-    summary = summarise(records)
+    summary = summarise(records, unresolved_failures(out, records))
     if as_json:
         print(json.dumps({"out": str(out), **summary}))
         return
+    failed = summary["failed"]
     print(
-        f"{out}: {summary['n']} answered, EM {summary['em']:.3f}, F1 {summary['f1']:.3f}, "
+        f"{out}: {summary['answered']} of {summary['n']} answered, EM {summary['em']:.3f}, "
+        f"F1 {summary['f1']:.3f} (a failed question scores 0), no chain {summary['no_chain']}, "
         f"construction {summary['construct_s']:.2f} s/q, generation {summary['generate_s']:.2f} s/q"
     )
+    if failed:
+        print(f"failed ({len(failed)}; --resume retries them): {', '.join(failed)}")
 
 
 def answers_report(

@@ -7,22 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.answer_run import AnswerRecord, read_answers, summarise
-from evals.runstore import RunStoreError, read_config, read_failures
+from evals.answer_run import AnswerRecord, read_answers, summarise, unresolved_failures
+from evals.runstore import RunStoreError, read_config
 
 
 @dataclass(frozen=True)
 class AnswerRun:
-    """One run directory: its label, config, finished records and failure count."""
+    """One run directory: its label, config, finished records and the ids that failed."""
 
     label: str
     config: dict[str, Any]
     records: list[AnswerRecord]
-    failures: int
+    failed: list[str]
 
-    def summary(self) -> dict[str, float]:
-        """See `evals.answer_run.summarise`."""
-        return summarise(self.records)
+    def summary(self) -> dict[str, Any]:
+        """See `evals.answer_run.summarise` (a failed question scores 0)."""
+        return summarise(self.records, self.failed)
 
 
 def load_answer_runs(run_dirs: Sequence[Path]) -> list[AnswerRun]:
@@ -41,25 +41,28 @@ def load_answer_runs(run_dirs: Sequence[Path]) -> list[AnswerRun]:
         method = config.get("baseline", {})
         model = str(method.get("model", "?")).rsplit("/", 1)[-1]
         label = f"{run_dir.name} ({method.get('method', '?')}, {model})"
-        failures = {f.question_id for f in read_failures(run_dir)}
         records = read_answers(run_dir)
-        unresolved = failures - {r.question_id for r in records}
-        runs.append(AnswerRun(label, config, records, len(unresolved)))
+        runs.append(AnswerRun(label, config, records, unresolved_failures(run_dir, records)))
     return runs
 
 
 def markdown_answers_report(runs: Sequence[AnswerRun]) -> str:
     """A summary table (one row per run) and a per-question table (one column per run)."""
     lines = [
-        "| run | n | EM | F1 | construct s/q (no LLM) | generate s/q | failed |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| run | n | EM | F1 | construct s/q (no LLM) | generate s/q | failed (scored 0) "
+        "| no chain |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run in runs:
         s = run.summary()
         lines.append(
             f"| {run.label} | {int(s['n'])} | {s['em']:.3f} | {s['f1']:.3f} | "
-            f"{s['construct_s']:.2f} | {s['generate_s']:.2f} | {run.failures} |"
+            f"{s['construct_s']:.2f} | {s['generate_s']:.2f} | {len(s['failed'])} | "
+            f"{s['no_chain']} |"
         )
+    failed = [f"- {run.label}: {', '.join(run.failed)}" for run in runs if run.failed]
+    if failed:
+        lines += ["", "Failed questions (each scored 0 above; `--resume` retries them):", *failed]
     lines += ["", *_question_table(runs)]
     return "\n".join(lines) + "\n"
 

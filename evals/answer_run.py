@@ -31,7 +31,7 @@ from agent.models.circuit import CircuitBreaker
 from answer.result import AnswerResult
 from evals.answer_metrics import score_answer
 from evals.circuit import UNREACHABLE, stop_error
-from evals.runstore import FailureRecord, RunStore, RunStoreError
+from evals.runstore import FailureRecord, RunStore, RunStoreError, read_failures
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
@@ -43,14 +43,24 @@ class AnswerQAError(ArkError):
     """The QA file cannot be read as `{"id", "question", "answer"}` lines."""
 
 
+SUPPORTING_KEYS = ("supporting", "context")
+"""QA keys naming the passages / documents a question is answered from (`--retrieval gold`)."""
+
+
 @dataclass(frozen=True)
 class AnswerQA:
-    """One question with its string answers; `extra` keeps the file's other keys."""
+    """One question with its string answers; `extra` keeps the file's other keys.
+
+    Attributes:
+        supporting: Ids of the passages or documents the row names under `supporting` (or
+            `context`, HotpotQA's distractor setting), for `--retrieval gold`.
+    """
 
     id: str
     question: str
     answers: tuple[str, ...]
     extra: dict[str, Any] = field(default_factory=dict)
+    supporting: tuple[str, ...] = ()
 
 
 class AnswerRecord(BaseModel):
@@ -99,8 +109,13 @@ def _qa_row(line: str, where: str) -> AnswerQA:
         raise AnswerQAError(
             f'{where}: each row needs "id", "question" and "answer" (a string or a list of strings)'
         )
-    extra = {k: v for k, v in row.items() if k not in ("id", "question", "query", "answer")}
-    return AnswerQA(str(row["id"]), question, tuple(str(a) for a in answers), extra)
+    supporting: Any = next((row[k] for k in SUPPORTING_KEYS if k in row), [])
+    if not isinstance(supporting, list) or not all(isinstance(i, str) for i in supporting):
+        raise AnswerQAError(f'{where}: "supporting" / "context" must be a list of id strings')
+    known = ("id", "question", "query", "answer", *SUPPORTING_KEYS)
+    extra = {k: v for k, v in row.items() if k not in known}
+    answer_texts = tuple(str(a) for a in answers)
+    return AnswerQA(str(row["id"]), question, answer_texts, extra, tuple(supporting))
 
 
 def read_answers(run_dir: str | Path) -> list[AnswerRecord]:
@@ -128,8 +143,8 @@ def read_answers(run_dir: str | Path) -> list[AnswerRecord]:
     return list(records.values())
 
 
-AnswerFn = Callable[[str], Awaitable[AnswerResult]]
-"""Answers one question (an `Answerer.answer`)."""
+AnswerFn = Callable[[str, Sequence[str]], Awaitable[AnswerResult]]
+"""Answers one question given the ids its QA row names as supporting (an `Answerer.answer`)."""
 
 
 async def run_answers(
@@ -174,7 +189,7 @@ async def run_answers(
 
 async def _attempt(answer: AnswerFn, item: AnswerQA) -> AnswerRecord | FailureRecord:
     try:
-        result = await answer(item.question)
+        result = await answer(item.question, item.supporting)
     except (ModelError, ArkError) as error:
         unreachable = isinstance(error, EndpointUnreachableError)  # a timeout is one too
         return FailureRecord(
@@ -222,16 +237,31 @@ def _cut_torn_tail(path: Path) -> None:
             handle.truncate(end)
 
 
-def summarise(records: Iterable[AnswerRecord]) -> dict[str, float]:
-    """Mean EM and F1, mean construction / generation seconds, and the count."""
+def unresolved_failures(run_dir: Path, records: Iterable[AnswerRecord]) -> list[str]:
+    """Ids of the questions whose last attempt failed (in failures.jsonl, not answered)."""
+    answered = {record.question_id for record in records}
+    failed = [f.question_id for f in read_failures(run_dir) if f.question_id not in answered]
+    return list(dict.fromkeys(failed))
+
+
+def summarise(records: Iterable[AnswerRecord], failed: Sequence[str] = ()) -> dict[str, Any]:
+    """Mean EM and F1 over every question tried, a failed one scoring 0, and the counts.
+
+    Returns:
+        n (questions tried), answered, failed (their ids), em, f1, no_chain (SARG questions
+        answered from the flat passages because no chain was found), and the mean
+        construction / generation seconds of the answered questions.
+    """
     rows = list(records)
-    if not rows:
-        return {"n": 0, "em": 0.0, "f1": 0.0, "construct_s": 0.0, "generate_s": 0.0}
-    n = len(rows)
+    n = len(rows) + len(failed)
+    answered = max(len(rows), 1)
     return {
         "n": n,
-        "em": sum(r.em for r in rows) / n,
-        "f1": sum(r.f1 for r in rows) / n,
-        "construct_s": sum(r.result.timings.get("construct_s", 0.0) for r in rows) / n,
-        "generate_s": sum(r.result.timings.get("generate_s", 0.0) for r in rows) / n,
+        "answered": len(rows),
+        "failed": list(failed),
+        "em": sum(r.em for r in rows) / n if n else 0.0,
+        "f1": sum(r.f1 for r in rows) / n if n else 0.0,
+        "no_chain": sum(r.result.fallback == "no-chain" for r in rows),
+        "construct_s": sum(r.result.timings.get("construct_s", 0.0) for r in rows) / answered,
+        "generate_s": sum(r.result.timings.get("generate_s", 0.0) for r in rows) / answered,
     }

@@ -22,12 +22,13 @@ from agent.models.registry import load_model
 from answer.config import SargConfig
 from answer.encoding import load_encoder
 from answer.factory import make_answerer
-from evals.answer_metrics import normalize_answer
+from benchmarks.quality.ner_reference import reference_answer
+from evals.answer_metrics import normalize_answer, score_answer
 from evals.answer_report import load_answer_runs, markdown_answers_report
 from evals.answer_run import AnswerRecord, load_answer_qa, run_answers
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
-from graphs.importers.documents.spacy_extractor import SpacyExtractor
+from graphs.importers.documents.spacy_extractor import SpacyExtractor, load_pipeline
 from graphs.snapshot import Snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "docs/examples/hotpotqa-dev20"
@@ -100,6 +101,20 @@ def run(work: Path, snapshot_dir: Path, configs: dict[str, SargConfig], spec: st
         )
 
 
+def reference(snapshot_dir: Path, qa: Path) -> None:
+    """The issue's BM25 + NER reference row (benchmarks/quality/ner_reference.py)."""
+    snapshot = Snapshot.open(snapshot_dir)
+    nlp = load_pipeline()
+    items = load_answer_qa(qa)
+    scores = [score_answer(reference_answer(snapshot, nlp, i.question), i.answers) for i in items]
+    n = len(scores)
+    print(
+        f"bm25-ner-reference: n={n} EM={sum(s.em for s in scores) / n:.3f} "
+        f"F1={sum(s.f1 for s in scores) / n:.3f}",
+        flush=True,
+    )
+
+
 def _gold_in_chains(record: AnswerRecord) -> bool:
     """The normalised gold answer is (inside) the name of a node on one of the chains."""
     gold = normalize_answer(record.gold[0])
@@ -118,6 +133,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     snapshot = build(args.work)
     if args.only != "model":
+        reference(snapshot, DATA / "questions.jsonl")
         run(args.work, snapshot, OFFLINE, None)
     if args.model and args.only != "offline":
         names = args.methods.split(",") if args.methods else list(WITH_MODEL)

@@ -66,3 +66,36 @@ def test_bad_flags_fail_with_one_line(bridge_kg: Path) -> None:
     assert bad_method.exit_code == 2 and "unknown method 'magic'" in bad_method.output
     rules = runner.invoke(app, ["answer", str(bridge_kg), "q", "-m", "rules"])
     assert rules.exit_code == 2 and "omit -m to answer offline" in rules.output
+
+
+@pytest.mark.slow
+def test_a_seeded_sample_is_the_same_questions_every_time(
+    bridge_kg: Path, encoder_dir: Path, tmp_path: Path
+) -> None:
+    qa = tmp_path / "qa.jsonl"
+    rows = [{"id": f"q{i}", "question": f"{QUESTION} ({i})", "answer": "1755"} for i in range(6)]
+    qa.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    runner, app = CliRunner(), build_app()
+    chosen = []
+    for name in ("one", "two"):
+        out = tmp_path / name
+        args = ["eval", "answers", str(bridge_kg), "--qa", str(qa), "--out", str(out)]
+        args += ["--sample", "3", "--seed", "7", "--encoder", str(encoder_dir), "--method", "rag"]
+        done = runner.invoke(app, args)
+        assert done.exit_code == 0, done.output
+        lines = (out / "answers.jsonl").read_text().splitlines()
+        chosen.append([json.loads(line)["question_id"] for line in lines])
+        assert json.loads((out / "config.json").read_text())["sample"]["seed"] == 7
+    assert chosen[0] == chosen[1] and len(chosen[0]) == 3
+
+
+def test_sample_and_limit_together_and_gold_for_one_question_fail_with_one_line(
+    bridge_kg: Path, tmp_path: Path
+) -> None:
+    runner, app = CliRunner(), build_app()
+    args = ["eval", "answers", str(bridge_kg), "--qa", str(tmp_path / "qa.jsonl")]
+    args += ["--out", str(tmp_path / "o")]
+    both = runner.invoke(app, [*args, "--sample", "2", "--limit", "2"])
+    assert both.exit_code == 2 and "not both" in both.output
+    gold = runner.invoke(app, ["answer", str(bridge_kg), QUESTION, "--retrieval", "gold"])
+    assert gold.exit_code == 2 and "ark eval answers --qa FILE" in gold.output

@@ -8,6 +8,7 @@ import pytest
 
 from agent.models.scripted import ScriptedModel, text_message
 from answer.config import SargConfig
+from answer.errors import RetrievalError
 from answer.factory import make_answerer
 from answer.result import AnswerResult
 from graphs.snapshot import Snapshot
@@ -22,7 +23,7 @@ def _answer(
 ) -> AnswerResult:
     answerer = make_answerer(
         snapshot,
-        SargConfig(passages=2, **config),  # type: ignore[arg-type]
+        SargConfig(**{"passages": 2, **config}),  # type: ignore[arg-type]
         model=model,
         encoder=WordEncoder(),
         keyphrases=FixedPhrases(PHRASES),
@@ -113,3 +114,24 @@ def test_a_rambling_reply_is_bounded_in_the_record_and_its_answer_still_read(
     result = _answer(snapshot, ScriptedModel([text_message(rambling)]))
     assert result.answer == "1755"
     assert len(result.reply) < MAX_REPLY_CHARS + 200 and "[cut by ARK" in result.reply
+
+
+def test_gold_retrieval_answers_from_the_named_nodes_only(snapshot: Snapshot) -> None:
+    answerer = make_answerer(
+        snapshot,
+        SargConfig(method="rag", retrieval="gold"),
+        encoder=WordEncoder(),
+        keyphrases=FixedPhrases(PHRASES),
+    )
+    result = asyncio.run(answerer.answer(QUESTION, ["msu", "kosarev"]))
+    assert sorted(result.retrieved) == ["kosarev", "msu"] and result.retrieved[0] == "msu"
+    with pytest.raises(RetrievalError, match="names none"):
+        asyncio.run(answerer.answer(QUESTION, []))
+    with pytest.raises(RetrievalError, match="'nowhere'"):
+        asyncio.run(answerer.answer(QUESTION, ["nowhere"]))
+
+
+def test_sarg_without_a_chain_records_the_flat_fallback(snapshot: Snapshot) -> None:
+    result = _answer(snapshot, passages=1, max_neighbors=0)  # one node, no edge: no chain
+    assert result.chains == [] and result.fallback == "no-chain"
+    assert _answer(snapshot).fallback is None

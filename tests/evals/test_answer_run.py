@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from evals.answer_run import (
     load_answer_qa,
     read_answers,
     run_answers,
+    summarise,
+    unresolved_failures,
 )
 from evals.circuit import UNREACHABLE, EndpointDownError
 from evals.runstore import RunStoreError, read_failures
@@ -42,9 +45,11 @@ class Oracle:
         self.table = table
         self.broken = broken
         self.asked: list[str] = []
+        self.supporting: list[list[str]] = []
 
-    async def answer(self, question: str) -> AnswerResult:
+    async def answer(self, question: str, supporting: Sequence[str] = ()) -> AnswerResult:
         self.asked.append(question)
+        self.supporting.append(list(supporting))
         if question in self.broken:
             raise ModelError("endpoint down")
         chain = ChainRecord(
@@ -115,6 +120,37 @@ def test_failures_are_recorded_and_retried_on_resume(tmp_path: Path) -> None:
     assert retry.asked == ["Two plus two?"] and len(records) == 3
 
 
+def test_a_failed_question_scores_zero_in_every_mean_and_is_listed(tmp_path: Path) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    broken = Oracle(TABLE, frozenset({"Capital of France?"}))  # "a" would score 1
+    records = asyncio.run(run_answers(broken.answer, items, out, CONFIG))
+    summary = summarise(records, unresolved_failures(out, records))
+    assert summary["n"] == 3 and summary["answered"] == 2 and summary["failed"] == ["a"]
+    assert summary["em"] == pytest.approx(1 / 3) and summary["f1"] == pytest.approx(1 / 3)
+    text = markdown_answers_report(load_answer_runs([out]))
+    assert "| run (sarg, offline) | 3 | 0.333 | 0.333 | 0.25 | 0.00 | 1 | 0 |" in text
+    assert "- run (sarg, offline): a" in text
+
+
+def test_supporting_ids_reach_the_answerer(tmp_path: Path) -> None:
+    rows = [
+        {"id": "s", "question": "Capital of France?", "answer": "Paris", "supporting": ["d1"]},
+        {"id": "c", "question": "Two plus two?", "answer": "4", "context": ["d2", "d3"]},
+    ]
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    oracle = Oracle(TABLE)
+    asyncio.run(run_answers(oracle.answer, load_answer_qa(qa), tmp_path / "run", CONFIG))
+    assert oracle.supporting == [["d1"], ["d2", "d3"]]
+
+
+def test_supporting_must_be_a_list_of_ids(tmp_path: Path) -> None:
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps({"id": "x", "question": "q", "answer": "a", "supporting": "d1"}))
+    with pytest.raises(AnswerQAError, match="must be a list of id strings"):
+        load_answer_qa(qa)
+
+
 def test_a_torn_last_line_is_ignored_then_cut_on_resume(tmp_path: Path) -> None:
     items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
     asyncio.run(run_answers(Oracle(TABLE).answer, items[:1], out, CONFIG))
@@ -145,7 +181,7 @@ def test_report_refuses_an_agent_run(tmp_path: Path) -> None:
 class Unreachable(Oracle):
     """Every question finds nothing answering at the endpoint."""
 
-    async def answer(self, question: str) -> AnswerResult:
+    async def answer(self, question: str, supporting: Sequence[str] = ()) -> AnswerResult:
         self.asked.append(question)
         raise EndpointUnreachableError("cannot reach http://127.0.0.1:9/v1", url="x")
 
