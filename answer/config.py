@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from answer.errors import AnswerConfigError
 
-DirectionMode = Literal["rule", "llm", "forward", "backward", "bidirectional"]
-"""How the traversal direction is chosen: a classifier (`rule`, `llm`) or forced."""
+DirectionMode = Literal["rule", "learned", "llm", "forward", "backward", "bidirectional"]
+"""How the traversal direction is chosen: a classifier (`rule`, `learned`, `llm`) or forced."""
 
 Method = Literal["sarg", "direct", "rag", "cot-rag", "flat-chains"]
 """What produces the answer: SARG, or a baseline / ablation under the same retrieval."""
@@ -16,13 +16,21 @@ Method = Literal["sarg", "direct", "rag", "cot-rag", "flat-chains"]
 Retriever = Literal["bm25", "agents", "dense"]
 """Where the passages / nodes come from."""
 
+Schema = Literal["reasoning", "entity"]
+"""What per-question extraction asks for: SARG's ⟨cause, relation, effect⟩ or generic SPO."""
+
+Extraction = Literal["auto", "per-query", "snapshot"]
+"""Where the query graph's triples come from (auto: per-query with a model on documents)."""
+
 Retrieval = Literal["search", "gold"]
 """Search the whole snapshot, or only the passages each QA row names (the paper's protocol)."""
 
 METHODS: tuple[str, ...] = ("sarg", "direct", "rag", "cot-rag", "flat-chains")
-DIRECTIONS: tuple[str, ...] = ("rule", "llm", "forward", "backward", "bidirectional")
+DIRECTIONS: tuple[str, ...] = ("rule", "learned", "llm", "forward", "backward", "bidirectional")
 RETRIEVERS: tuple[str, ...] = ("bm25", "agents", "dense")
 RETRIEVALS: tuple[str, ...] = ("search", "gold")
+SCHEMAS: tuple[str, ...] = ("reasoning", "entity")
+EXTRACTIONS: tuple[str, ...] = ("auto", "per-query", "snapshot")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,11 +47,20 @@ class SargConfig:
             passages / documents the QA row names under `supporting` (or `context`), all of
             them, ranked by BM25 (how the paper evaluates; `ark eval answers` only).
         passages: Passages / nodes retrieved per question (paper: 10–50 documents).
+        extraction: Where G_D's triples come from: `per-query` (the model extracts them from
+            the retrieved passages for each question, as the paper does; cached), `snapshot`
+            (the facts `ark graph extract` stored, or a typed KG's own edges), or `auto`
+            (per-query when a model is given and the snapshot holds documents).
+        schema: What per-query extraction asks for: `reasoning` (the paper's ⟨cause,
+            relation, effect⟩ schema, App. C) or `entity` (generic subject–predicate–object,
+            the paper's App. E.1 ablation).
         tau: Cosine threshold for entry nodes, Eq. 3 (the paper gives no value).
         keyphrases: Key phrases KeyBERT keeps from the question (K_q, Sec. 3.3).
         keyphrase_max_words: Longest key phrase, in words.
-        direction: `rule` (the default classifier), `llm` (the model classifies), or a forced
+        direction: `rule` (the default classifier), `learned` (a trained logistic head over
+            the encoder, `direction_head`), `llm` (the model classifies), or a forced
             `forward` / `backward` / `bidirectional` (the paper's blind-traversal ablation).
+        direction_head: The head `learned` reads (default: the one shipped in answer/).
         beam_width: Chains kept at each depth, β (paper: 3).
         shared_beam: All entry nodes share one beam of β chains; by default each entry node
             keeps its own (the paper does not say which).
@@ -59,11 +76,14 @@ class SargConfig:
     method: Method = "sarg"
     retriever: Retriever = "bm25"
     retrieval: Retrieval = "search"
+    extraction: Extraction = "auto"
+    schema: Schema = "reasoning"
     passages: int = 10
     tau: float = 0.5
     keyphrases: int = 5
     keyphrase_max_words: int = 3
     direction: DirectionMode = "rule"
+    direction_head: str | None = None
     beam_width: int = 3
     shared_beam: bool = False
     top_k: int = 3
@@ -77,6 +97,8 @@ class SargConfig:
         _choice("method", self.method, METHODS)
         _choice("retriever", self.retriever, RETRIEVERS)
         _choice("retrieval", self.retrieval, RETRIEVALS)
+        _choice("extraction", self.extraction, EXTRACTIONS)
+        _choice("schema", self.schema, SCHEMAS)
         _choice("direction", self.direction, DIRECTIONS)
         for name in ("passages", "keyphrases", "keyphrase_max_words", "beam_width", "top_k"):
             if getattr(self, name) < 1:

@@ -68,7 +68,7 @@ class DocumentSource:
         ends = around.nodes[around.directions > 0]
         return self.snapshot.external_id(int(ends[0])) if len(ends) else None
 
-    def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
+    async def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
         """G_D: the facts of the retrieved passages (the question is not needed here)."""
         triples = [triple for passage in retrieved for triple in self.facts(int(passage))]
         keys = list(dict.fromkeys(k for t in triples for k in (t.head, t.tail)))

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.extract.llm import LLMExtractor
+from agent.extract.schemas import schema_named
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, FixedDirection, LLMDirection, RuleDirection
+from answer.direction_head import SHIPPED_HEAD, DirectionHead, LearnedDirection
 from answer.doc_graph import DocumentSource, is_document_snapshot
 from answer.encoding import Embedder, KeyBertPhrases, KeyphraseExtractor, load_encoder
 from answer.errors import AnswerConfigError
 from answer.kg_graph import KGSource
+from answer.per_query import PerQuerySource
 from answer.pipeline import Answerer, EvidenceSource
 from answer.query_graph import Direction
 from answer.reader import Reader, load_reader
@@ -20,6 +25,7 @@ from answer.retrieve import (
     GoldPassages,
     Retriever,
 )
+from graphs.importers.documents.cache import ExtractionCache, default_cache_path
 
 if TYPE_CHECKING:
     from agent.ark import ArkAgent
@@ -36,6 +42,7 @@ def make_answerer(
     keyphrases: KeyphraseExtractor | None = None,
     agent: ArkAgent | None = None,
     reader: Reader | None = None,
+    extraction_cache: ExtractionCache | None = None,
 ) -> Answerer:
     """Wire an Answerer over `snapshot` (a document snapshot or a typed KG).
 
@@ -48,9 +55,12 @@ def make_answerer(
         agent: ARK's agents, needed for `retriever="agents"`.
         reader: The offline reader (default without a model: spaCy's en_core_web_sm and
             `encoder`); unused with a model.
+        extraction_cache: Where per-question extractions are kept (default: the extraction
+            cache in ARK's cache directory).
 
     Raises:
-        AnswerConfigError: `agents` retrieval without an agent, or `llm` direction offline.
+        AnswerConfigError: `agents` retrieval without an agent, `llm` direction or
+            per-query extraction offline.
         EncoderSetupError, RetrievalError: as the stages raise them; ExtractorDownError
             offline without spaCy's weights.
     """
@@ -63,6 +73,11 @@ def make_answerer(
         source = DocumentSource(snapshot)
     else:
         source = KGSource(snapshot, max_neighbors=config.max_neighbors)
+    if _per_query(config, model, documents):
+        assert model is not None  # _per_query refuses per-query extraction without one
+        cache = extraction_cache or ExtractionCache(default_cache_path())
+        extractor = LLMExtractor(model, schema=schema_named(config.schema))
+        source = PerQuerySource(source, extractor, cache)
     node_types = [snapshot.type_code("passage")] if documents else None
     return Answerer(
         config,
@@ -71,7 +86,7 @@ def make_answerer(
         source=source,
         encoder=encoder,
         keyphrases=keyphrases,
-        direction=_direction(config, model),
+        direction=_direction(config, model, encoder),
         model=model,
         reader=reader if reader is not None or model is not None else load_reader(encoder),
     )
@@ -93,9 +108,23 @@ def _retriever(
     return BM25Retriever(snapshot, node_types=node_types)
 
 
-def _direction(config: SargConfig, model: Model | None) -> DirectionClassifier:
+def _per_query(config: SargConfig, model: Model | None, documents: bool) -> bool:
+    if config.method not in ("sarg", "flat-chains") or config.extraction == "snapshot":
+        return False
+    if config.extraction == "per-query" and model is None:
+        raise AnswerConfigError(
+            "--extraction per-query has the model extract each question's passages, but no "
+            "model is given; pass -m MODEL or use --extraction snapshot"
+        )
+    return model is not None and (config.extraction == "per-query" or documents)
+
+
+def _direction(config: SargConfig, model: Model | None, encoder: Embedder) -> DirectionClassifier:
     if config.direction == "rule":
         return RuleDirection()
+    if config.direction == "learned":
+        path = Path(config.direction_head) if config.direction_head else SHIPPED_HEAD
+        return LearnedDirection(DirectionHead.load(path), encoder)
     if config.direction == "llm":
         if model is None:
             raise AnswerConfigError(

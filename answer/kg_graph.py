@@ -67,7 +67,7 @@ class KGSource:
         self.snapshot = snapshot
         self.max_neighbors = max_neighbors
 
-    def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
+    async def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
         """See `kg_query_graph`."""
         return kg_query_graph(self.snapshot, retrieved, question, max_neighbors=self.max_neighbors)
 

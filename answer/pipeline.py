@@ -39,7 +39,7 @@ class EvidenceSource(Protocol):
     snapshot: Snapshot
     """The snapshot the query graph's node keys (external ids) belong to."""
 
-    def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
+    async def query_graph(self, retrieved: Sequence[int], question: str) -> QueryGraph:
         """G_D over the retrieved evidence."""
         ...
 
@@ -142,7 +142,7 @@ class Answerer:
     async def search(self, question: str, retrieved: Sequence[int]) -> ChainSearch:
         """SARG steps 1–3: the query graph, entry nodes (Eq. 3), direction, beam search (Eq. 5)."""
         config = self.config
-        graph = self.source.query_graph(retrieved, question)
+        graph = await self.source.query_graph(retrieved, question)
         labels = [graph.labels[node] for node in graph.nodes]
         node_vectors = self.encoder.encode(labels)
         query_vector = self.encoder.encode([question])[0]
@@ -253,6 +253,7 @@ class Answerer:
                 "graph_nodes": len(graph.nodes),
                 "graph_triples": len(graph.triples),
                 "expanded": search.beam.expanded,
+                "extraction": graph.built or None,
             }
         )
 

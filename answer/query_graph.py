@@ -63,6 +63,8 @@ class QueryGraph:
         triples: The distinct triples (E with relation names and provenance).
         labels: Node key -> the text embedded and shown for it (a name).
         sources: Source id -> its text (the passages / node texts behind the triples).
+        built: How the graph was built, when that is worth recording (per-question
+            extraction: schema, passages, cache hits, failures).
     """
 
     def __init__(
@@ -71,6 +73,7 @@ class QueryGraph:
         *,
         labels: Mapping[str, str] | None = None,
         sources: Mapping[str, str] | None = None,
+        built: Mapping[str, object] | None = None,
     ) -> None:
         self.triples: list[Triple] = list(dict.fromkeys(t for t in triples if t.head != t.tail))
         self.nodes: list[str] = list(
@@ -79,6 +82,7 @@ class QueryGraph:
         given = dict(labels or {})
         self.labels: dict[str, str] = {key: given.get(key, key) for key in self.nodes}
         self.sources: dict[str, str] = dict(sources or {})
+        self.built: dict[str, object] = dict(built or {})
         self._out: dict[str, list[Triple]] = defaultdict(list)
         self._in: dict[str, list[Triple]] = defaultdict(list)
         for triple in self.triples:

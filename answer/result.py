@@ -64,6 +64,8 @@ class AnswerResult(BaseModel):
             offline reader).
         fallback: `no-chain` when SARG found no chain and the top passages stood in for the
             chains (in the prompt and for the offline reader); None otherwise.
+        extraction: Per-question extraction only (`--extraction per-query`): the schema,
+            the model, passages read, cache hits, extracted, failed and repaired replies.
         reading: Offline only: what the reader took the question to ask for (`asked`, entity
             `labels`, `noun`, choice `options`), the evidence it read the answer from
             (`source`), its `score` and the best `candidates`.
@@ -88,4 +90,5 @@ class AnswerResult(BaseModel):
     expanded: int = 0
     timings: dict[str, float] = Field(default_factory=dict)
     fallback: str | None = None
+    extraction: dict[str, Any] | None = None
     reading: dict[str, Any] | None = None

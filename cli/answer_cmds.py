@@ -48,6 +48,22 @@ RetrievalOpt = Annotated[
         'QA row names in "supporting" / "context", as the paper evaluates).',
     ),
 ]
+ExtractionOpt = Annotated[
+    str,
+    typer.Option(
+        "--extraction",
+        help="auto (per-query with -m on a document snapshot) | per-query (the model extracts "
+        "each question's passages, cached) | snapshot (the stored facts / KG edges).",
+    ),
+]
+SchemaOpt = Annotated[
+    str,
+    typer.Option(
+        "--schema",
+        help="Per-query extraction: reasoning (the paper's cause-relation-effect) | entity "
+        "(generic subject-predicate-object, the ablation).",
+    ),
+]
 PassagesOpt = Annotated[
     int, typer.Option("--passages", min=1, help="Passages / nodes retrieved (paper: 10–50).")
 ]
@@ -60,7 +76,16 @@ MethodOpt = Annotated[
 DirectionOpt = Annotated[
     str,
     typer.Option(
-        "--direction", help="rule | llm | forward | backward | bidirectional (blind ablation)."
+        "--direction",
+        help="rule | learned (the trained head, see --direction-head) | llm | forward | "
+        "backward | bidirectional (blind ablation).",
+    ),
+]
+DirectionHeadOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--direction-head",
+        help="Head for --direction learned (`ark distill direction-head`; default: shipped).",
     ),
 ]
 TauOpt = Annotated[float, typer.Option("--tau", help="Entry-node cosine threshold (Eq. 3).")]
@@ -96,9 +121,12 @@ class SargFlags:
     model: ModelOpt = None
     retriever: RetrieverOpt = _PAPER.retriever
     retrieval: RetrievalOpt = _PAPER.retrieval
+    extraction: ExtractionOpt = _PAPER.extraction
+    schema: SchemaOpt = _PAPER.schema
     passages: PassagesOpt = _PAPER.passages
     method: MethodOpt = _PAPER.method
     direction: DirectionOpt = _PAPER.direction
+    direction_head: DirectionHeadOpt = None
     tau: TauOpt = _PAPER.tau
     beam_width: BeamOpt = _PAPER.beam_width
     top_k: TopKOpt = _PAPER.top_k
@@ -193,10 +221,12 @@ def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
         # The flags are plain strings; SargConfig checks each against its choices.
         settings: dict[str, Any] = {
             name: getattr(sarg, name)
-            for name in ("method", "retriever", "retrieval", "passages", "direction", "tau",
-                         "beam_width", "top_k", "max_depth", "max_neighbors", "max_tokens")
+            for name in ("method", "retriever", "retrieval", "extraction", "schema", "passages",
+                         "direction", "tau", "beam_width", "top_k", "max_depth", "max_neighbors",
+                         "max_tokens")
         }  # fmt: skip
-        config = SargConfig(**settings)
+        head = sarg.direction_head
+        config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)
     except ArkError as error:
         fail(str(error))
     return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint())

@@ -1,4 +1,4 @@
-"""Commands of the `ark` CLI (distill): dataset, train, config, merge."""
+"""Commands of the `ark` CLI (distill): dataset, train, config, merge (and the registrations)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli import reranker_cmds
+from cli import direction_cmds, reranker_cmds
 from cli.options import fail, out_dir
 from graphs.errors import ArkError
 
@@ -225,7 +225,7 @@ def merge(
 
 
 def register(app: typer.Typer) -> None:
-    """Add `ark distill dataset|train|config|merge|reranker`."""
+    """Add `ark distill dataset|train|config|merge|reranker|direction-labels|direction-head`."""
     distill_app = typer.Typer(
         help="Distil teacher trajectories into a small student model.", no_args_is_help=True
     )
@@ -234,6 +234,7 @@ def register(app: typer.Typer) -> None:
     distill_app.command("config")(config_keys)
     distill_app.command("merge")(merge)
     distill_app.command("reranker")(reranker_cmds.reranker)
+    direction_cmds.register(distill_app)
     app.add_typer(distill_app, name="distill")
 
 

@@ -7,10 +7,10 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent.extract.pacing import RequestPacer
 from agent.extract.parse import ExtractionReplyError, extraction_from_payload, reply_payload
+from agent.extract.schemas import ENTITY_TYPES, TOOL_NAME, ExtractionSchema, entity_schema
 from agent.models.base import (
     ContextLengthError,
     EndpointTimeoutError,
@@ -26,49 +26,8 @@ from prompts.loader import read_prompt, render_prompt
 
 logger = logging.getLogger(__name__)
 
-SYSTEM_PROMPT = "extract_system.md.j2"
 USER_PROMPT = "extract_user.md.j2"
-ENTITY_TYPES = (
-    "person", "organisation", "place", "work", "date", "event", "group", "product", "concept",
-)  # fmt: skip
-TOOL_NAME = "record_extraction"
-
-
-def extraction_tool() -> dict[str, Any]:
-    """The OpenAI tool schema the model fills in (one source for prompt and parser)."""
-    entity = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The name as written in the passage."},
-            "type": {"type": "string", "enum": list(ENTITY_TYPES)},
-        },
-        "required": ["name", "type"],
-    }
-    triple = {
-        "type": "object",
-        "properties": {
-            "subject": {"type": "string", "description": "An entity name."},
-            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
-            "object": {"type": "string", "description": "An entity name."},
-            "sentence": {"type": "integer", "description": "Number of the stating sentence."},
-        },
-        "required": ["subject", "relation", "object", "sentence"],
-    }
-    return {
-        "type": "function",
-        "function": {
-            "name": TOOL_NAME,
-            "description": "Record the entities and relation triples read from the passage.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "entities": {"type": "array", "items": entity},
-                    "triples": {"type": "array", "items": triple},
-                },
-                "required": ["entities", "triples"],
-            },
-        },
-    }
+__all__ = ["TOOL_NAME", "LLMExtractConfig", "LLMExtractStats", "LLMExtractor"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,21 +77,34 @@ class LLMExtractor:
     endpoint stop the build with ExtractorDownError (the cache keeps what finished).
     """
 
-    name = "llm"
+    def __init__(
+        self,
+        model: Model,
+        config: LLMExtractConfig | None = None,
+        *,
+        schema: ExtractionSchema | None = None,
+    ) -> None:
+        """Wrap `model` (its `name` is the cache key's model).
 
-    def __init__(self, model: Model, config: LLMExtractConfig | None = None) -> None:
-        """Wrap `model` (its `name` is the cache key's model)."""
+        Args:
+            model: The model that extracts.
+            config: Concurrency, pacing, batching and tool use.
+            schema: What is asked for (default: the entity schema of `ark graph extract`);
+                its name and prompt are part of `prompt_version`, so caches never mix them.
+        """
         self.config = config or LLMExtractConfig()
+        self.schema = schema or entity_schema()
         self._model = model
         self.model = str(getattr(model, "name", type(model).__name__))
+        self.name = "llm" if self.schema.name == "entity" else f"llm-{self.schema.name}"
         self.batch_size = self.config.batch_size
-        template = read_prompt(SYSTEM_PROMPT) + read_prompt(USER_PROMPT)
+        template = read_prompt(self.schema.system_prompt) + read_prompt(USER_PROMPT)
         mode = "tools" if self.config.use_tools else "json"
         self.prompt_version = hashlib.sha256(f"{mode}\n{template}".encode()).hexdigest()[:12]
         self._system = render_prompt(
-            SYSTEM_PROMPT, entity_types=ENTITY_TYPES, tools=self.config.use_tools
+            self.schema.system_prompt, entity_types=ENTITY_TYPES, tools=self.config.use_tools
         )
-        self._tools = [extraction_tool()] if self.config.use_tools else []
+        self._tools = [self.schema.tool] if self.config.use_tools else []
         self._pacer = RequestPacer(self.config.requests_per_minute)
         self._breaker = CircuitBreaker(self.config.unreachable_limit)
         self.stats = LLMExtractStats()
@@ -144,9 +116,19 @@ class LLMExtractor:
             ExtractorDownError: The endpoint could not be reached for `unreachable_limit`
                 passages in a row.
         """
-        return asyncio.run(self._extract_all(texts))
+        return asyncio.run(self._extract_all(texts, close=True))
 
-    async def _extract_all(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
+    async def extract_async(self, texts: Sequence[str]) -> list[Extraction | ExtractionFailure]:
+        """`extract` inside a running event loop; the model stays open for its other users.
+
+        Raises:
+            ExtractorDownError: as `extract`.
+        """
+        return await self._extract_all(texts, close=False)
+
+    async def _extract_all(
+        self, texts: Sequence[str], *, close: bool
+    ) -> list[Extraction | ExtractionFailure]:
         gate = asyncio.Semaphore(max(self.config.concurrency, 1))
 
         down: list[ExtractorDownError] = []
@@ -164,9 +146,9 @@ class LLMExtractor:
         try:
             results = await asyncio.gather(*(one(text) for text in texts), return_exceptions=True)
         finally:
-            close = getattr(self._model, "aclose", None)
-            if close is not None:
-                await close()
+            closer = getattr(self._model, "aclose", None)
+            if close and closer is not None:
+                await closer()
         finished = [r if isinstance(r, Extraction | ExtractionFailure) else None for r in results]
         for result in results:
             if isinstance(result, ExtractorDownError):

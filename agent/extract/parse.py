@@ -70,7 +70,9 @@ def extraction_from_payload(
     types = {mention.name: mention.type for mention in mentions}
     triples = []
     for item in _items(payload.get("triples")):
-        subject, relation, obj = (_name(item.get(key)) for key in ("subject", "relation", "object"))
+        subject = _name(item.get("subject", item.get("cause")))  # the reasoning schema's names
+        relation = _name(item.get("relation"))
+        obj = _name(item.get("object", item.get("effect")))
         if not (subject and relation and obj):
             continue
         index = _sentence(item.get("sentence"), len(sentences))

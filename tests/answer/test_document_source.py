@@ -71,7 +71,7 @@ def test_the_query_graph_holds_the_retrieved_passages_facts(documents: Path) -> 
     passages = snapshot.index.search(
         "Tokarev professor founded", 2, node_types=[source.passage_type]
     )
-    graph = source.query_graph(passages[0].tolist(), "q")
+    graph = asyncio.run(source.query_graph(passages[0].tolist(), "q"))
     relations = {t.relation for t in graph.triples}
     assert relations == {"professor_at", "founded_in"}
     cited = {s for t in graph.triples for s in t.sources}
@@ -83,7 +83,7 @@ def test_sarg_answers_over_documents_with_the_chain_and_its_passages(documents: 
     model = ScriptedModel([text_message("Answer: 1755")])
     answerer = make_answerer(
         Snapshot.open(documents),
-        SargConfig(passages=2),
+        SargConfig(passages=2, extraction="snapshot"),  # the facts `ark graph extract` stored
         model=model,
         encoder=WordEncoder(),
         keyphrases=FixedPhrases(["sergei tokarev"]),

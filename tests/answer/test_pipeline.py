@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent.models.scripted import ScriptedModel, text_message
 from answer.config import SargConfig
-from answer.errors import RetrievalError
+from answer.direction_head import DirectionHead
+from answer.errors import AnswerConfigError, RetrievalError
 from answer.factory import make_answerer
+from answer.query_graph import Direction
 from answer.result import AnswerResult
 from graphs.snapshot import Snapshot
 from tests.answer.conftest import QUESTION
@@ -135,3 +139,21 @@ def test_sarg_without_a_chain_records_the_flat_fallback(snapshot: Snapshot) -> N
     result = _answer(snapshot, passages=1, max_neighbors=0)  # one node, no edge: no chain
     assert result.chains == [] and result.fallback == "no-chain"
     assert _answer(snapshot).fallback is None
+
+
+def test_learned_direction_reads_the_head_it_is_given(snapshot: Snapshot, tmp_path: Path) -> None:
+    encoder = WordEncoder()
+    weights = np.zeros((3, encoder.dim))
+    head = DirectionHead(
+        (Direction.forward, Direction.backward, Direction.bidirectional),
+        weights,
+        np.array([0.0, 0.0, 1.0]),  # always bidirectional
+        "words",
+    )
+    head.save(tmp_path / "head.json")
+    config = SargConfig(direction="learned", direction_head=str(tmp_path / "head.json"))
+    answerer = make_answerer(snapshot, config, encoder=encoder, keyphrases=FixedPhrases(PHRASES))
+    assert asyncio.run(answerer.answer(QUESTION)).direction == "bidirectional"
+    missing = SargConfig(direction="learned", direction_head=str(tmp_path / "none.json"))
+    with pytest.raises(AnswerConfigError, match="ark distill direction-head"):
+        make_answerer(snapshot, missing, encoder=encoder, keyphrases=FixedPhrases(PHRASES))

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from agent.config import AgentConfig
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.app import build_app
+from cli.direction_cmds import LABELLER_FLAGS_ONLY
 from cli.flag_groups import flag_group, injected_flags, with_flags
 from cli.options import AgentFlags
 from cli.run_options import RunFlags
@@ -22,7 +23,7 @@ from evals.sampling import SampleError
 from graphs.errors import ConfigError
 
 AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers", "plan",
-                  "graph extract", "rerank"}  # fmt: skip
+                  "graph extract", "rerank", "distill direction-labels"}  # fmt: skip
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
@@ -34,6 +35,8 @@ EXCEPTIONS = {
     # the LLM extractor's and a served reranker's endpoint only (-m, --max-tokens their own)
     ("graph extract", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
     ("rerank", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
+    # the model that labels directions: -m and its endpoint
+    ("distill direction-labels", AgentFlags): set(LABELLER_FLAGS_ONLY["agent"]),
 }
 
 

@@ -1,0 +1,103 @@
+"""What the LLM extractor asks for: the generic entity schema or SARG's reasoning schema.
+
+`entity` (for `ark graph extract`): named entities with types and subject-predicate-object
+facts between them (`born_in`, `directed_by`). `reasoning` (SARG Sec. 3.2.1 and App. C, for
+per-question extraction in `ark answer`): ⟨cause, relation, effect⟩ triples that a chain of
+reasoning can step along, with no entity list. Each schema is one tool (the single source of
+the JSON shape the prompt asks for and the parser reads) and one system prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+SchemaName = Literal["entity", "reasoning"]
+SCHEMAS: tuple[str, ...] = ("entity", "reasoning")
+TOOL_NAME = "record_extraction"
+ENTITY_TYPES = (
+    "person", "organisation", "place", "work", "date", "event", "group", "product", "concept",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExtractionSchema:
+    """One schema: its name, system prompt template and the tool the model fills in."""
+
+    name: SchemaName
+    system_prompt: str
+    tool: dict[str, Any]
+
+
+def _tool(properties: dict[str, Any], required: list[str], description: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": TOOL_NAME,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def _sentence() -> dict[str, str]:
+    return {"type": "integer", "description": "Number of the stating sentence."}
+
+
+def entity_schema() -> ExtractionSchema:
+    """Named entities and the facts between them (`ark graph extract`)."""
+    entity = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The name as written in the passage."},
+            "type": {"type": "string", "enum": list(ENTITY_TYPES)},
+        },
+        "required": ["name", "type"],
+    }
+    triple = {
+        "type": "object",
+        "properties": {
+            "subject": {"type": "string", "description": "An entity name."},
+            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
+            "object": {"type": "string", "description": "An entity name."},
+            "sentence": _sentence(),
+        },
+        "required": ["subject", "relation", "object", "sentence"],
+    }
+    properties = {
+        "entities": {"type": "array", "items": entity},
+        "triples": {"type": "array", "items": triple},
+    }
+    description = "Record the entities and relation triples read from the passage."
+    tool = _tool(properties, ["entities", "triples"], description)
+    return ExtractionSchema("entity", "extract_system.md.j2", tool)
+
+
+def reasoning_schema() -> ExtractionSchema:
+    """SARG's ⟨cause, relation, effect⟩ triples (paper Sec. 3.2.1, App. C)."""
+    triple = {
+        "type": "object",
+        "properties": {
+            "cause": {"type": "string", "description": "The earlier or enabling state / thing."},
+            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
+            "effect": {"type": "string", "description": "The later or resulting state / thing."},
+            "sentence": _sentence(),
+        },
+        "required": ["cause", "relation", "effect", "sentence"],
+    }
+    description = "Record the reasoning triples (cause, relation, effect) the passage states."
+    tool = _tool({"triples": {"type": "array", "items": triple}}, ["triples"], description)
+    return ExtractionSchema("reasoning", "extract_reasoning_system.md.j2", tool)
+
+
+def schema_named(name: str) -> ExtractionSchema:
+    """The schema called `name` (`entity` or `reasoning`).
+
+    Raises:
+        ValueError: an unknown name (the message lists the known ones).
+    """
+    if name == "reasoning":
+        return reasoning_schema()
+    if name == "entity":
+        return entity_schema()
+    raise ValueError(f"unknown extraction schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
