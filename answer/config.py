@@ -22,6 +22,9 @@ Schema = Literal["reasoning", "entity"]
 Extraction = Literal["auto", "per-query", "snapshot"]
 """Where the query graph's triples come from (auto: per-query with a model on documents)."""
 
+Structured = Literal["auto", "schema", "prompt", "tools"]
+"""How per-query extraction asks for its JSON (agent/models/structured.py, or a tool call)."""
+
 Retrieval = Literal["search", "gold"]
 """Search the whole snapshot, or only the passages each QA row names (the paper's protocol)."""
 
@@ -31,6 +34,7 @@ RETRIEVERS: tuple[str, ...] = ("bm25", "agents", "dense")
 RETRIEVALS: tuple[str, ...] = ("search", "gold")
 SCHEMAS: tuple[str, ...] = ("reasoning", "entity")
 EXTRACTIONS: tuple[str, ...] = ("auto", "per-query", "snapshot")
+STRUCTURED: tuple[str, ...] = ("auto", "schema", "prompt", "tools")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +58,9 @@ class SargConfig:
         schema: What per-query extraction asks for: `reasoning` (the paper's ⟨cause,
             relation, effect⟩ schema, App. C) or `entity` (generic subject–predicate–object,
             the paper's App. E.1 ablation).
+        structured: How per-query extraction asks for JSON: `auto` (the schema as
+            `response_format`, enforced while decoding, where the endpoint takes it; else the
+            prompt), `schema`, `prompt` (lenient repair only) or `tools` (a tool call).
         tau: Cosine threshold for entry nodes, Eq. 3 (the paper gives no value).
         keyphrases: Key phrases KeyBERT keeps from the question (K_q, Sec. 3.3).
         keyphrase_max_words: Longest key phrase, in words.
@@ -78,6 +85,7 @@ class SargConfig:
     retrieval: Retrieval = "search"
     extraction: Extraction = "auto"
     schema: Schema = "reasoning"
+    structured: Structured = "auto"
     passages: int = 10
     tau: float = 0.5
     keyphrases: int = 5
@@ -99,6 +107,7 @@ class SargConfig:
         _choice("retrieval", self.retrieval, RETRIEVALS)
         _choice("extraction", self.extraction, EXTRACTIONS)
         _choice("schema", self.schema, SCHEMAS)
+        _choice("structured", self.structured, STRUCTURED)
         _choice("direction", self.direction, DIRECTIONS)
         for name in ("passages", "keyphrases", "keyphrase_max_words", "beam_width", "top_k"):
             if getattr(self, name) < 1:

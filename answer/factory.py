@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.extract.llm import LLMExtractor
+from agent.extract.llm import LLMExtractConfig, LLMExtractor
 from agent.extract.schemas import schema_named
+from agent.models.structured import StructuredMode
 from answer.config import SargConfig
 from answer.direction import DirectionClassifier, FixedDirection, LLMDirection, RuleDirection
 from answer.direction_head import SHIPPED_HEAD, DirectionHead, LearnedDirection
@@ -76,7 +77,9 @@ def make_answerer(
     if _per_query(config, model, documents):
         assert model is not None  # _per_query refuses per-query extraction without one
         cache = extraction_cache or ExtractionCache(default_cache_path())
-        extractor = LLMExtractor(model, schema=schema_named(config.schema))
+        mode = None if config.structured == "tools" else StructuredMode(config.structured)
+        settings = LLMExtractConfig(structured=mode)
+        extractor = LLMExtractor(model, settings, schema=schema_named(config.schema))
         source = PerQuerySource(source, extractor, cache)
     node_types = [snapshot.type_code("passage")] if documents else None
     return Answerer(

@@ -69,6 +69,7 @@ class PerQuerySource:
         missing = list(dict.fromkeys(d for d in digests if d not in found))
         texts = {d: p.text for p, d in zip(passages, digests, strict=True)}
         failed = 0
+        modes_before = dict(self.extractor.structured.by_mode)
         if missing:
             stats = self.extractor.stats
             repaired_before = stats.repaired
@@ -99,6 +100,11 @@ class PerQuerySource:
             "extracted": len(missing) - failed,
             "failed": failed,
             "repaired": repaired,
+            "asked_as": {
+                mode: count - modes_before.get(mode, 0)
+                for mode, count in self.extractor.structured.by_mode.items()
+                if count > modes_before.get(mode, 0)
+            },
         }
         sources = {p.id: p.text for p in passages}
         return QueryGraph(triples, labels=labels, sources=sources, built=built)

@@ -64,6 +64,14 @@ SchemaOpt = Annotated[
         "(generic subject-predicate-object, the ablation).",
     ),
 ]
+StructuredOpt = Annotated[
+    str,
+    typer.Option(
+        "--structured",
+        help="Per-query extraction's JSON: auto (the schema enforced by the server where it "
+        "takes response_format, else the prompt) | schema | prompt | tools (a tool call).",
+    ),
+]
 PassagesOpt = Annotated[
     int, typer.Option("--passages", min=1, help="Passages / nodes retrieved (paper: 10–50).")
 ]
@@ -123,6 +131,7 @@ class SargFlags:
     retrieval: RetrievalOpt = _PAPER.retrieval
     extraction: ExtractionOpt = _PAPER.extraction
     schema: SchemaOpt = _PAPER.schema
+    structured: StructuredOpt = _PAPER.structured
     passages: PassagesOpt = _PAPER.passages
     method: MethodOpt = _PAPER.method
     direction: DirectionOpt = _PAPER.direction
@@ -187,9 +196,10 @@ def answer_cmd(
 
 
 OFFLINE_NOTE = (
-    "offline (no -m): the answer above is read from the best chain and is often not the "
-    "answer (hotpotqa-dev20: EM 0.10); the chains and passages below are what offline mode is "
-    "good for. Give -m a served model to have the answer written from them."
+    "offline (no -m): the answer above is a span the offline reader picked from the passages "
+    "below (the kind of answer the question asks for, nearest its words); it is right about a "
+    "third of the time (hotpotqa-dev20: EM 0.35, F1 0.44). The chains and passages are the "
+    "evidence to read; give -m a served model to have the answer written from them."
 )
 
 
@@ -201,7 +211,26 @@ def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> 
     """
     console.print(f"Answer: {result.answer or '(none)'}", highlight=False, markup=False)
     if result.model == "offline":
+        reading = result.reading or {}
+        if reading.get("source"):
+            asked = reading["asked"] + (
+                f" ({', '.join(reading['labels'])})" if reading["labels"] else ""
+            )
+            console.print(
+                f"read from {reading['source']}; the question asks for: {asked}",
+                style="dim",
+                highlight=False,
+                markup=False,
+            )
         console.print(OFFLINE_NOTE, style="yellow", highlight=False, markup=False)
+    if result.fallback == "no-chain":
+        console.print(
+            "no chain was found (no entry node, or no fact links the passages): the answer "
+            "rests on the top passages alone",
+            style="yellow",
+            highlight=False,
+            markup=False,
+        )
     console.print(
         f"direction {result.direction or '-'} · query graph {result.graph_nodes} nodes, "
         f"{result.graph_triples} triples · construction {result.timings['construct_s']:.2f} s",
@@ -221,9 +250,9 @@ def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
         # The flags are plain strings; SargConfig checks each against its choices.
         settings: dict[str, Any] = {
             name: getattr(sarg, name)
-            for name in ("method", "retriever", "retrieval", "extraction", "schema", "passages",
-                         "direction", "tau", "beam_width", "top_k", "max_depth", "max_neighbors",
-                         "max_tokens")
+            for name in ("method", "retriever", "retrieval", "extraction", "schema", "structured",
+                         "passages", "direction", "tau", "beam_width", "top_k", "max_depth",
+                         "max_neighbors", "max_tokens")
         }  # fmt: skip
         head = sarg.direction_head
         config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)

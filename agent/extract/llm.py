@@ -15,10 +15,12 @@ from agent.models.base import (
     ContextLengthError,
     EndpointTimeoutError,
     EndpointUnreachableError,
+    Message,
     Model,
     ModelError,
 )
 from agent.models.circuit import CircuitBreaker
+from agent.models.structured import StructuredMode, StructuredReply, StructuredStats, ask_structured
 from graphs.importers.documents.chunker import sentence_spans
 from graphs.importers.documents.extractor import ExtractorDownError
 from graphs.importers.documents.model import Extraction, ExtractionFailure
@@ -43,6 +45,10 @@ class LLMExtractConfig:
             at most one batch).
         use_tools: Ask for a tool call (default); off: ask for bare JSON in the reply text,
             for servers that cannot call tools.
+        structured: Ask for the JSON through agent/models/structured.py instead of a tool
+            call: `auto` sends the schema as `response_format` where the endpoint takes it
+            (enforced during decoding), else the prompt; `schema` / `prompt` force one.
+            None (default) keeps `use_tools`.
         unreachable_limit: Passages in a row that get no answer from the endpoint before the
             build stops: refused connections (after the adapter's connection retries), an
             endpoint that accepts connections and answers nothing (its liveness check fails)
@@ -54,7 +60,13 @@ class LLMExtractConfig:
     requests_per_minute: float | None = None
     batch_size: int = 16
     use_tools: bool = True
+    structured: StructuredMode | None = None
     unreachable_limit: int = 3
+
+    @property
+    def asks_tools(self) -> bool:
+        """A tool call is asked for (not bare or schema-enforced JSON)."""
+        return self.use_tools and self.structured is None
 
 
 @dataclass
@@ -99,12 +111,13 @@ class LLMExtractor:
         self.name = "llm" if self.schema.name == "entity" else f"llm-{self.schema.name}"
         self.batch_size = self.config.batch_size
         template = read_prompt(self.schema.system_prompt) + read_prompt(USER_PROMPT)
-        mode = "tools" if self.config.use_tools else "json"
+        mode = "tools" if self.config.asks_tools else "json"
         self.prompt_version = hashlib.sha256(f"{mode}\n{template}".encode()).hexdigest()[:12]
         self._system = render_prompt(
-            self.schema.system_prompt, entity_types=ENTITY_TYPES, tools=self.config.use_tools
+            self.schema.system_prompt, entity_types=ENTITY_TYPES, tools=self.config.asks_tools
         )
-        self._tools = [self.schema.tool] if self.config.use_tools else []
+        self._tools = [self.schema.tool] if self.config.asks_tools else []
+        self.structured = StructuredStats()
         self._pacer = RequestPacer(self.config.requests_per_minute)
         self._breaker = CircuitBreaker(self.config.unreachable_limit)
         self.stats = LLMExtractStats()
@@ -166,6 +179,8 @@ class LLMExtractor:
         await self._pacer.wait()
         self.stats.requests += 1
         try:
+            if self.config.structured is not None:
+                return self._from_structured(await self._ask_structured(messages), sentences)
             reply = await self._model.generate(messages, self._tools, temperature=0.0)
         except EndpointUnreachableError as error:  # EndpointTimeoutError included
             self._breaker.record(True, str(error))
@@ -190,6 +205,33 @@ class LLMExtractor:
         except ExtractionReplyError as error:
             return self._failed(str(error))
         self.stats.repaired += int(repaired)
+        return extraction
+
+    async def _ask_structured(self, messages: list[Message]) -> StructuredReply:
+        assert self.config.structured is not None
+        return await ask_structured(
+            self._model,
+            messages,
+            self.schema.tool["function"]["parameters"],
+            name=TOOL_NAME,
+            mode=self.config.structured,
+            stats=self.structured,
+        )
+
+    def _from_structured(
+        self, asked: StructuredReply, sentences: list[str]
+    ) -> Extraction | ExtractionFailure:
+        self._breaker.record(False)
+        usage = asked.reply.usage if asked.reply is not None else None
+        self.stats.prompt_tokens += (usage or {}).get("prompt_tokens", 0)
+        self.stats.completion_tokens += (usage or {}).get("completion_tokens", 0)
+        if asked.value is None:
+            return self._failed(f"no usable JSON ({asked.mode.value}): {asked.error}")
+        try:
+            extraction = extraction_from_payload(asked.value, sentences, repaired=asked.repaired)
+        except ExtractionReplyError as error:
+            return self._failed(str(error))
+        self.stats.repaired += int(asked.repaired)
         return extraction
 
     def _failed(self, reason: str) -> ExtractionFailure:

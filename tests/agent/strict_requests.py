@@ -17,6 +17,7 @@ REQUEST_FIELDS = frozenset(
     {
         "model", "messages", "tools", "tool_choice", "max_tokens", "max_completion_tokens",
         "temperature", "top_p", "seed", "stop", "stream", "n", "parallel_tool_calls",
+        "response_format",
     }
 )  # fmt: skip
 MESSAGE_FIELDS = {
@@ -69,6 +70,16 @@ def _tool_problems(body: dict[str, Any]) -> list[str]:
             problems.append(f"{key!r} must be an integer")
     if "temperature" in body and not isinstance(body["temperature"], (int, float)):
         problems.append("'temperature' must be a number")
+    response_format = body.get("response_format")
+    if response_format is not None:
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        spec = response_format.get("json_schema") if isinstance(response_format, dict) else None
+        if kind not in ("text", "json_object", "json_schema"):
+            problems.append("response_format.type must be text, json_object or json_schema")
+        elif kind == "json_schema" and not (
+            isinstance(spec, dict) and isinstance(spec.get("name"), str) and "schema" in spec
+        ):
+            problems.append("response_format.json_schema needs a name and a schema")
     return problems
 
 

@@ -35,7 +35,8 @@ TRIPLES = {
 
 
 class ExtractingModel:
-    """Extracts by the passage's words (tool call), and answers the SARG prompt with text."""
+    """Extracts by the passage's words (a tool call when offered, else JSON text), and answers
+    the SARG prompt with text."""
 
     name = "fake-extractor"
 
@@ -51,11 +52,14 @@ class ExtractingModel:
         temperature: float | None = None,
         seed: int | None = None,
     ) -> ModelReply:
-        if tools:
-            passage = str(messages[-1]["content"])
+        passage = str(messages[-1]["content"])
+        if passage.startswith("Passage:"):
             self.extractions.append(passage)
             found = [t for cue, ts in TRIPLES.items() if cue in passage for t in ts]
             arguments = json.dumps({"triples": found})
+            if not tools:  # asked through the prompt: the JSON, after some reasoning
+                text = f"<think>the passage links two things</think>{arguments}"
+                return ModelReply(message={"role": "assistant", "content": text})
             call = {"id": "c", "type": "function",
                     "function": {"name": TOOL_NAME, "arguments": arguments}}  # fmt: skip
             return ModelReply(message={"role": "assistant", "content": None, "tool_calls": [call]})
@@ -97,6 +101,7 @@ def test_per_query_extraction_builds_the_graph_then_hits_the_cache(
     assert result.extraction is not None
     assert result.extraction["schema"] == "reasoning" and result.extraction["extracted"] == 2
     assert result.extraction["cached"] == 0 and len(model.extractions) == 2
+    assert result.extraction["asked_as"] == {"prompt": 2}  # no response_format door here
     labels = {label for chain in result.chains for label in chain.labels}
     assert {"Sergei Tokarev", "Moscow State University", "1755"} <= labels  # one resolved node
     assert result.answer == "1755"
@@ -107,6 +112,9 @@ def test_per_query_extraction_builds_the_graph_then_hits_the_cache(
     other = ExtractingModel()  # another schema is another cache entry
     asyncio.run(_answerer(snapshot, other, cache, schema="entity").answer(QUESTION))
     assert len(other.extractions) == 2
+    tools = ExtractingModel()  # a tool call is another prompt version
+    asyncio.run(_answerer(snapshot, tools, cache, structured="tools").answer(QUESTION))
+    assert len(tools.extractions) == 2
 
 
 def test_concepts_resolve_across_passages_by_their_wording() -> None:

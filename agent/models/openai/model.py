@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 # OpenAI's reasoning models reject max_tokens (wanting max_completion_tokens) and any
 # temperature but 1: "Unsupported parameter: 'max_tokens' ...", "Unsupported value: 'temperature'".
 _UNSUPPORTED = re.compile(r"unsupported (?:parameter|value)\W+(\w+)", re.IGNORECASE)
-_ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice"})
+_ADAPTABLE = frozenset({"max_tokens", "temperature", "seed", "tool_choice", "response_format"})
 T = TypeVar("T")
 
 
@@ -198,6 +198,33 @@ class OpenAIChatModel:
         return await self.call(
             request, lambda body: reply_from_completion(body, first_call_index=first_call)
         )
+
+    async def generate_structured(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        *,
+        name: str,
+        temperature: float | None = None,
+    ) -> ModelReply:
+        """One turn whose text the endpoint constrains to the JSON `schema`.
+
+        Sent as `response_format: {"type": "json_schema", "json_schema": {name, schema,
+        strict}}` (OpenAI strict mode; llama.cpp's server, vLLM, SGLang and Ollama turn it into
+        a grammar). An endpoint that rejects the parameter is asked again without it, and
+        `takes_response_format()` is False from then on.
+        """
+        request = self._request(messages, [], temperature, None)
+        if "response_format" not in self._unsupported:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": True},
+            }
+        return await self.call(request, reply_from_completion)
+
+    def takes_response_format(self) -> bool:
+        """False once this endpoint has rejected `response_format`."""
+        return "response_format" not in self._unsupported
 
     async def first_token_logprobs(self, messages: list[Message], top: int = 20) -> Any:
         """The completion of one greedy token with its `top` logprobs (a reranker's score).
