@@ -120,3 +120,18 @@ def test_the_extractor_asks_for_reasoning_triples_under_the_enforced_schema() ->
         ("snow", "closed", "campus")
     ]
     assert extractor.structured.by_mode == {"schema": 1} and extractor.name == "llm-reasoning"
+
+
+def test_a_server_taking_only_the_json_object_form_gets_the_schema_that_way() -> None:
+    detail = "validation error: response_format.type Input should be 'text' or 'json_object'"
+    replies = [Fault.http_error(500, detail), text_reply('{"label": "forward"}')]
+    with FakeOpenAIServer([*replies, text_reply('{"label": "backward"}')]) as server:
+        stats = StructuredStats()
+        model = _model(server)
+        first, second = _ask(model, stats), _ask(model, stats)
+        bodies = [r.body for r in server.requests]
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert bodies[1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert bodies[2]["response_format"]["type"] == "json_object"  # remembered
+    assert (first.value, second.value) == ({"label": "forward"}, {"label": "backward"})
+    assert stats.by_mode == {"schema": 2} and model.takes_response_format()

@@ -134,6 +134,7 @@ class OpenAIChatModel:
         self._monotonic = monotonic
         self._rng = rng or random.Random()
         self._unsupported: set[str] = set()
+        self._schema_form = "json_schema"  # or "json_object" (llama-cpp-python's server)
         self._silent = False  # the last liveness check failed: check before each call
         self._answered = False  # the endpoint has answered a call of this adapter
         self._probe_s = min(PROBE_TIMEOUT_S, timeout_s)
@@ -211,11 +212,16 @@ class OpenAIChatModel:
 
         Sent as `response_format: {"type": "json_schema", "json_schema": {name, schema,
         strict}}` (OpenAI strict mode; llama.cpp's server, vLLM, SGLang and Ollama turn it into
-        a grammar). An endpoint that rejects the parameter is asked again without it, and
-        `takes_response_format()` is False from then on.
+        a grammar), or as `{"type": "json_object", "schema": ...}` to an endpoint that rejected
+        that form (llama-cpp-python's server). An endpoint that rejects both is asked again
+        without it, and `takes_response_format()` is False from then on.
         """
         request = self._request(messages, [], temperature, None)
-        if "response_format" not in self._unsupported:
+        if "response_format" in self._unsupported:
+            return await self.call(request, reply_from_completion)
+        if self._schema_form == "json_object":
+            request["response_format"] = {"type": "json_object", "schema": schema}
+        else:
             request["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": True},
@@ -361,7 +367,25 @@ class OpenAIChatModel:
         return _without(request, self._unsupported)
 
     def _adapted(self, request: dict[str, Any], rejected: Rejected) -> dict[str, Any]:
-        """Drop (or rename) a parameter the endpoint says it does not support, or raise."""
+        """Drop (or rename) a parameter the endpoint says it does not support, or raise.
+
+        A rejected `response_format` of type `json_schema` is sent again in the older
+        `{"type": "json_object", "schema": ...}` form (llama-cpp-python's server takes only
+        that), and dropped when that is rejected too or the endpoint calls the parameter
+        unsupported.
+        """
+        response_format = request.get("response_format")
+        unsupported = _UNSUPPORTED.search(rejected.detail)
+        if response_format is not None and "response_format" in rejected.detail:
+            named = unsupported is not None and unsupported.group(1) == "response_format"
+            if response_format.get("type") == "json_schema" and not named:
+                self._schema_form = "json_object"
+                logger.warning("model %s takes a schema only as json_object", self.name)
+                schema = response_format["json_schema"]["schema"]
+                return {**request, "response_format": {"type": "json_object", "schema": schema}}
+            self._unsupported.add("response_format")
+            logger.warning("model %s takes no response_format; asking by the prompt", self.name)
+            return _without(request, {"response_format"})
         match = _UNSUPPORTED.search(rejected.detail) if rejected.status == 400 else None
         param = match.group(1) if match else None
         if param not in _ADAPTABLE or param not in request:
