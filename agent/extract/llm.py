@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -111,6 +112,7 @@ class LLMExtractor:
         self.name = "llm" if self.schema.name == "entity" else f"llm-{self.schema.name}"
         self.batch_size = self.config.batch_size
         template = read_prompt(self.schema.system_prompt) + read_prompt(USER_PROMPT)
+        template += json.dumps(self.schema.tool, sort_keys=True)  # the schema is the prompt too
         mode = "tools" if self.config.asks_tools else "json"
         self.prompt_version = hashlib.sha256(f"{mode}\n{template}".encode()).hexdigest()[:12]
         self._system = render_prompt(

@@ -15,6 +15,11 @@ from typing import Any, Literal
 SchemaName = Literal["entity", "reasoning"]
 SCHEMAS: tuple[str, ...] = ("entity", "reasoning")
 TOOL_NAME = "record_extraction"
+MAX_TRIPLES = 12
+MAX_ENTITIES = 30
+MAX_NAME = 100
+"""Bounds a decoding grammar enforces, so a small model cannot write past its token cap
+(a string or list that never ends is what leaves unparseable JSON under an enforced schema)."""
 ENTITY_TYPES = (
     "person", "organisation", "place", "work", "date", "event", "group", "product", "concept",
 )  # fmt: skip
@@ -30,43 +35,50 @@ class ExtractionSchema:
 
 
 def _tool(properties: dict[str, Any], required: list[str], description: str) -> dict[str, Any]:
+    parameters = {**_object(properties), "required": required}
     return {
         "type": "function",
-        "function": {
-            "name": TOOL_NAME,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
+        "function": {"name": TOOL_NAME, "description": description, "parameters": parameters},
     }
 
 
-def _sentence() -> dict[str, str]:
+def _sentence() -> dict[str, Any]:
     return {"type": "integer", "description": "Number of the stating sentence."}
+
+
+def _text(description: str, longest: int = MAX_NAME) -> dict[str, Any]:
+    return {"type": "string", "description": description, "maxLength": longest}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    """A closed object with every property required (what strict JSON-schema modes ask)."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
 
 
 def entity_schema() -> ExtractionSchema:
     """Named entities and the facts between them (`ark graph extract`)."""
-    entity = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The name as written in the passage."},
+    entity = _object(
+        {
+            "name": _text("The name as written in the passage."),
             "type": {"type": "string", "enum": list(ENTITY_TYPES)},
-        },
-        "required": ["name", "type"],
-    }
-    triple = {
-        "type": "object",
-        "properties": {
-            "subject": {"type": "string", "description": "An entity name."},
-            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
-            "object": {"type": "string", "description": "An entity name."},
+        }
+    )
+    triple = _object(
+        {
+            "subject": _text("An entity name."),
+            "relation": _text("Short snake_case verb phrase.", 40),
+            "object": _text("An entity name."),
             "sentence": _sentence(),
-        },
-        "required": ["subject", "relation", "object", "sentence"],
-    }
+        }
+    )
     properties = {
-        "entities": {"type": "array", "items": entity},
-        "triples": {"type": "array", "items": triple},
+        "entities": {"type": "array", "items": entity, "maxItems": MAX_ENTITIES},
+        "triples": {"type": "array", "items": triple, "maxItems": MAX_TRIPLES},
     }
     description = "Record the entities and relation triples read from the passage."
     tool = _tool(properties, ["entities", "triples"], description)
@@ -75,18 +87,17 @@ def entity_schema() -> ExtractionSchema:
 
 def reasoning_schema() -> ExtractionSchema:
     """SARG's ⟨cause, relation, effect⟩ triples (paper Sec. 3.2.1, App. C)."""
-    triple = {
-        "type": "object",
-        "properties": {
-            "cause": {"type": "string", "description": "The earlier or enabling state / thing."},
-            "relation": {"type": "string", "description": "Short snake_case verb phrase."},
-            "effect": {"type": "string", "description": "The later or resulting state / thing."},
+    triple = _object(
+        {
+            "cause": _text("The earlier or enabling state / thing."),
+            "relation": _text("Short snake_case verb phrase.", 40),
+            "effect": _text("The later or resulting state / thing."),
             "sentence": _sentence(),
-        },
-        "required": ["cause", "relation", "effect", "sentence"],
-    }
+        }
+    )
     description = "Record the reasoning triples (cause, relation, effect) the passage states."
-    tool = _tool({"triples": {"type": "array", "items": triple}}, ["triples"], description)
+    triples = {"type": "array", "items": triple, "maxItems": MAX_TRIPLES}
+    tool = _tool({"triples": triples}, ["triples"], description)
     return ExtractionSchema("reasoning", "extract_reasoning_system.md.j2", tool)
 
 

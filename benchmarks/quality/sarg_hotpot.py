@@ -42,6 +42,9 @@ OFFLINE = {
     "off-sarg-k1": replace(PAPER, top_k=1),
     "off-sarg-k10": replace(PAPER, top_k=10),
     "off-sarg-shared-beam": replace(PAPER, shared_beam=True),
+    "off-sarg-learned-direction": replace(PAPER, direction="learned"),
+    "off-sarg-gold": replace(PAPER, retrieval="gold"),
+    "off-rag-gold": replace(PAPER, method="rag", retrieval="gold"),
 }
 WITH_MODEL = {
     "llm-sarg": PAPER,
