@@ -59,6 +59,8 @@ class ChainSearch:
     direction: Direction
     beam: BeamResult
     direction_llm_s: float
+    extract_s: float = 0.0
+    """Seconds the model spent extracting the query graph (per-query extraction only)."""
 
 
 class Answerer:
@@ -115,7 +117,8 @@ class Answerer:
         if self.config.method in ("sarg", "flat-chains"):
             search = await self.search(question, retrieved)
         messages, evidence, fallback = self._prompt(question, passages, search)
-        construct_s = time.perf_counter() - constructed - (search.direction_llm_s if search else 0)
+        model_s = search.direction_llm_s + search.extract_s if search else 0.0
+        construct_s = time.perf_counter() - constructed - model_s
         reading, read_s = None, 0.0
         if self.model is None and self.reader is not None and self.config.method != "direct":
             began = time.perf_counter()
@@ -131,6 +134,7 @@ class Answerer:
             "retrieve_s": retrieve_s,
             "construct_s": construct_s,
             "direction_llm_s": search.direction_llm_s if search else 0.0,
+            "extract_s": search.extract_s if search else 0.0,
             "generate_s": time.perf_counter() - generated if self.model is not None else 0.0,
             "read_s": read_s,
         }
@@ -142,7 +146,9 @@ class Answerer:
     async def search(self, question: str, retrieved: Sequence[int]) -> ChainSearch:
         """SARG steps 1–3: the query graph, entry nodes (Eq. 3), direction, beam search (Eq. 5)."""
         config = self.config
+        began = time.perf_counter()
         graph = await self.source.query_graph(retrieved, question)
+        extract_s = time.perf_counter() - began if graph.built else 0.0
         labels = [graph.labels[node] for node in graph.nodes]
         node_vectors = self.encoder.encode(labels)
         query_vector = self.encoder.encode([question])[0]
@@ -169,7 +175,7 @@ class Answerer:
             max_depth=config.max_depth,
             per_entry=not config.shared_beam,
         )
-        return ChainSearch(graph, phrases, entries, fallback, direction, beam, llm_s)
+        return ChainSearch(graph, phrases, entries, fallback, direction, beam, llm_s, extract_s)
 
     def _prompt(
         self, question: str, passages: list[Passage], search: ChainSearch | None

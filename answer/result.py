@@ -60,7 +60,8 @@ class AnswerResult(BaseModel):
         graph_triples: |E| of the query graph.
         expanded: Nodes expanded by the beam search.
         timings: Seconds per stage: retrieve_s, construct_s (graph, entries, direction by rule,
-            search, prompt; no LLM), direction_llm_s, generate_s (the model), read_s (the
+            search, prompt; no LLM), extract_s (the model extracting the query graph, per-query
+            extraction only), direction_llm_s, generate_s (the model), read_s (the
             offline reader).
         fallback: `no-chain` when SARG found no chain and the top passages stood in for the
             chains (in the prompt and for the offline reader); None otherwise.

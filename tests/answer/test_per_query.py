@@ -43,6 +43,7 @@ class ExtractingModel:
     def __init__(self) -> None:
         self.extractions: list[str] = []
         self.prompts: list[list[Message]] = []
+        self.pause_s = 0.0
 
     async def generate(
         self,
@@ -55,6 +56,7 @@ class ExtractingModel:
         passage = str(messages[-1]["content"])
         if passage.startswith("Passage:"):
             self.extractions.append(passage)
+            await asyncio.sleep(self.pause_s)
             found = [t for cue, ts in TRIPLES.items() if cue in passage for t in ts]
             arguments = json.dumps({"triples": found})
             if not tools:  # asked through the prompt: the JSON, after some reasoning
@@ -130,3 +132,11 @@ def test_per_query_extraction_needs_a_model(snapshot: Snapshot) -> None:
             encoder=WordEncoder(),
             keyphrases=FixedPhrases([]),
         )
+
+
+def test_extraction_time_is_apart_from_construction(snapshot: Snapshot, tmp_path: Path) -> None:
+    cache = ExtractionCache(tmp_path / "cache.sqlite")
+    model = ExtractingModel()
+    model.pause_s = 0.05  # each extraction takes at least this long (a lower bound, not a race)
+    result = asyncio.run(_answerer(snapshot, model, cache).answer(QUESTION))
+    assert result.timings["extract_s"] >= 0.05 and "construct_s" in result.timings
