@@ -36,6 +36,7 @@ from graphs.importers.documents.vocabulary import VocabularyConfig
 if TYPE_CHECKING:
     from agent.config import AgentConfig
     from agent.models.openai import OpenAIChatModel
+    from agent.models.structured import StructuredMode
 
 ExtractorName = Literal["spacy", "llm"]
 
@@ -102,6 +103,15 @@ def extract(
     tools: Annotated[
         bool, typer.Option(help="Ask the LLM for a tool call (--no-tools: bare JSON text).")
     ] = True,
+    structured: Annotated[
+        str | None,
+        typer.Option(
+            "--structured",
+            help="Ask for the JSON instead of a tool call: auto (the schema as response_format, "
+            "enforced while decoding, where the server takes it; else the prompt) | schema | "
+            "prompt.",
+        ),
+    ] = None,
     max_tokens: Annotated[int, typer.Option(help="LLM: tokens per reply.")] = 1024,
     timeout: Annotated[
         float | None,
@@ -169,7 +179,8 @@ def extract(
             max_failed_share=max_failed_share,
         )
         # the extractor loads its models (spaCy: seconds): only once every flag is valid
-        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools)
+        mode = _structured(structured)
+        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools, mode)
         config = replace(config, endpoint=settings)
         encode = _encoder(encoder)
         started = time.perf_counter()
@@ -226,8 +237,24 @@ def _endpoint_config(
     return AgentConfig(model=spec or "rules", max_tokens=max_tokens, **settings)
 
 
+def _structured(value: str | None) -> StructuredMode | None:
+    from agent.models.structured import StructuredMode
+
+    if value is None:
+        return None
+    try:
+        return StructuredMode(value)
+    except ValueError:
+        fail(f"unknown --structured {value!r}; choose one of: auto, schema, prompt")
+
+
 def _extractor(
-    kind: ExtractorName, endpoint: AgentConfig, concurrency: int, rpm: float | None, tools: bool
+    kind: ExtractorName,
+    endpoint: AgentConfig,
+    concurrency: int,
+    rpm: float | None,
+    tools: bool,
+    structured: StructuredMode | None = None,
 ) -> tuple[Any, dict[str, Any] | None]:
     """The extractor, and the endpoint settings to record (None: no endpoint)."""
     if kind == "spacy":
@@ -245,7 +272,9 @@ def _extractor(
             "endpoint; point --base-url at it (e.g. a local llama-cpp-python server)"
         )
     chat = OpenAIChatModel.from_config(endpoint, spec.removeprefix("openai:"))
-    config = LLMExtractConfig(concurrency=concurrency, requests_per_minute=rpm, use_tools=tools)
+    config = LLMExtractConfig(
+        concurrency=concurrency, requests_per_minute=rpm, use_tools=tools, structured=structured
+    )
     return LLMExtractor(chat, config), endpoint_record(chat)
 
 

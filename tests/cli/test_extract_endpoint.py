@@ -141,3 +141,16 @@ def test_timeouts_count_and_no_passage_starts_once_the_breaker_trips(
         extractor.extract([f"Passage {n}." for n in range(10)])
     assert model.calls == 3  # the 7 passages after the third are never sent
     assert caught.value.finished[3:] == [None] * 7
+
+
+def test_an_unknown_structured_mode_is_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import build_app
+
+    (tmp_path / "a.txt").write_text("Marie Curie was born in Warsaw.")
+    args = ["graph", "extract", str(tmp_path / "a.txt"), "--out", str(tmp_path / "s")]
+    done = CliRunner().invoke(
+        build_app(), [*args, "--extractor", "llm", "-m", "x", "--structured", "grammar"]
+    )
+    assert done.exit_code == 2 and "choose one of: auto, schema, prompt" in done.output
