@@ -144,10 +144,6 @@ def test_timeouts_count_and_no_passage_starts_once_the_breaker_trips(
 
 
 def test_an_unknown_structured_mode_is_one_line(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from cli.app import build_app
-
     (tmp_path / "a.txt").write_text("Marie Curie was born in Warsaw.")
     args = ["graph", "extract", str(tmp_path / "a.txt"), "--out", str(tmp_path / "s")]
     done = CliRunner().invoke(
