@@ -74,6 +74,7 @@ class KGSource:
     def passages(self, retrieved: Sequence[int]) -> list[Passage]:
         """The retrieved nodes (id, name, text), in retrieval order (flat context)."""
         nodes = np.asarray(list(retrieved), dtype=np.int64)
-        ids, names, _ = self.snapshot.labels(nodes)
+        ids, names, kinds = self.snapshot.labels(nodes)
         texts = self.snapshot.texts(nodes)
-        return [Passage(*row) for row in zip(ids, names, texts, strict=True)]
+        rows = zip(ids, names, texts, kinds, strict=True)
+        return [Passage(i, name, text, kind, answerable=True) for i, name, text, kind in rows]

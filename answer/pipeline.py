@@ -29,6 +29,8 @@ NO_CHAIN = "no-chain"
 """SARG found no chain, so the prompt (and the offline reader) took the flat top passages."""
 CHAIN_WEIGHT = 1.0
 """Reader weight of a chain's source text, on top of the chain's score (Eq. 5)."""
+END_WEIGHT = 0.5
+"""Further reader weight of the node a chain arrives at, where it is evidence (a KG's node)."""
 RANK_WEIGHT = 0.5
 """Reader weight of the top retrieved passage; the k-th weighs RANK_WEIGHT / sqrt(k)."""
 
@@ -208,21 +210,32 @@ class Answerer:
         """What the offline reader reads, chain sources first.
 
         The chains' sources come first (weighted by the chain's score), then the retrieved
-        passages in retrieval order (weighted by rank).
+        passages in retrieval order (weighted by rank). A typed KG's node also offers its own
+        name, with its type, as a candidate answer.
         """
         weights: dict[str, float] = {}
-        texts: dict[str, str] = {}
         if search is not None and self.config.method in ("sarg", "flat-chains"):
+            for chain in search.beam.chains:  # where a chain arrives is what it argues for
+                if chain.end in search.graph.sources:  # a KG's node (documents cite passages)
+                    weights.setdefault(chain.end, CHAIN_WEIGHT + END_WEIGHT + chain.score)
             for chain in search.beam.chains:
                 for source in chain.sources():
-                    if source in search.graph.sources and source not in weights:
-                        weights[source] = CHAIN_WEIGHT + chain.score
-                        texts[source] = search.graph.sources[source]
+                    if source in search.graph.sources:
+                        weights.setdefault(source, CHAIN_WEIGHT + chain.score)
         for rank, passage in enumerate(passages):
-            if passage.id not in weights:
-                weights[passage.id] = RANK_WEIGHT / math.sqrt(1 + rank)
-                texts[passage.id] = passage.text
-        return [EvidenceText(key, texts[key], weight) for key, weight in weights.items()]
+            weights.setdefault(passage.id, RANK_WEIGHT / math.sqrt(1 + rank))
+        snapshot = self.source.snapshot
+        internal = [int(n) for n in snapshot.find_internal_ids(list(weights)) if n >= 0]
+        return [
+            EvidenceText(
+                item.id,
+                item.text,
+                weights[item.id],
+                name=item.name if item.answerable else "",
+                kind=item.kind,
+            )
+            for item in self.source.passages(internal)
+        ]
 
     def _result(
         self,

@@ -35,11 +35,19 @@ class Triple:
 
 @dataclass(frozen=True)
 class Passage:
-    """One retrieved item as flat context: its id, a short name (a title) and its text."""
+    """One retrieved item as flat context: its id, a short name (a title) and its text.
+
+    Attributes:
+        kind: The node's type (a typed KG's `paper`, `author`; `passage` for documents).
+        answerable: The name is itself a possible answer (a typed KG's node), not a title
+            guessed for a passage.
+    """
 
     id: str
     name: str
     text: str
+    kind: str = ""
+    answerable: bool = False
 
 
 @dataclass(frozen=True)

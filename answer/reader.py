@@ -92,11 +92,18 @@ class AskedFor:
 
 @dataclass(frozen=True)
 class EvidenceText:
-    """One text the answer may come from, with its weight (rank prior or chain score)."""
+    """One text the answer may come from, with its weight (rank prior or chain score).
+
+    Attributes:
+        name: A typed KG node's own name: a candidate answer itself ("" for passages).
+        kind: The node's type; a "which NOUN" question whose noun names it fits it.
+    """
 
     id: str
     text: str
     weight: float
+    name: str = ""
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,10 @@ class Reader:
         idf = _rarity(words, [sent for d in docs for sent in d.sents])
         found: dict[str, _Candidate] = {}
         for item, passage in zip(evidence, docs, strict=True):
+            own = _norm(item.name)
+            if own and own not in named and not _inside_question(own, named):
+                score = _named_fit(item.kind, asked) + _held(passage, words, idf) + item.weight
+                self._keep(found, own, item.name, item.kind, item.id, score)
             for sent in passage.sents:
                 for span, label in _spans(sent):
                     key: str | None = _norm(span.text)
@@ -271,6 +282,26 @@ def _fit(label: str, asked: AskedFor) -> float | None:
     if asked.strict:
         return None
     return 0.0 if label and label not in NUMBER_LABELS | {"DATE", "ORDINAL"} else -0.5
+
+
+def _named_fit(kind: str, asked: AskedFor) -> float:
+    """How well a KG node's type fits what is asked: its type is the question's noun."""
+    if asked.kind is not AnswerKind.typed:
+        return 0.0
+    words = {_norm(part) for part in kind.replace("_", " ").split()}
+    noun = asked.noun
+    if noun and (noun in words or f"{noun}s" in words or noun.rstrip("s") in words):
+        return 1.0 + IS_A
+    return 0.0 if not asked.strict else -1.0
+
+
+def _held(doc: Any, words: set[str], idf: dict[str, float]) -> float:
+    """Share of the question's (rarity-weighted) words a whole text holds."""
+    total = sum(idf[w] for w in words)
+    if not total:
+        return 0.0
+    present = {token.lemma_.lower() for token in doc} & words
+    return 2.0 * sum(idf[w] for w in present) / total
 
 
 def _support(span: Any, sent: Any, words: set[str], idf: dict[str, float], noun: str) -> float:

@@ -79,3 +79,12 @@ def test_a_choice_answers_with_an_option(reader: Reader) -> None:
 
 def test_no_evidence_reads_no_answer(reader: Reader) -> None:
     assert reader.read("Who founded the university?", []).answer == ""
+
+
+def test_a_kg_nodes_own_name_is_a_candidate_and_its_type_fits_the_noun(reader: Reader) -> None:
+    evidence = [
+        EvidenceText("n1", "Teaches physics.", 0.5, name="Ada Quill", kind="person"),
+        EvidenceText("n2", "Founded in 1755.", 0.4, name="Moscow Lyceum", kind="university"),
+    ]
+    reading = reader.read("Which university was founded in 1755?", evidence)
+    assert reading.answer == "Moscow Lyceum" and reading.source == "n2"
