@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -68,10 +69,13 @@ def setfit_predict(
     data = Dataset.from_dict(
         {"text": [r.question for r in train], "label": [r.direction.value for r in train]}
     )
-    args = TrainingArguments(batch_size=16, num_epochs=1, num_iterations=iterations, seed=0)
-    began = time.perf_counter()
-    Trainer(model=model, args=args, train_dataset=data).train()
-    seconds = time.perf_counter() - began
+    with tempfile.TemporaryDirectory() as scratch:  # its checkpoints, never in the tree
+        args = TrainingArguments(
+            output_dir=scratch, batch_size=16, num_epochs=1, num_iterations=iterations, seed=0
+        )
+        began = time.perf_counter()
+        Trainer(model=model, args=args, train_dataset=data).train()
+        seconds = time.perf_counter() - began
     predicted = model.predict([r.question for r in held])
     return [Direction(str(p)) for p in predicted], seconds
 
