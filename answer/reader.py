@@ -175,15 +175,9 @@ class Reader:
                 self._keep(found, own, item.name, item.kind, item.id, score)
             for sent in passage.sents:
                 for span, label in _spans(sent):
-                    key: str | None = _norm(span.text)
-                    if asked.kind is AnswerKind.choice:
-                        key = _option(key or "", asked.options)
-                    elif not key or key in named or _inside_question(key, named):
-                        key = None
-                    if key is None:
-                        continue
-                    fit = _fit(label, asked)
-                    if fit is None:
+                    key = _candidate_key(span, asked, named)
+                    fit = _fit(label, asked) if key is not None else None
+                    if key is None or fit is None:
                         continue
                     score = fit + _support(span, sent, words, idf, asked.noun) + item.weight
                     if asked.noun and _is_a(span, asked.noun):
@@ -256,6 +250,19 @@ class Reader:
             text = next(o for o in asked.options if _norm(o) == _option(_norm(text), asked.options))
         ranking = [(c.text, round(s, 4)) for s, c in scored[:5]]
         return Reading(text, asked, best.source, round(total, 4), ranking)
+
+
+def _candidate_key(span: Any, asked: AskedFor, named: set[str]) -> str | None:
+    """The candidate a span stands for, or None.
+
+    An option of a choice question; otherwise a name the question does not already give.
+    """
+    key = _norm(span.text)
+    if asked.kind is AnswerKind.choice:
+        return _option(key, asked.options)
+    if not key or key in named or _inside_question(key, named):
+        return None
+    return key
 
 
 def _spans(sent: Any) -> list[tuple[Any, str]]:
