@@ -70,6 +70,7 @@ class PerQuerySource:
         texts = {d: p.text for p, d in zip(passages, digests, strict=True)}
         failed = 0
         modes_before = dict(self.extractor.structured.by_mode)
+        reasons_before = dict(self.extractor.stats.reasons)
         if missing:
             stats = self.extractor.stats
             repaired_before = stats.repaired
@@ -100,11 +101,13 @@ class PerQuerySource:
             "extracted": len(missing) - failed,
             "failed": failed,
             "repaired": repaired,
-            "asked_as": {
-                mode: count - modes_before.get(mode, 0)
-                for mode, count in self.extractor.structured.by_mode.items()
-                if count > modes_before.get(mode, 0)
-            },
+            "failures": _grown(reasons_before, self.extractor.stats.reasons),
+            "asked_as": _grown(modes_before, self.extractor.structured.by_mode),
         }
         sources = {p.id: p.text for p in passages}
         return QueryGraph(triples, labels=labels, sources=sources, built=built)
+
+
+def _grown(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """The counts that grew since `before` (this question's share of running totals)."""
+    return {key: n - before.get(key, 0) for key, n in after.items() if n > before.get(key, 0)}

@@ -66,7 +66,8 @@ class AnswerResult(BaseModel):
         fallback: `no-chain` when SARG found no chain and the top passages stood in for the
             chains (in the prompt and for the offline reader); None otherwise.
         extraction: Per-question extraction only (`--extraction per-query`): the schema,
-            the model, passages read, cache hits, extracted, failed and repaired replies.
+            the model, passages read, cache hits, extracted, failed (with each `failures`
+            reason counted) and repaired replies, and how the JSON was asked (`asked_as`).
         reading: Offline only: what the reader took the question to ask for (`asked`, entity
             `labels`, `noun`, choice `options`), the evidence it read the answer from
             (`source`), its `score` and the best `candidates`.

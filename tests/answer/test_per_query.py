@@ -104,6 +104,7 @@ def test_per_query_extraction_builds_the_graph_then_hits_the_cache(
     assert result.extraction["schema"] == "reasoning" and result.extraction["extracted"] == 2
     assert result.extraction["cached"] == 0 and len(model.extractions) == 2
     assert result.extraction["asked_as"] == {"prompt": 2}  # no response_format door here
+    assert result.extraction["failures"] == {}
     labels = {label for chain in result.chains for label in chain.labels}
     assert {"Sergei Tokarev", "Moscow State University", "1755"} <= labels  # one resolved node
     assert result.answer == "1755"
