@@ -141,3 +141,30 @@ def test_extraction_time_is_apart_from_construction(snapshot: Snapshot, tmp_path
     model.pause_s = 0.05  # each extraction takes at least this long (a lower bound, not a race)
     result = asyncio.run(_answerer(snapshot, model, cache).answer(QUESTION))
     assert result.timings["extract_s"] >= 0.05 and "construct_s" in result.timings
+
+
+class MumblingModel(ExtractingModel):
+    """Writes prose instead of JSON for every passage."""
+
+    async def generate(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> ModelReply:
+        if str(messages[-1]["content"]).startswith("Passage:"):
+            return ModelReply(message={"role": "assistant", "content": "It is about a school."})
+        return await super().generate(messages, tools, temperature=temperature, seed=seed)
+
+
+def test_a_passage_with_no_usable_json_is_counted_with_its_reason(
+    snapshot: Snapshot, tmp_path: Path
+) -> None:
+    cache = ExtractionCache(tmp_path / "cache.sqlite")
+    result = asyncio.run(_answerer(snapshot, MumblingModel(), cache).answer(QUESTION))
+    assert result.extraction is not None and result.extraction["failed"] == 2
+    [(reason, count)] = result.extraction["failures"].items()
+    assert "no JSON object" in reason and count == 2
+    assert result.fallback == "no-chain" and result.chains == []  # nothing extracted: no chain
