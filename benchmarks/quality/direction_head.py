@@ -85,6 +85,9 @@ def main() -> None:
     parser.add_argument("--per-class", type=int, default=64)
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--no-setfit", action="store_true")
+    parser.add_argument(
+        "--protocols", default=None, help="Comma-separated: random, products, academic, biomed."
+    )
     args = parser.parse_args()
     rows = synth_labels(["products", "academic", "biomed"])
     print(f"labels: {len(rows)} ({dict(Counter(r.direction.value for r in rows))})")
@@ -92,6 +95,9 @@ def main() -> None:
     protocols: list[tuple[str, str | None]] = [("random 20%", None)] + [
         (f"{d} held out", f"synth:{d}") for d in ("products", "academic", "biomed")
     ]
+    if args.protocols:
+        wanted = args.protocols.split(",")
+        protocols = [(n, s) for n, s in protocols if n.split()[0] in wanted]
     print("| held out | rows | LR, all training rows | LR, subsample | SetFit, subsample |")
     print("|---|---:|---|---|---|")
     for name, source in protocols:
