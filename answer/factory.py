@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from agent.models.base import Model
     from graphs.snapshot import Snapshot
 
+EXTRACTION_MAX_TOKENS = 1024
+"""Cap on one passage's extraction reply (the generator's `--max-tokens` is an answer's cap)."""
+
 
 def make_answerer(
     snapshot: Snapshot,
@@ -78,7 +81,7 @@ def make_answerer(
         assert model is not None  # _per_query refuses per-query extraction without one
         cache = extraction_cache or ExtractionCache(default_cache_path())
         mode = None if config.structured == "tools" else StructuredMode(config.structured)
-        settings = LLMExtractConfig(structured=mode)
+        settings = LLMExtractConfig(structured=mode, max_tokens=EXTRACTION_MAX_TOKENS)
         extractor = LLMExtractor(model, settings, schema=schema_named(config.schema))
         source = PerQuerySource(source, extractor, cache)
     node_types = [snapshot.type_code("passage")] if documents else None

@@ -50,6 +50,8 @@ class LLMExtractConfig:
             call: `auto` sends the schema as `response_format` where the endpoint takes it
             (enforced during decoding), else the prompt; `schema` / `prompt` force one.
             None (default) keeps `use_tools`.
+        max_tokens: Cap on a structured reply (None: the model's own cap); SARG's extraction
+            shares its model with the answer writer, whose cap is short.
         unreachable_limit: Passages in a row that get no answer from the endpoint before the
             build stops: refused connections (after the adapter's connection retries), an
             endpoint that accepts connections and answers nothing (its liveness check fails)
@@ -62,6 +64,7 @@ class LLMExtractConfig:
     batch_size: int = 16
     use_tools: bool = True
     structured: StructuredMode | None = None
+    max_tokens: int | None = None
     unreachable_limit: int = 3
 
     @property
@@ -218,6 +221,7 @@ class LLMExtractor:
             name=TOOL_NAME,
             mode=self.config.structured,
             stats=self.structured,
+            max_tokens=self.config.max_tokens,
         )
 
     def _from_structured(

@@ -53,8 +53,9 @@ class SchemaModel(Protocol):
         *,
         name: str,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> ModelReply:
-        """One turn whose text the endpoint constrains to `schema`."""
+        """One turn whose text the endpoint constrains to `schema` (`max_tokens`: its cap)."""
         ...
 
 
@@ -147,6 +148,7 @@ async def ask_structured(
     mode: StructuredMode = StructuredMode.auto,
     stats: StructuredStats | None = None,
     temperature: float | None = 0.0,
+    max_tokens: int | None = None,
 ) -> StructuredReply:
     """Ask `model` for a JSON value fitting `schema`; see the module docstring.
 
@@ -158,6 +160,8 @@ async def ask_structured(
         mode: `auto`, `schema` (send the schema even if unsure) or `prompt`.
         stats: Counts to add this ask to.
         temperature: Sampling temperature.
+        max_tokens: Cap on the reply where the schema door is used (None: the model's own);
+            the prompt path keeps the model's cap.
 
     Raises:
         ModelError: as the model raises it (the endpoint is down, ...).
@@ -165,7 +169,9 @@ async def ask_structured(
     stats = stats if stats is not None else StructuredStats()
     stats.asked += 1
     for attempt in range(2):
-        reply, used = await _ask(model, messages, schema, name, mode, stats, temperature)
+        reply, used = await _ask(
+            model, messages, schema, name, mode, stats, temperature, max_tokens
+        )
         stats.by_mode[used.value] = stats.by_mode.get(used.value, 0) + 1
         text, thinking = strip_thinking(str(reply.message.get("content") or ""))
         stats.thinking += int(thinking)
@@ -192,12 +198,13 @@ async def _ask(
     mode: StructuredMode,
     stats: StructuredStats,
     temperature: float | None,
+    max_tokens: int | None,
 ) -> tuple[ModelReply, StructuredMode]:
     schema_door = isinstance(model, SchemaModel) and model.takes_response_format()
     if mode is not StructuredMode.prompt and schema_door:
         assert isinstance(model, SchemaModel)
         reply = await model.generate_structured(
-            messages, schema, name=name, temperature=temperature
+            messages, schema, name=name, temperature=temperature, max_tokens=max_tokens
         )
         if model.takes_response_format():
             return reply, StructuredMode.schema

@@ -46,6 +46,7 @@ def test_a_server_that_honours_the_schema_gets_it_and_the_reply_is_read() -> Non
         assert server.rejected == []
     assert sent["response_format"]["type"] == "json_schema"
     assert sent["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert sent["max_tokens"] == 1024  # the adapter's own cap (for answers)
     assert reply.value == {"label": "forward"} and reply.mode is StructuredMode.schema
     assert stats.by_mode == {"schema": 1} and stats.failed == 0
 
@@ -111,11 +112,12 @@ def test_the_extractor_asks_for_reasoning_triples_under_the_enforced_schema() ->
     triples = {"triples": [{"cause": "snow", "relation": "closed", "effect": "campus",
                             "sentence": 1}]}  # fmt: skip
     with FakeOpenAIServer([text_reply(json.dumps(triples))]) as server:
-        config = LLMExtractConfig(structured=StructuredMode.auto)
+        config = LLMExtractConfig(structured=StructuredMode.auto, max_tokens=777)
         extractor = LLMExtractor(_model(server), config, schema=reasoning_schema())
         [extraction] = extractor.extract(["Heavy snow closed the campus."])
         sent = server.requests[0].body
     assert "tools" not in sent and sent["response_format"]["json_schema"]["name"]
+    assert sent["max_tokens"] == 777  # a JSON document's own cap, not the answers' one
     assert [(t.subject, t.relation, t.object) for t in extraction.triples] == [  # type: ignore[union-attr]
         ("snow", "closed", "campus")
     ]

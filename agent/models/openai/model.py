@@ -207,8 +207,12 @@ class OpenAIChatModel:
         *,
         name: str,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> ModelReply:
         """One turn whose text the endpoint constrains to the JSON `schema`.
+
+        `max_tokens` replaces the adapter's cap for this turn (a JSON document may need more
+        room than the adapter's answers).
 
         Sent as `response_format: {"type": "json_schema", "json_schema": {name, schema,
         strict}}` (OpenAI strict mode; llama.cpp's server, vLLM, SGLang and Ollama turn it into
@@ -217,6 +221,9 @@ class OpenAIChatModel:
         without it, and `takes_response_format()` is False from then on.
         """
         request = self._request(messages, [], temperature, None)
+        if max_tokens is not None:
+            key = "max_completion_tokens" if "max_tokens" in self._unsupported else "max_tokens"
+            request[key] = max_tokens
         if "response_format" in self._unsupported:
             return await self.call(request, reply_from_completion)
         if self._schema_form == "json_object":
