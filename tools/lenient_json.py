@@ -6,7 +6,8 @@ valid, and records each edit so callers can tell the model what was read:
 - a `"` inside a string that the model forgot to escape
   (`{"query": "papers citing "Deep Learning" in 2019"}`) is escaped;
 - quotes and brackets still open at the end (a turn cut off by its token limit) are closed;
-- closing brackets after the complete value (`{...}}`) are dropped.
+- closing brackets after the complete value (`{...}}`) are dropped;
+- a raw control character inside a string (a line break copied from the passage) is escaped.
 
 Anything else (a missing comma, prose, a bare word) is still an error: the caller reports the
 original `json.loads` message.
@@ -31,6 +32,7 @@ class LenientJson:
         text: The JSON text that was decoded: the input with the edits applied.
         escaped: How many quotes inside strings were escaped.
         closed: What was appended at the end to close open strings and brackets ("" if none).
+        controls: How many raw control characters inside strings were escaped.
         dropped: The surplus closing brackets removed after the value ("" if none).
         origin: For each character of `text`, its index in the input, then the input's
             length (empty when nothing was repaired); read it through `source_index`.
@@ -42,11 +44,12 @@ class LenientJson:
     closed: str = ""
     dropped: str = ""
     origin: tuple[int, ...] = ()
+    controls: int = 0
 
     @property
     def repaired(self) -> bool:
         """True when the input was not valid JSON as written."""
-        return bool(self.escaped or self.closed or self.dropped)
+        return bool(self.escaped or self.closed or self.dropped or self.controls)
 
     def describe(self) -> str:
         """The edits in words, e.g. "escaped 2 quotes inside a string and added '}' at the end"."""
@@ -58,6 +61,9 @@ class LenientJson:
             edits.append(f"added {self.closed!r} at the end")
         if self.dropped:
             edits.append(f"removed a surplus {self.dropped!r} at the end")
+        if self.controls:
+            noun = "character" if self.controls == 1 else "characters"
+            edits.append(f"escaped {self.controls} control {noun} inside a string")
         return " and ".join(edits)
 
     def source_index(self, index: int) -> int:
@@ -84,7 +90,7 @@ def loads_lenient(text: str) -> LenientJson:
         original = error
     chars = list(text)
     origin = list(range(len(text)))
-    escaped = 0
+    escaped = controls = 0
     closed = dropped = ""
     for _ in range(_MAX_EDITS):
         current = "".join(chars)
@@ -100,6 +106,7 @@ def loads_lenient(text: str) -> LenientJson:
                 closed=closed,
                 dropped=dropped,
                 origin=(*origin, len(text)),
+                controls=controls,
             )
         if edit is None:
             break
@@ -108,6 +115,11 @@ def loads_lenient(text: str) -> LenientJson:
             chars.insert(position, "\\")
             origin.insert(position, origin[position])
             escaped += 1
+        elif kind == "control":
+            escape = json.dumps(chars[position])[1:-1]  # "\n", "\t", "\u0001", ...
+            chars[position : position + 1] = list(escape)
+            origin[position : position + 1] = [origin[position]] * len(escape)
+            controls += 1
         elif kind == "close":
             chars.extend(extra)
             origin.extend([len(text)] * len(extra))
@@ -125,6 +137,8 @@ def _next_edit(
     """The one edit that gets past `error`: ("escape" | "close" | "drop", position, text)."""
     position = error.pos
     rest = text[position:]
+    if error.msg.startswith("Invalid control character"):
+        return ("control", position, "")
     if error.msg.startswith("Extra data"):
         surplus = "".join(rest.split())
         if surplus and set(surplus) <= set("}]"):

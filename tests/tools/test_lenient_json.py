@@ -91,3 +91,12 @@ def test_source_index_maps_repaired_text_back_to_the_input() -> None:
     end = read.text.index("}") + 1
     assert text[read.source_index(start) : read.source_index(end)] == '{"query": "say "hi" now"}'
     assert read.source_index(len(read.text)) == len(text)
+
+
+def test_a_raw_line_break_inside_a_string_is_escaped_and_said() -> None:
+    original = '{"cause": "listening and\nhearing", "effect": "tab\there"}'
+    read = loads_lenient(original)
+    assert read.value == {"cause": "listening and\nhearing", "effect": "tab\there"}
+    assert read.controls == 2 and read.repaired
+    assert read.describe() == "escaped 2 control characters inside a string"
+    assert read.source_index(read.text.index("hearing")) == original.index("hearing")
