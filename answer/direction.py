@@ -1,8 +1,9 @@
 """Traversal-direction classifiers (SARG Sec. 3.4): a rule default and an LLM option.
 
-The paper distils a GPT-4o-mini teacher into a DistilBERT student (Eq. 4); that trained
-classifier is future work here. `RuleDirection` reads the question's wording;
-`LLMDirection` asks the answering model, and falls back to the rule on an unusable reply.
+The paper distils a GPT-4o-mini teacher into a DistilBERT student (Eq. 4); ARK's trained
+student is the logistic head of answer/direction_head.py. `RuleDirection` reads the
+question's wording; `LLMDirection` asks the answering model, and falls back to the rule on an
+unusable reply.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The LLM extractor: a few-shot prompt through any OpenAI-compatible model, as a tool call."""
+"""The LLM extractor: a few-shot prompt through any model, as a tool call or schema-bound JSON."""
 
 from __future__ import annotations
 
