@@ -224,8 +224,12 @@ class Answerer:
                         weights.setdefault(source, CHAIN_WEIGHT + chain.score)
         for rank, passage in enumerate(passages):
             weights.setdefault(passage.id, RANK_WEIGHT / math.sqrt(1 + rank))
-        snapshot = self.source.snapshot
-        internal = [int(n) for n in snapshot.find_internal_ids(list(weights)) if n >= 0]
+        known = {passage.id: passage for passage in passages}  # fetched once, by `answer`
+        missing = [key for key in weights if key not in known]
+        if missing:
+            internal = self.source.snapshot.find_internal_ids(missing)
+            fetched = self.source.passages([int(n) for n in internal if n >= 0])
+            known |= {passage.id: passage for passage in fetched}
         return [
             EvidenceText(
                 item.id,
@@ -234,7 +238,7 @@ class Answerer:
                 name=item.name if item.answerable else "",
                 kind=item.kind,
             )
-            for item in self.source.passages(internal)
+            for item in (known[key] for key in weights if key in known)
         ]
 
     def _result(
