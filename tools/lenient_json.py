@@ -200,3 +200,19 @@ def _open_closers(text: str) -> str:
     if not in_string and stripped.endswith((",", ":")):
         return ""
     return ('"' if in_string else "") + "".join(reversed(stack))
+
+
+def json_span(text: str) -> str:
+    """The JSON object in a model's reply: from its first `{` on, prose and fences cut.
+
+    A closing fence after the last `}` ends it there; without one the rest is kept (a reply cut
+    off by its token limit still holds the start of the object, which `loads_lenient` closes).
+    Text without a `{` comes back stripped.
+    """
+    start = text.find("{")
+    if start < 0:
+        return text.strip()
+    end = text.rfind("}")
+    fenced = text.rfind("```")
+    body = text[start : end + 1] if end > start and fenced > end else text[start:]
+    return body.strip()

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent.models.base import Message
 from graphs.importers.documents.model import Extraction, Mention, Triple
-from tools.lenient_json import loads_lenient
+from tools.lenient_json import json_span, loads_lenient
 
 CONCEPT = "concept"
 _MAX_NAME = 200
@@ -28,7 +28,7 @@ def reply_payload(message: Message) -> tuple[Any, bool]:
     """
     calls = message.get("tool_calls") or []
     text = calls[0]["function"]["arguments"] if calls else (message.get("content") or "")
-    text = _unfenced(text)
+    text = json_span(text)
     if not text:
         raise ExtractionReplyError("empty reply (no tool call, no text)")
     try:
@@ -36,17 +36,6 @@ def reply_payload(message: Message) -> tuple[Any, bool]:
     except (json.JSONDecodeError, RecursionError) as error:
         raise ExtractionReplyError(f"unparseable JSON ({error.__class__.__name__})") from None
     return read.value, read.repaired
-
-
-def _unfenced(text: str) -> str:
-    """Text from the first `{` on (models wrap JSON in prose or ``` fences)."""
-    start = text.find("{")
-    if start < 0:
-        return text.strip()
-    end = text.rfind("}")
-    fenced = text.rfind("```")
-    body = text[start : end + 1] if end > start and fenced > end else text[start:]
-    return body.strip()
 
 
 def extraction_from_payload(

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from agent.models.base import Message, Model, ModelReply
-from tools.lenient_json import loads_lenient
+from tools.lenient_json import json_span, loads_lenient
 
 THINKING = re.compile(
     r"<(think|thinking|reasoning|thought)>.*?(?:</\1>|$)", re.IGNORECASE | re.DOTALL
@@ -127,13 +127,10 @@ def read_json(text: str) -> tuple[Any, bool]:
     Raises:
         ValueError: no JSON object can be read, even leniently.
     """
-    start = text.find("{")
-    if start < 0:
+    if "{" not in text:
         raise ValueError("no JSON object in the reply")
-    end = text.rfind("}")
-    body = text[start : end + 1] if end > start else text[start:]
     try:
-        read = loads_lenient(body)
+        read = loads_lenient(json_span(text))
     except (json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"unparseable JSON ({error.__class__.__name__})") from None
     return read.value, read.repaired

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tools.lenient_json import loads_lenient
+from tools.lenient_json import json_span, loads_lenient
 
 
 @pytest.mark.parametrize(
@@ -100,3 +100,9 @@ def test_a_raw_line_break_inside_a_string_is_escaped_and_said() -> None:
     assert read.controls == 2 and read.repaired
     assert read.describe() == "escaped 2 control characters inside a string"
     assert read.source_index(read.text.index("hearing")) == original.index("hearing")
+
+
+def test_json_span_cuts_prose_and_a_closing_fence_but_keeps_a_cut_off_object() -> None:
+    assert json_span('Sure:\n```json\n{"a": 1}\n```\nDone.') == '{"a": 1}'
+    assert json_span('Here: {"a": [1, {"b": 2}') == '{"a": [1, {"b": 2}'
+    assert json_span("  no object  ") == "no object"
