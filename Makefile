@@ -16,7 +16,7 @@ venv-core: $(BIN)/python
 
 venv-dev: $(BIN)/python
 	$(BIN)/pip install -q $(TORCH_CPU)
-	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense,answer,documents]'
+	$(BIN)/pip install -q -e '.[dev,distill,mcp,dense,answer,documents,serve,ann,ray]'
 
 demo: venv-core
 	$(BIN)/ark demo
