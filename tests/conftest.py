@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,16 +35,19 @@ def _guarded_connect(self: socket.socket, address: object) -> None:
     _real_connect(self, address)  # type: ignore[arg-type]
 
 
-_CACHE = Path(tempfile.mkdtemp(prefix="ark-test-cache-"))
+@pytest.fixture(scope="session")
+def _test_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the whole run, under pytest's own temp dirs (it prunes old runs')."""
+    return tmp_path_factory.mktemp("ark-cache")
 
 
 @pytest.fixture(autouse=True)
-def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _block_network(monkeypatch: pytest.MonkeyPatch, _test_cache: Path) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("ARK_CACHE_DIR", str(_CACHE))  # never the user's cache
+    monkeypatch.setenv("ARK_CACHE_DIR", str(_test_cache))  # never the user's cache
     yield
