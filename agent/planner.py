@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.models.base import Message, Model
+from agent.models.structured import StructuredMode, StructuredStats, ask_structured
 from prompts.loader import render_prompt
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
+from tools.plans.plan_schema import SCHEMA_NAME, plan_json_schema
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
-from tools.plans.validate import check_plan, parse_plan
+from tools.plans.validate import check_plan, plan_from_json
 from tools.plans.vocabulary import Vocabulary
 from tools.schemas import GraphPlan
 from tools.search import named_nodes
@@ -48,11 +50,14 @@ class PlannerConfig:
         retries: Times a rejected plan is asked for again, with the reason (GRASP: none).
         temperature: Sampling temperature of the planning call.
         examples: Worked (question, plan) examples appended to the structure module.
+        structured: How the plan's JSON is asked for: `auto` (the snapshot's schema where
+            the backend takes one, else the prompt), `schema` or `prompt`.
     """
 
     retries: int = 1
     temperature: float = 0.0
     examples: tuple[dict[str, str], ...] = ()
+    structured: StructuredMode = StructuredMode.auto
 
 
 @dataclass
@@ -65,6 +70,8 @@ class Planned:
         errors: Why each rejected reply was rejected.
         latency_s: Wall time of the planning (all attempts).
         attempts: Model calls made (0 for the offline planner).
+        asked_as: How each attempt's JSON was asked for (`schema`, `prompt`).
+        repaired: Attempts whose JSON was read only after lenient repair.
     """
 
     plan: GraphPlan
@@ -72,6 +79,8 @@ class Planned:
     errors: list[str] = field(default_factory=list)
     latency_s: float = 0.0
     attempts: int = 0
+    asked_as: list[str] = field(default_factory=list)
+    repaired: int = 0
 
 
 class Planner(Protocol):
@@ -148,6 +157,9 @@ class LLMPlanner:
         self.config = config or PlannerConfig()
         self.system = system_prompt(manifest, self.config.examples)
         self.fallback = RulePlanner(manifest)
+        self.schema = plan_json_schema(list(manifest.node_types), list(manifest.relations))
+        self.stats = StructuredStats()
+        """How this planner's asks went out and came back, over all questions."""
 
     def messages(self, question: str, error: str | None = None) -> list[Message]:
         """The planning conversation for `question` (with the last rejection, if any)."""
@@ -162,20 +174,31 @@ class LLMPlanner:
         """
         started = time.perf_counter()
         errors: list[str] = []
+        asked_as: list[str] = []
+        repaired = 0
         for attempt in range(1, self.config.retries + 2):
-            reply = await self.model.generate(
+            reply = await ask_structured(
+                self.model,
                 self.messages(question, errors[-1] if errors else None),
-                [],
+                self.schema,
+                name=SCHEMA_NAME,
+                mode=self.config.structured,
+                stats=self.stats,
                 temperature=self.config.temperature,
             )
+            asked_as.append(reply.mode.value)
+            repaired += int(reply.repaired)
             try:
-                plan = self.checked(str(reply.message.get("content") or ""))
+                if reply.value is None:
+                    raise PlanError(f"{reply.error}; answer with one plan object")
+                plan = self.checked_value(reply.value)
             except PlanError as error:
                 errors.append(str(error))
                 continue
             return Planned(
-                plan, errors=errors, latency_s=time.perf_counter() - started, attempts=attempt
-            )
+                plan, errors=errors, latency_s=time.perf_counter() - started,
+                attempts=attempt, asked_as=asked_as, repaired=repaired,
+            )  # fmt: skip
         fallback = self.fallback.text_plan(question).plan
         return Planned(
             fallback,
@@ -183,15 +206,17 @@ class LLMPlanner:
             errors=errors,
             latency_s=time.perf_counter() - started,
             attempts=self.config.retries + 1,
+            asked_as=asked_as,
+            repaired=repaired,
         )
 
-    def checked(self, text: str) -> GraphPlan:
-        """The plan in a reply, if it is well formed and fits the schema.
+    def checked_value(self, value: object) -> GraphPlan:
+        """A decoded JSON value as a plan, if it is well formed and fits the schema.
 
         Raises:
             PlanError: naming what is wrong.
         """
-        plan = parse_plan(text)
+        plan = plan_from_json(value)
         return check_plan(plan, list(self.manifest.node_types), list(self.manifest.relations))
 
 

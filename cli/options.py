@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,6 +13,9 @@ from agent.config import AgentConfig
 from agent.models.registry import MODEL_ENV_VAR, resolve_model_spec
 from cli.flag_groups import flag_group
 from cli.guards import fail
+
+if TYPE_CHECKING:
+    from agent.models.structured import StructuredMode
 from graphs.errors import ArkError
 from tools.config import ToolConfig
 
@@ -308,3 +311,19 @@ def _tool_config(
     if brief_prompt:
         tools = replace(tools, brief_schemas=True)
     return tools
+
+
+def structured_mode(value: str) -> StructuredMode:
+    """A `--structured` value as a mode.
+
+    Raises:
+        typer.BadParameter: an unknown value (the message lists the known ones).
+    """
+    from agent.models.structured import StructuredMode
+
+    try:
+        return StructuredMode(value)
+    except ValueError:
+        known = ", ".join(mode.value for mode in StructuredMode)
+        message = f"unknown --structured {value!r}; choose one of: {known}"
+        raise typer.BadParameter(message) from None

@@ -13,7 +13,7 @@ from rich.console import Console
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags, out_dir
+from cli.options import AgentFlags, out_dir, structured_mode
 from evals.qa_records import check_question
 
 if TYPE_CHECKING:
@@ -93,6 +93,14 @@ def plan(
         typer.Option("--examples", help='Worked examples: JSONL of {"question", "plan"}.'),
     ] = None,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Re-asks on a bad plan.")] = 1,
+    structured: Annotated[
+        str,
+        typer.Option(
+            "--structured",
+            help="How the plan's JSON is asked for: auto (the snapshot's JSON schema where the "
+            "endpoint takes response_format, else the prompt), schema, or prompt.",
+        ),
+    ] = "auto",
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Cap on a plan reply's tokens.")
     ] = 384,
@@ -141,7 +149,9 @@ def plan(
         raise typer.BadParameter("--qa writes a run directory: add --out DIR")
     with user_errors(err, PlanError):
         config = PlannerConfig(
-            retries=retries, examples=load_examples(examples) if examples else ()
+            retries=retries,
+            examples=load_examples(examples) if examples else (),
+            structured=structured_mode(structured),
         )
         if qa is not None and out is not None:
             _batch(
@@ -160,6 +170,7 @@ def plan(
                 limit,
                 resume,
             )
+            _print_plan_counts(out)
             Console().print(f"results in {out}", style="dim")
             return
         opened = Snapshot.open(snapshot)
@@ -194,6 +205,24 @@ def _batch(
         depth=depth,
         make_dense=(lambda opened: _dense(opened, encoder)) if encoder else None,
     )
+
+
+def _print_plan_counts(out: Path) -> None:
+    """One line: how the run's plans came back (invalid, repaired, how they were asked)."""
+    from evals.summary import summarize_run
+
+    counts = summarize_run(out).plans
+    if counts:
+        asked = ", ".join(
+            f"{key.removeprefix('asked_as_')} {value}"
+            for key, value in sorted(counts.items())
+            if key.startswith("asked_as_")
+        )
+        Console().print(
+            f"plans: {counts['planned']} planned, {counts['invalid']} invalid (text fallback), "
+            f"{counts['repaired']} repaired" + (f"; asked as {asked}" if asked else ""),
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

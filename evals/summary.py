@@ -27,6 +27,9 @@ class RunSummary:
         tool_calls: Tool name -> number of calls over all trajectories.
         unlabelled_ids: Saved questions without gold answers (`ark ask --save`, `:save`):
             read and counted, but not scored.
+        plans: For a plan run: questions planned, plans invalid (the text fallback ran),
+            plans read only after lenient repair, and planning attempts by how their JSON
+            was asked (`asked_as_schema`, `asked_as_prompt`); empty for other runs.
     """
 
     run_dir: Path
@@ -37,6 +40,7 @@ class RunSummary:
     latency_s: list[float] = field(default_factory=list)
     tool_calls: dict[str, int] = field(default_factory=dict)
     unlabelled_ids: list[str] = field(default_factory=list)
+    plans: dict[str, int] = field(default_factory=dict)
 
     @property
     def overall(self) -> Aggregate:
@@ -76,6 +80,7 @@ class RunSummary:
             "latency_s": self.latency(),
             "tool_calls": self.tool_calls,
             "unlabelled_ids": self.unlabelled_ids,
+            **({"plans": self.plans} if self.plans else {}),
         }
 
 
@@ -137,7 +142,24 @@ def summarize_records(
         latency_s=[record.result.wall_s for record in records],
         tool_calls=dict(sorted(tool_calls.items())),
         unlabelled_ids=[record.question_id for record in records if not record.gold],
+        plans=plan_counts(records),
     )
+
+
+def plan_counts(records: Sequence[RunRecord]) -> dict[str, int]:
+    """How a plan run's plans came back (see `RunSummary.plans`); {} for other runs."""
+    configs = [r.result.config for r in records if "invalid_plan" in r.result.config]
+    if not configs:
+        return {}
+    counts = {
+        "planned": len(configs),
+        "invalid": sum(bool(c["invalid_plan"]) for c in configs),
+        "repaired": sum(int(c.get("plan_repaired", 0)) for c in configs),
+    }
+    for config in configs:
+        for mode in config.get("plan_asked_as", []):
+            counts[f"asked_as_{mode}"] = counts.get(f"asked_as_{mode}", 0) + 1
+    return counts
 
 
 def summarize_run(run_dir: Path) -> RunSummary:

@@ -36,6 +36,8 @@ def plan_record(planned: Planned, outcome: PlanOutcome) -> dict[str, Any]:
         "risk_level": outcome.risk_level,
         "invalid_plan": planned.invalid,
         "plan_errors": planned.errors,
+        "plan_asked_as": planned.asked_as,
+        "plan_repaired": planned.repaired,
         "plan_s": round(planned.latency_s, 4),
         "bindings": {var: [row[0] for row in rows] for var, rows in outcome.bindings.items()},
     }

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tools.json_schema import bounded_text, closed_object
+
 SchemaName = Literal["entity", "reasoning"]
 SCHEMAS: tuple[str, ...] = ("entity", "reasoning")
 TOOL_NAME = "record_extraction"
@@ -35,7 +37,7 @@ class ExtractionSchema:
 
 
 def _tool(properties: dict[str, Any], required: list[str], description: str) -> dict[str, Any]:
-    parameters = {**_object(properties), "required": required}
+    parameters = {**closed_object(properties), "required": required}
     return {
         "type": "function",
         "function": {"name": TOOL_NAME, "description": description, "parameters": parameters},
@@ -47,28 +49,18 @@ def _sentence() -> dict[str, Any]:
 
 
 def _text(description: str, longest: int = MAX_NAME) -> dict[str, Any]:
-    return {"type": "string", "description": description, "maxLength": longest}
-
-
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
-    """A closed object with every property required (what strict JSON-schema modes ask)."""
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return bounded_text(description, longest)
 
 
 def entity_schema() -> ExtractionSchema:
     """Named entities and the facts between them (`ark graph extract`)."""
-    entity = _object(
+    entity = closed_object(
         {
             "name": _text("The name as written in the passage."),
             "type": {"type": "string", "enum": list(ENTITY_TYPES)},
         }
     )
-    triple = _object(
+    triple = closed_object(
         {
             "subject": _text("An entity name."),
             "relation": _text("Short snake_case verb phrase.", 40),
@@ -87,7 +79,7 @@ def entity_schema() -> ExtractionSchema:
 
 def reasoning_schema() -> ExtractionSchema:
     """SARG's ⟨cause, relation, effect⟩ triples (paper Sec. 3.2.1, App. C)."""
-    triple = _object(
+    triple = closed_object(
         {
             "cause": _text("The earlier or enabling state / thing."),
             "relation": _text("Short snake_case verb phrase.", 40),

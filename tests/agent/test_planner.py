@@ -92,3 +92,39 @@ def test_the_offline_planner_needs_no_model(tiny_snapshot: Snapshot) -> None:
     )
     assert [a.text for a in planned.plan.anchors] == ["Ada Lovelace"]
     assert planned.attempts == 0 and not planned.invalid
+
+
+def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
+    tiny_snapshot: Snapshot,
+) -> None:
+    """The plan's labels and relations go out as enums; the request and mode are recorded."""
+    from agent.models.openai.model import OpenAIChatModel
+    from agent.models.openai.retry import RetryPolicy
+    from rank.plan_run import plan_record
+    from tests.agent.fake_openai_server import FakeOpenAIServer, text_reply
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    with FakeOpenAIServer([text_reply(json.dumps(PLAN))]) as server:
+        retry = RetryPolicy(max_retries=0, max_connect_retries=0)
+        model = OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
+        planner = LLMPlanner(model, tiny_snapshot.manifest)
+        planned = asyncio.run(planner.plan("Which products does Acme make?"))
+        sent = server.requests[0].body
+    schema = sent["response_format"]["json_schema"]["schema"]
+    hop = schema["properties"]["hops"]["items"]["properties"]
+    assert hop["rel"]["enum"] == [*tiny_snapshot.manifest.relations, None]
+    assert hop["to_label"]["enum"] == [*tiny_snapshot.manifest.node_types, None]
+    assert not planned.invalid and planned.asked_as == ["schema"]
+    record = plan_record(planned, PlanExecutor(tiny_snapshot).run(planned.plan))
+    assert record["plan_asked_as"] == ["schema"] and record["plan_repaired"] == 0
+    assert planner.stats.by_mode == {"schema": 1}
+
+
+def test_a_prompted_planner_counts_a_repaired_plan(tiny_snapshot: Snapshot) -> None:
+    text = "Plan: " + json.dumps(PLAN)[:-1]  # the closing brace is missing
+    planned = asyncio.run(
+        LLMPlanner(ScriptedModel([reply(text)]), tiny_snapshot.manifest).plan("q")
+    )
+    assert not planned.invalid and planned.asked_as == ["prompt"] and planned.repaired == 1

@@ -82,3 +82,27 @@ def test_a_plan_run_fuses_by_n_cand_and_risk_level(graph: Path, tmp_path: Path) 
     assert spec["bucket_weights"][0] in (1.0, 1.2, 1.4, 1.6, 2.0)
     code, output = invoke("eval", "report", tmp_path / "plan-test", out, "--out", tmp_path / "rep")
     assert code == 0, output
+
+
+def test_a_served_plan_run_counts_how_its_plans_came_back(graph: Path, tmp_path: Path) -> None:
+    """Replies that are no plan: each question falls back to text, counted and printed."""
+    from tests.agent.fake_openai_server import FakeOpenAIServer, text_reply
+
+    with FakeOpenAIServer([text_reply("I would search.")] * 4) as server:
+        code, output = invoke(
+            "plan", graph, "--qa", graph / "qa", "--split", "test", "--limit", "2",
+            "--out", tmp_path / "served", "-m", "openai:fake", "--base-url", server.base_url,
+        )  # fmt: skip
+        sent = [request.body for request in server.requests]
+    assert code == 0, output
+    assert "plans: 2 planned, 2 invalid (text fallback), 0 repaired; asked as schema 4" in output
+    assert all(body["response_format"]["type"] == "json_schema" for body in sent)
+    records = read_results(tmp_path / "served")
+    assert all(r.result.config["plan_asked_as"] == ["schema", "schema"] for r in records)
+
+
+def test_an_unknown_structured_mode_is_refused(graph: Path) -> None:
+    code, output = invoke("plan", graph, "q", "--structured", "grammar")
+    assert code == 2 and "choose one of: auto, schema, prompt" in " ".join(
+        output.replace("│", " ").split()
+    )

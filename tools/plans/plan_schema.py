@@ -1,0 +1,85 @@
+"""The JSON schema of a plan for one snapshot: its types and relations as enums.
+
+What an LLM planner sends as `response_format` (agent/models/structured.py): a server that
+enforces schemas (llama.cpp, vLLM, SGLang, Ollama, OpenAI strict) then cannot write a label or
+a relation the snapshot does not have, nor leave a slot out. The shape is `GraphPlan`'s
+(tools/schemas.py), closed and bounded: every property required (null where the plan allows
+"any"), no other property, strings and lists capped so a small model cannot write past its
+token budget (an unending string is what leaves unparseable JSON under an enforced schema).
+The structure rules a schema cannot say (a tree of hops reaching T) are still checked by
+`GraphPlan` and `check_plan` on the reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tools.json_schema import bounded_text as _text
+from tools.json_schema import closed_object as _object
+from tools.schemas import RISK_LEVELS
+
+SCHEMA_NAME = "graph_plan"
+MAX_ANCHORS = 4
+MAX_HOPS = 6
+MAX_VAR = 8
+MAX_TEXT = 160
+MAX_ENUM = 512
+"""Labels or relations past this many are asked as plain strings (a grammar over thousands
+of alternatives costs more to compile than the plan it constrains); `check_plan` still
+rejects an unknown one."""
+
+
+def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dict[str, Any]:
+    """The closed JSON schema of a plan whose labels and relations are the snapshot's.
+
+    Args:
+        node_types: The snapshot's node types.
+        relations: The snapshot's relation names.
+    """
+    label = _choice(node_types, nullable=True, description="A node type (null: any type).")
+    anchor = _object(
+        {
+            "var": _text("Variable name, e.g. A1.", MAX_VAR),
+            "text": _text("The anchor's words as the question gives them.", MAX_TEXT),
+            "label": label,
+            "match_mode": {"type": "string", "enum": ["name", "doc"]},
+        }
+    )
+    hop = _object(
+        {
+            "from": _text("Variable the hop starts from.", MAX_VAR),
+            "rel": _choice(relations, nullable=True, description="Relation (null: any)."),
+            "to_var": _text("Variable the hop reaches (a new variable or T).", MAX_VAR),
+            "to_label": label,
+            "direction": {"type": ["string", "null"], "enum": ["out", "in", None]},
+        }
+    )
+    target = _object(
+        {
+            "var": {"type": "string", "enum": ["T"]},
+            "labels": {
+                "type": "array",
+                "items": _choice(node_types, nullable=False, description="A node type."),
+                "maxItems": max(1, min(len(node_types), MAX_ENUM)),
+            },
+            "relevance_text": _text("Text constraints the hops cannot express.", MAX_TEXT),
+        }
+    )
+    return _object(
+        {
+            "anchors": {"type": "array", "items": anchor, "minItems": 1, "maxItems": MAX_ANCHORS},
+            "hops": {"type": "array", "items": hop, "maxItems": MAX_HOPS},
+            "target": target,
+            "risk_level": {"type": "string", "enum": list(RISK_LEVELS)},
+        }
+    )
+
+
+def _choice(values: Sequence[str], *, nullable: bool, description: str) -> dict[str, Any]:
+    """One of `values` (or null), as an enum unless there are too many to list."""
+    kinds: list[str] | str = ["string", "null"] if nullable else "string"
+    if not values or len(values) > MAX_ENUM:
+        return {"type": kinds, "description": description, "maxLength": MAX_TEXT}
+    options: list[str | None] = [*values, None] if nullable else list(values)
+    return {"type": kinds, "enum": options, "description": description}
