@@ -4,11 +4,12 @@ Served models get the schema as `response_format: {"type": "json_schema", ...}`,
 OpenAI enforces with strict mode and llama.cpp's server, vLLM, SGLang and Ollama's OpenAI API
 turn into a grammar, so the reply is valid by construction. An endpoint that rejects the
 parameter is asked again without it (the adapter remembers, once per model) and the mode
-recorded is then `prompt`. Models without that door (in-process `hf:`, scripted) are asked
-through the prompt alone. Whatever the mode, a reasoning prefix (`<think>…</think>`) is
-stripped before parsing, almost-JSON is repaired leniently, and every fallback is counted in
-`StructuredStats`; a reply holding only reasoning is asked once more, then counted as a
-failure, never returned as an empty result.
+recorded is then `prompt`. In-process `hf:` models take the same door: the schema is enforced
+while decoding (llguidance's grammar mask, agent/models/hf/constrained.py). Models without it
+(scripted, `hf:` without llguidance) are asked through the prompt alone. Whatever the mode, a
+reasoning prefix (`<think>…</think>`) is stripped before parsing, almost-JSON is repaired
+leniently, and every fallback is counted in `StructuredStats`; a reply holding only
+reasoning is asked once more, then counted as a failure, never returned as an empty result.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ class StructuredMode(StrEnum):
 
 @runtime_checkable
 class SchemaModel(Protocol):
-    """A model that can send a JSON schema with its request (the OpenAI-compatible adapter)."""
+    """A model that can enforce a JSON schema on its reply.
+
+    The OpenAI-compatible adapter sends it as `response_format`; the in-process `hf:` adapter
+    masks tokens against it while decoding.
+    """
 
     name: str
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent.models.base import ContextLengthError, Message, ModelError, ModelReply
 from agent.models.hf.chat_messages import renders_string_arguments, template_messages
+from agent.models.hf.constrained import SchemaGrammars, grammars_available
 from agent.models.hf.kv_reuse import PrefixCache
 from agent.models.hf.loader import load_causal_lm
 from agent.models.toolcall_parse import (
@@ -78,6 +79,8 @@ class LocalHFModel:
         self._strip_texts = [
             token for token in tokenizer.all_special_tokens if token not in _PARSER_TAGS
         ]
+        self._grammars: SchemaGrammars | None = None
+        self._constrains = grammars_available()
 
     def _model_error(self, exc: Exception) -> Exception:
         """A CUDA out-of-memory becomes a ModelError (caches dropped); other errors stay."""
@@ -156,6 +159,60 @@ class LocalHFModel:
         new_ids = sequence[prompt_len:]
         usage = {"prompt_tokens": prompt_len, "completion_tokens": len(new_ids)}
         return ModelReply(message=self.parse_turn(new_ids, messages), usage=usage)
+
+    def takes_response_format(self) -> bool:
+        """Whether a JSON schema can be enforced while decoding (xgrammar is installed)."""
+        return self._constrains
+
+    async def generate_structured(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        *,
+        name: str,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelReply:
+        """One turn constrained to JSON fitting `schema` (agent/models/hf/constrained.py).
+
+        Args:
+            messages: The conversation (no tools are offered).
+            schema: The JSON schema the reply must fit.
+            name: The schema's name (unused in-process; the served door's field).
+            temperature: Sampling temperature (greedy when None or 0).
+            max_tokens: Cap on the reply (None: the model's own).
+        """
+        del name
+        return await asyncio.to_thread(
+            self._structured_sync, messages, schema, temperature, max_tokens
+        )
+
+    def _structured_sync(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> ModelReply:
+        import torch
+
+        ids = self.prompt_ids(messages, [])
+        cap = min(max_tokens or self.max_tokens, self._room(len(ids)))
+        with self._lock:
+            if self._grammars is None:
+                vocab = getattr(self._model.config, "vocab_size", None) or len(self._tokenizer)
+                self._grammars = SchemaGrammars(self._tokenizer, vocab, self._eos_ids)
+            options = self._sampling_options(temperature) | {
+                "max_new_tokens": cap,
+                "logits_processor": [self._grammars.mask(schema)],
+            }
+            try:
+                sequence = self._run_generate(torch, ids, options)
+            except torch.cuda.OutOfMemoryError as exc:
+                raise self._model_error(exc) from exc
+        new_ids = sequence[len(ids) :]
+        usage = {"prompt_tokens": len(ids), "completion_tokens": len(new_ids)}
+        return ModelReply({"role": "assistant", "content": self._decode(new_ids)}, usage=usage)
 
     def _room(self, prompt_len: int) -> int:
         """The turn's token limit, cut to what the context window has left after the prompt."""

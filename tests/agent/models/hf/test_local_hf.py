@@ -328,3 +328,36 @@ def test_load_tokenizer_is_the_full_loaders_tokenizer(chain_dir: Path, tmp_path:
         assert alone.chat_template == full.chat_template
     with pytest.raises(LocalModelError, match="not a local model"):
         load_tokenizer(tmp_path / "nothing-here")
+
+
+def test_a_schema_is_enforced_while_decoding_even_on_a_random_model(
+    scratch_model: LocalHFModel,
+) -> None:
+    """An untrained model under the grammar mask (llguidance) still writes fitting JSON."""
+    pytest.importorskip("llguidance")
+    import jsonschema
+
+    from agent.models.structured import StructuredMode, StructuredStats, ask_structured
+
+    schema = {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": ["forward", "backward", "none"]}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
+    ask = [{"role": "user", "content": "Label it."}]
+    unconstrained = asyncio.run(scratch_model.generate(ask, []))
+    with pytest.raises(ValueError):  # garbage without the grammar
+        json.loads(str(unconstrained.message.get("content")))
+    assert scratch_model.takes_response_format()
+    stats = StructuredStats()
+    replies = [
+        asyncio.run(
+            ask_structured(scratch_model, ask, schema, name="label", stats=stats, max_tokens=48)
+        )
+        for _ in range(2)
+    ]
+    for reply in replies:
+        assert reply.mode is StructuredMode.schema and not reply.repaired, reply
+        jsonschema.validate(reply.value, schema)
+    assert stats.by_mode == {"schema": 2} and stats.failed == 0
