@@ -152,6 +152,15 @@ def extract(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     overwrite: OverwriteOpt = False,
+    update: Annotated[
+        bool,
+        typer.Option(
+            "--update",
+            help="Bring --out up to DOCS: extract only new and changed documents (the cache "
+            "has the rest), drop removed ones with the entities only they mentioned, and swap "
+            "the snapshot in whole (readers keep the old one); the same graph as a rebuild.",
+        ),
+    ] = False,
     analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -162,6 +171,7 @@ def extract(
     from graphs.importers.documents.chunker import ChunkConfig
     from graphs.importers.documents.reader import ReadConfig
     from graphs.importers.documents.resolve import ResolveConfig
+    from graphs.importers.documents.update import update_document_snapshot
     from graphs.importers.documents.vocabulary import VocabularyConfig
 
     console = Console(stderr=True)
@@ -184,8 +194,9 @@ def extract(
         config = replace(config, endpoint=settings)
         encode = _encoder(encoder)
         started = time.perf_counter()
+        build = update_document_snapshot if update else build_document_snapshot
         with ExtractionCache(cache or default_cache_path()) as store, _Bar(console) as progress:
-            summary = build_document_snapshot(
+            summary = build(
                 docs, out, extractor=worker, cache=store, config=config, encode=encode,
                 progress=progress,
             )  # fmt: skip
@@ -203,7 +214,20 @@ def extract(
         f"snapshot {out}: {summary.documents:,} documents, {summary.passages:,} passages, "
         f"{summary.entities:,} entities, {summary.triples:,} triples in {data['wall_seconds']}s"
     )
+    if summary.update is not None:
+        print(update_line(summary.update, summary.merges))
     print_extraction_info(data, Console())
+
+
+def update_line(update: dict[str, Any], merges: dict[str, int]) -> str:
+    """What `--update` changed, in one line."""
+    counts = update["counts"]
+    merged = ", ".join(f"{kind} {n}" for kind, n in merges.items() if n) or "none"
+    return (
+        f"update: {counts['added']} documents added, {counts['changed']} changed, "
+        f"{counts['removed']} removed, {counts['unchanged']} unchanged; entities "
+        f"+{counts['entities_added']} -{counts['entities_removed']}; names merged: {merged}"
+    )
 
 
 def _check_numbers(*, concurrency: int, rpm: float | None, max_file_mb: float) -> None:

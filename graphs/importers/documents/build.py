@@ -9,7 +9,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from graphs.build_options import BuildOptions
 from graphs.errors import ConfigError, GraphImportError
 from graphs.importers.documents.assemble import assemble
 from graphs.importers.documents.cache import ExtractionCache
+from graphs.importers.documents.changes import document_changes
 from graphs.importers.documents.chunker import ChunkConfig, chunk_document
 from graphs.importers.documents.extract_run import ExtractRun, Progress, run_extraction
 from graphs.importers.documents.extractor import ExtractionFailedError, Extractor
@@ -84,11 +85,26 @@ def build_document_snapshot(
     config: DocumentBuildConfig | None = None,
     encode: Encode | None = None,
     progress: Progress | None = None,
+    exclude: Collection[str] = (),
+    previous: pa.Table | None = None,
 ) -> ExtractionSummary:
     """Read documents under `paths`, extract them through `cache`, and write a snapshot at `out`.
 
     The snapshot (with `extraction.json`) appears at `out` only when complete; an existing
     one is replaced only with `config.options.overwrite`.
+
+    Args:
+        paths: Folders or files to read.
+        out: The snapshot directory to write.
+        extractor: Reads mentions and triples from passages.
+        cache: The extraction cache (passages already extracted are not extracted again).
+        config: The build settings.
+        encode: A sentence encoder for similarity merges (None: rule merges only).
+        progress: Called with (passages done, total) during extraction.
+        exclude: Document ids to leave out though the sources hold them (recorded in the
+            summary, so an update from the same sources leaves them out again).
+        previous: The node table of the snapshot this one replaces: the summary then says
+            which documents were added, changed and removed (`update`).
 
     Raises:
         GraphImportError: `out` exists without overwrite, or no document could be read.
@@ -101,6 +117,10 @@ def build_document_snapshot(
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     read = read_documents(paths, config.read)
+    if exclude:
+        read = dataclasses.replace(
+            read, documents=[d for d in read.documents if d.doc_id not in exclude]
+        )
     passages = [p for document in read.documents for p in chunk_document(document, config.chunk)]
     seconds["read_chunk"] = _since(started)
     started = time.perf_counter()
@@ -111,6 +131,9 @@ def build_document_snapshot(
     nodes, edges, graph = _graph(read.documents, passages, run, config, encode)
     seconds["resolve_assemble"] = _since(started)
     summary = _summary(read, passages, run, extractor, cache, config, seconds, graph)
+    summary.excluded_documents = sorted(exclude)
+    if previous is not None:
+        summary.update = document_changes(previous, nodes)
     started = time.perf_counter()
     _write(nodes, edges, out, summary, config, paths)
     summary.seconds["snapshot"] = _since(started)

@@ -47,11 +47,23 @@ class ExtractionSummary(BaseModel):
         description="The LLM extractor's endpoint settings (URL credentials redacted); "
         "None for an extractor that calls no endpoint.",
     )
+    excluded_documents: list[str] = Field(
+        default_factory=list,
+        description="Document ids read from the sources but left out (deleted through "
+        "`ark serve`); an update from the same sources leaves them out again.",
+    )
+    update: dict[str, Any] | None = Field(
+        default=None,
+        description="For `--update`: documents added, changed, removed and unchanged against "
+        "the snapshot replaced, and the entities that appeared or went (changes.py).",
+    )
 
 
 def write_summary(summary: ExtractionSummary, directory: Path) -> None:
-    """Write `extraction.json` into `directory`."""
-    (directory / EXTRACTION_FILE).write_text(summary.model_dump_json(indent=2), encoding="utf-8")
+    """Write `extraction.json` into `directory` (whole or not at all: readers may be open)."""
+    partial = directory / f".{EXTRACTION_FILE}.tmp"
+    partial.write_text(summary.model_dump_json(indent=2), encoding="utf-8")
+    partial.replace(directory / EXTRACTION_FILE)
 
 
 def read_summary(directory: Path) -> dict[str, Any] | None:
