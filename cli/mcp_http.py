@@ -8,13 +8,10 @@ interface, a token can be required, and at the cap the oldest idle session makes
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -22,93 +19,24 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graphs.errors import ConfigError
+from cli.http_security import (
+    TOKEN_ENV_VAR,
+    BearerTokenGate,
+    HttpSecurity,
+    http_security,
+    is_loopback,
+)
 
 logger = logging.getLogger(__name__)
 
-TOKEN_ENV_VAR = "ARK_MCP_TOKEN"
 MCP_PATH = "/mcp"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_WILDCARDS = ("0.0.0.0", "::", "")
-
-
-@dataclass(frozen=True, kw_only=True)
-class HttpSecurity:
-    """Who may talk to the HTTP server, and how many sessions it keeps.
-
-    Attributes:
-        token: The bearer token every request must carry (None: no token asked).
-        allowed_hosts: Host header values accepted (``NAME:*`` accepts any port).
-        allowed_origins: Origin header values accepted (a request without Origin is allowed:
-            only browsers send one).
-        session_idle_timeout: Seconds a session may go without a request before it is closed.
-        max_sessions: Sessions kept at most; a new one evicts the oldest idle one.
-    """
-
-    token: str | None = None
-    allowed_hosts: tuple[str, ...] = field(default_factory=tuple)
-    allowed_origins: tuple[str, ...] = field(default_factory=tuple)
-    session_idle_timeout: float = 600.0
-    max_sessions: int = 1000
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (a bind address or name) is reachable from this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def http_security(
-    host: str,
-    *,
-    token: str | None,
-    allow_hosts: Sequence[str] = (),
-    allow_origins: Sequence[str] = (),
-    session_idle_timeout: float = 600.0,
-    max_sessions: int = 1000,
-) -> HttpSecurity:
-    """The security settings for a server bound to `host`.
-
-    Loopback names, the bound address (unless a wildcard) and each of `allow_hosts` are
-    accepted as Host (any port), and as Origin over http and https, plus `allow_origins`.
-
-    Raises:
-        ValueError: `host` is beyond loopback and no token is given, or a limit is not
-            positive (the message says which flag to pass).
-    """
-    if not token and not is_loopback(host):
-        raise ConfigError(
-            f"listening on {host} (beyond this machine) needs a bearer token: pass --token "
-            f"TOKEN or set {TOKEN_ENV_VAR}; clients send 'Authorization: Bearer TOKEN'"
-        )
-    if not (math.isfinite(session_idle_timeout) and session_idle_timeout > 0) or max_sessions < 1:
-        raise ConfigError("--session-idle-timeout and --max-sessions must be positive")
-    names = list(LOOPBACK_HOSTS)
-    if host not in _WILDCARDS:
-        names.append(f"[{host}]" if ":" in host and not host.startswith("[") else host)
-    names += [name for name in allow_hosts if name]
-    hosts = [name if _has_port(name) else f"{name}:*" for name in dict.fromkeys(names)]
-    origins = [f"{scheme}://{name}" for name in hosts for scheme in ("http", "https")]
-    origins += [origin.rstrip("/") for origin in allow_origins if origin]
-    return HttpSecurity(
-        token=token or None,
-        allowed_hosts=tuple(hosts),
-        allowed_origins=tuple(dict.fromkeys(origins)),
-        session_idle_timeout=session_idle_timeout,
-        max_sessions=max_sessions,
-    )
-
-
-def _has_port(name: str) -> bool:
-    return name.rsplit("]", 1)[-1].count(":") == 1 if name.startswith("[") else ":" in name
+__all__ = [
+    "TOKEN_ENV_VAR", "BearerTokenGate", "BoundedSessionManager", "HttpSecurity", "http_app",
+    "http_security", "is_loopback",
+]  # fmt: skip
 
 
 class BoundedSessionManager(StreamableHTTPSessionManager):
@@ -167,29 +95,6 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         assert transport.idle_scope is not None  # a session_idle_timeout is always set
         transport.idle_scope.cancel()  # its server task ends and terminates the transport
         logger.info("session cap reached: closed the longest-idle session %s", session_id[:12])
-
-
-class BearerTokenGate:
-    """ASGI wrapper: a request without `Authorization: Bearer TOKEN` gets HTTP 401."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._token = token.encode("utf-8")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass an authorised request on; answer any other with 401."""
-        scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(
-            given.strip().encode("utf-8"), self._token
-        ):
-            await self.app(scope, receive, send)
-            return
-        response = JSONResponse(
-            {"error": "invalid_token", "error_description": "send Authorization: Bearer TOKEN"},
-            status_code=401,
-            headers={"WWW-Authenticate": 'Bearer realm="ark"'},
-        )
-        await response(scope, receive, send)
 
 
 def http_app(server: Server[Any], security: HttpSecurity) -> Starlette:
