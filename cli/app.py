@@ -21,6 +21,7 @@ from cli import (
     mcp_cmds,
     plan_cmds,
     repl_entry,
+    serve_cmds,
     stark_cmds,
     synth_cmds,
     tool_cmds,
@@ -88,6 +89,7 @@ def build_app() -> typer.Typer:
     answer_cmds.register(app)
     plan_cmds.register(app)
     cache_cmds.register(app)
+    serve_cmds.register(app)
     return app
 
 

@@ -98,3 +98,22 @@ def save_answer(run_dir: Path, result: QuestionResult, config: Mapping[str, Any]
         )
         store.append_result(record)
     return "result"
+
+
+def save_cancelled(
+    run_dir: Path, question_id: str, question: str, config: Mapping[str, Any], reason: str
+) -> None:
+    """Record a question whose run was stopped before it finished (a failure, `Cancelled`).
+
+    `ark eval report` lists it among the failed questions, with `reason`.
+
+    Raises:
+        RunStoreError: `run_dir` holds a run of another configuration.
+    """
+    check_answer_dir(run_dir, config)
+    with RunStore.open(run_dir, config, resume=True, wait_s=SAVE_WAIT_S) as store:
+        store.append_failure(
+            FailureRecord(
+                question_id=question_id, query=question, error_type="Cancelled", error=reason
+            )
+        )
