@@ -9,6 +9,8 @@ from agent.models.endpoint_url import redact_url
 from graphs.errors import ConfigError
 from tools.config import ToolConfig
 
+TOOL_CALL_MODES = ("auto", "native", "action")
+
 
 @dataclass(frozen=True, kw_only=True)
 class AgentConfig:
@@ -41,6 +43,10 @@ class AgentConfig:
         answer_types: The node types answers must have in this run (`--answer-type`): they
             replace the snapshot's candidate types for the agents, their prompt and tools;
             empty: the snapshot's own.
+        tool_calls: How a served or `hf:` model's tool calls are asked for
+            (agent/models/action_turns.py): `auto` (natively, switching to one
+            JSON-schema-constrained action per turn once a native turn comes back empty or
+            the server refuses tools), `native` or `action`.
     """
 
     model: str = "rules"
@@ -56,8 +62,13 @@ class AgentConfig:
     tools: ToolConfig = field(default_factory=ToolConfig)
     brief_prompt: bool = False
     answer_types: tuple[str, ...] = ()
+    tool_calls: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.tool_calls not in TOOL_CALL_MODES:
+            raise ConfigError(
+                f"tool_calls must be one of {', '.join(TOOL_CALL_MODES)}, got {self.tool_calls!r}"
+            )
         if self.n_agents < 1:
             raise ConfigError(f"n_agents must be >= 1, got {self.n_agents}")
         if self.max_steps < 1:

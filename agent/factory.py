@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.ark import ArkAgent
-from agent.models.registry import load_model
+from agent.models.action_turns import ActionTurns, ToolCallMode
+from agent.models.registry import load_model, parse_model_spec
 from agent.prompt import BRIEF_SYSTEM_PROMPT_FILE, SYSTEM_PROMPT_FILE, render_system_prompt
 from tools.dense import DenseSearch
 from tools.plans.vocabulary import Vocabulary
@@ -33,6 +34,8 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
         model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))
+        if config.tool_calls != "native" and parse_model_spec(config.model).backend != "rules":
+            model = ActionTurns(model, ToolCallMode(config.tool_calls))
     prompt = render_system_prompt(
         snapshot,
         toolset.schemas(),

@@ -42,6 +42,8 @@ async def call_model(state: AgentState, runtime: Runtime[RunContext]) -> dict[st
     message, cut = bounded_reply({**reply.message, "role": "assistant"})
     message = ensure_call_ids(message, state["messages"])
     record = _step(state, "model", started, usage=reply.usage, truncated_chars=cut or None)
+    if reply.turn_as:
+        record["turn_as"] = reply.turn_as
     calls = len(message.get("tool_calls") or [])
     _emit(
         ctx,

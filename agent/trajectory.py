@@ -50,6 +50,9 @@ class StepRecord(BaseModel):
     error: str | None = None
     truncated_chars: int | None = None
     """Characters of the model's reply cut by agent/reply_limit.py (None: none)."""
+    turn_as: str | None = None
+    """A model turn asked as a JSON-schema-constrained action (`action`) instead of native
+    tool calling (None: natively; agent/models/action_turns.py)."""
 
 
 class Trajectory(BaseModel):

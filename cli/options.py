@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agent.config import AgentConfig
+from agent.models.action_turns import ToolCallMode
 from agent.models.registry import MODEL_ENV_VAR, resolve_model_spec
 from cli.flag_groups import flag_group
 from cli.guards import fail
@@ -172,6 +173,16 @@ AnswerTypeOpt = Annotated[
         "snapshot's candidate types (set at build with --candidate-types).",
     ),
 ]
+ToolCallsOpt = Annotated[
+    ToolCallMode | None,
+    typer.Option(
+        "--tool-calls",
+        help="How a served or hf: model's tool calls are asked for: auto (natively; one "
+        "JSON-schema-constrained action per turn once a native turn comes back empty or the "
+        "server refuses tools), native, or action. Default auto.",
+        show_default=False,
+    ),
+]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 
@@ -197,6 +208,7 @@ class AgentFlags:
     dense_search: DenseSearchOpt = None
     brief_prompt: BriefPromptOpt = False
     answer_type: AnswerTypeOpt = None
+    tool_calls: ToolCallsOpt = None
 
     def endpoint(self) -> dict[str, Any]:
         """The endpoint flags given, as AgentConfig fields (AgentConfig(**endpoint())).
@@ -229,6 +241,7 @@ class AgentFlags:
             dense_search=self.dense_search,
             brief_prompt=self.brief_prompt,
             answer_types=self.answer_type,
+            tool_calls=self.tool_calls,
             base=base,
         )
 
@@ -250,6 +263,7 @@ def agent_config(
     dense_search: Path | None = None,
     brief_prompt: bool = False,
     answer_types: list[str] | None = None,
+    tool_calls: str | None = None,
 ) -> AgentConfig:
     """Map command-line flags onto an AgentConfig (the only thing the CLI configures).
 
@@ -282,6 +296,7 @@ def agent_config(
         call_deadline_s=_given(call_deadline, config.call_deadline_s),
         brief_prompt=brief_prompt or config.brief_prompt,
         answer_types=tuple(answer_types) if answer_types else config.answer_types,
+        tool_calls=str(_given(tool_calls, config.tool_calls)),
     )
 
 

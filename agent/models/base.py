@@ -20,10 +20,13 @@ class ModelReply:
             "tool_calls": [{"id", "type": "function", "function": {"name", "arguments": str}}]}.
             `arguments` is the JSON text exactly as the model wrote it (it may be malformed).
         usage: Token usage when the backend reports it ({"prompt_tokens", "completion_tokens"}).
+        turn_as: How the turn's tool calls were asked when not natively: `action` (one
+            JSON-schema-constrained action, agent/models/action_turns.py).
     """
 
     message: Message
     usage: dict[str, int] | None = None
+    turn_as: str | None = None
 
 
 class ModelError(ArkError):

@@ -361,3 +361,37 @@ def test_a_schema_is_enforced_while_decoding_even_on_a_random_model(
         assert reply.mode is StructuredMode.schema and not reply.repaired, reply
         jsonschema.validate(reply.value, schema)
     assert stats.by_mode == {"schema": 2} and stats.failed == 0
+
+
+def test_action_turns_give_an_untrained_model_valid_tool_calls(
+    scratch_model: LocalHFModel,
+) -> None:
+    """Under the action schema even random weights call an offered tool with fitting args."""
+    pytest.importorskip("llguidance")
+    import jsonschema
+
+    from agent.models.action_turns import ActionTurns, ToolCallMode
+
+    tools = [
+        *TOOLS,
+        {"type": "function", "function": {"name": "finish", "description": "Stop.",
+                                          "parameters": {"type": "object", "properties": {},
+                                                         "additionalProperties": False}}},
+    ]  # fmt: skip
+    tools[0] = json.loads(json.dumps(tools[0]))
+    search = tools[0]["function"]["parameters"]
+    search.update(required=["query"], additionalProperties=False)
+    search["properties"]["query"]["maxLength"] = 8
+    roomy = LocalHFModel(  # the same weights, room for a whole action
+        scratch_model._model, scratch_model._tokenizer, name="hf:scratch", max_tokens=96
+    )
+    model = ActionTurns(roomy, ToolCallMode.action)
+    reply = asyncio.run(model.generate(HISTORY[:2], tools))
+    assert reply.turn_as == "action" and model.stats.failed == 0, reply
+    assert model.stats.repaired == 0 and model.stats.by_mode == {"schema": 1}
+    function = reply.message["tool_calls"][0]["function"]
+    offered = {tool["function"]["name"]: tool for tool in tools}
+    assert function["name"] in offered
+    jsonschema.validate(
+        json.loads(function["arguments"]), offered[function["name"]]["function"]["parameters"]
+    )

@@ -1,0 +1,143 @@
+"""Action turns: tool calls as one JSON-schema-constrained action when native calling fails."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from agent.models.action_turns import (
+    ActionTurns,
+    ToolCallMode,
+    action_messages,
+    action_schema,
+)
+from agent.models.openai.model import OpenAIChatModel
+from agent.models.openai.retry import RetryPolicy
+from graphs.snapshot import Snapshot
+from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, text_reply, tool_call_reply
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search the graph.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}},
+                "required": ["query"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {"name": "finish", "description": "Stop.", "parameters": {"type": "object"}},
+    },
+]
+ASK = [{"role": "system", "content": "You search a graph."}, {"role": "user", "content": "Who?"}]
+
+
+def action(tool: str, **arguments: Any) -> dict[str, Any]:
+    return text_reply(json.dumps({"action": {"tool": tool, "arguments": arguments}}))
+
+
+async def no_sleep(_: float) -> None:
+    return None
+
+
+def served(server: FakeOpenAIServer, mode: ToolCallMode = ToolCallMode.auto) -> ActionTurns:
+    retry = RetryPolicy(max_retries=0, max_connect_retries=0)
+    inner = OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
+    return ActionTurns(inner, mode)
+
+
+def turn(model: ActionTurns, messages: list[dict[str, Any]] = ASK) -> Any:
+    return asyncio.run(model.generate(messages, TOOLS))
+
+
+def test_an_empty_native_turn_is_asked_again_as_an_action_and_action_turns_stay() -> None:
+    replies = [text_reply(""), action("search", query="alien"), action("finish")]
+    with FakeOpenAIServer(replies) as server:
+        model = served(server)
+        first, second = turn(model), turn(model)
+        bodies = [request.body for request in server.requests]
+    assert "tools" in bodies[0] and "response_format" not in bodies[0]
+    for body in bodies[1:]:  # the action turns: no tools, the action schema enforced
+        assert "tools" not in body and body["response_format"]["type"] == "json_schema"
+        choices = body["response_format"]["json_schema"]["schema"]["properties"]["action"]
+        assert [c["properties"]["tool"]["enum"] for c in choices["anyOf"]] == [
+            ["search"],
+            ["finish"],
+        ]
+        assert "## Calling a tool" in body["messages"][0]["content"]
+    call = first.message["tool_calls"][0]["function"]
+    assert call["name"] == "search" and json.loads(call["arguments"]) == {"query": "alien"}
+    assert first.message["content"] is None and first.turn_as == "action"
+    assert second.message["tool_calls"][0]["function"]["name"] == "finish"
+    assert model.switched == "a native turn came back empty" and model.stats.failed == 0
+
+
+def test_a_server_that_refuses_tools_gets_action_turns() -> None:
+    refusal = Fault.http_error(400, "tools are not supported by this model")
+    with FakeOpenAIServer([refusal, action("search", query="alien")]) as server:
+        model = served(server)
+        reply = turn(model)
+    assert reply.message["tool_calls"][0]["function"]["name"] == "search"
+    assert model.switched is not None and "refused tools" in model.switched
+
+
+def test_a_model_that_talks_is_left_to_the_nudge_and_native_mode_never_switches() -> None:
+    with FakeOpenAIServer([text_reply("I will search first."), text_reply("")]) as server:
+        auto = served(server)
+        talked = turn(auto)
+        native = served(server, ToolCallMode.native)
+        empty = turn(native)
+    assert talked.message["content"] == "I will search first." and auto.switched is None
+    assert empty.message.get("tool_calls") is None and native.switched is None
+
+
+def test_native_calls_pass_through_untouched() -> None:
+    with FakeOpenAIServer([tool_call_reply("search", {"query": "x"})]) as server:
+        reply = turn(served(server))
+    assert reply.turn_as is None and reply.message["tool_calls"][0]["id"] == "call_fake_0"
+
+
+def test_earlier_calls_and_results_read_as_actions_and_user_messages() -> None:
+    history = [
+        *ASK,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c0", "type": "function",
+             "function": {"name": "search", "arguments": '{"query": "alien"}'}},
+        ]},
+        {"role": "tool", "tool_call_id": "c0", "content": "n1 Alien (film)"},
+    ]  # fmt: skip
+    shown = action_messages(history, TOOLS)
+    assert json.loads(shown[2]["content"]) == {
+        "action": {"tool": "search", "arguments": {"query": "alien"}}
+    }
+    assert shown[3] == {"role": "user", "content": "Result of search:\nn1 Alien (film)"}
+    assert action_schema(TOOLS)["required"] == ["action"]
+
+
+def test_the_agent_loop_records_action_turns_in_the_native_format(
+    tiny_snapshot: Snapshot,
+) -> None:
+    replies = [text_reply(""), action("search", query="alien"), action("finish")]
+    with FakeOpenAIServer(replies) as server:
+        config = AgentConfig(
+            model="openai:fake", base_url=server.base_url, n_agents=1, max_steps=4,
+            max_retries=0,
+        )  # fmt: skip
+        result = asyncio.run(make_agent(tiny_snapshot, config).ask("Who directed Alien?"))
+    trajectory = result.trajectories[0]
+    assert trajectory.stop_reason == "finish"
+    assert [step.turn_as for step in trajectory.steps if step.kind == "model"] == [
+        "action",
+        "action",
+    ]
+    calls = [m["tool_calls"][0] for m in trajectory.messages if m.get("tool_calls")]
+    assert [c["function"]["name"] for c in calls] == ["search", "finish"]
+    assert [c["id"] for c in calls] == ["call_0", "call_1"]
