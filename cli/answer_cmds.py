@@ -15,6 +15,7 @@ from rich.console import Console
 from answer.config import SargConfig
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
+from cli.language_warning import LanguageWarning
 from cli.options import AgentFlags, out_dir
 from evals.qa_records import check_question
 from graphs.errors import ArkError
@@ -186,6 +187,7 @@ def answer_cmd(
         )
     try:
         opened, answerer = _answerer(snapshot, wiring)
+        LanguageWarning(opened).note(question)
         result = asyncio.run(answerer.answer(question))
     except ArkError as error:
         fail(str(error))

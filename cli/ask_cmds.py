@@ -15,6 +15,7 @@ from agent.factory import make_agent
 from agent.trajectory import QuestionResult, new_question_id
 from cli.flag_groups import with_flags
 from cli.guards import fail
+from cli.language_warning import LanguageWarning
 from cli.options import AgentFlags, SnapshotArg
 from cli.render import TracePrinter, answer_table, result_summary
 from evals.qa_records import MAX_QUESTION_CHARS, check_question
@@ -51,6 +52,7 @@ def ask(
     console = Console()
     question = check_question(question)
     graph = Snapshot.open(snapshot)
+    LanguageWarning(graph).note(question)
     config = agent.config()
     ark = make_agent(graph, config)
     if save is not None:

@@ -8,6 +8,7 @@ import logging
 from rich.console import Console
 
 from agent.trajectory import new_question_id
+from cli.language_warning import LanguageWarning
 from cli.render import TracePrinter, answer_table, result_summary
 from cli.repl_directives import COMMANDS, ReplCommands
 from cli.repl_io import LineReader
@@ -35,6 +36,7 @@ class Repl:
         self.reader = reader
         self.console = console
         self.commands = ReplCommands(session, console)
+        self.language = LanguageWarning(session.snapshot, console)
 
     def run(self) -> None:
         """The read-eval-print loop; never dies on a bad line."""
@@ -80,6 +82,7 @@ class Repl:
     def _question(self, line: str) -> None:
         try:
             question = check_question(line)
+            self.language.note(question)
             agent = self.session.current_agent()
             trace = TracePrinter(self.console, observation_lines=3)
             question_id = new_question_id("repl")

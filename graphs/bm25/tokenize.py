@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 import tantivy
@@ -21,6 +22,9 @@ ANALYZERS: dict[str, str] = {
 DEFAULT_ANALYZER = "english"
 
 _WORD = re.compile(r"[^\W_]+")
+MIN_WORDS_TO_JUDGE = 4
+"""Shorter texts (keywords, names) are never judged foreign: they need no function words, and
+a language identifier cannot tell `Ada Lovelace papers` from Spanish."""
 
 
 def check_analyzer(name: str) -> str:
@@ -113,3 +117,26 @@ class Tokenizer:
             if len(tokens) == 1:
                 spans.append((match.start(), match.end(), tokens[0]))
         return spans
+
+    def maybe_foreign(self, text: str) -> bool:
+        """A cheap first test of whether `text` is not in the analyzer's language (English).
+
+        English prose of four words or more almost always holds one of the analyzer's own
+        stopwords (`the`, `of`, `is`, `to`, ...), the words it drops, and rarely a letter with
+        a diacritic; text mostly in a non-Latin script is foreign however it splits. True
+        only says "worth a closer look" (graphs/bm25/language.py decides). `plain` has no
+        language and judges nothing.
+        """
+        if self.name == "plain":
+            return False
+        letters = [ch for ch in text if ch.isalpha()]
+        latin = [ch for ch in letters if unicodedata.name(ch, "").startswith("LATIN")]
+        if letters and len(latin) < len(letters) / 2:
+            return True
+        words = _WORD.findall(text)
+        if len(words) < MIN_WORDS_TO_JUDGE:
+            return False
+        if any(not ch.isascii() for ch in latin):
+            return True
+        analyze = self._analyzer.analyze
+        return not any(len(w.encode()) < MAX_TOKEN_BYTES and not analyze(w) for w in words)
