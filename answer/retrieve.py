@@ -57,7 +57,10 @@ class AgentRetriever:
 
 
 class DenseRetriever:
-    """Cosine over the snapshot's embeddings (`ark graph embed`) with the encoder that made them."""
+    """Cosine over the snapshot's embeddings (`ark graph embed`) with the encoder that made them.
+
+    Through the HNSW index when `ark graph embed --ann` built one, else the exact scan.
+    """
 
     name = "dense"
 
@@ -73,8 +76,8 @@ class DenseRetriever:
         Raises:
             RetrievalError: the snapshot has no embeddings.
         """
-        from graphs.dense.cosine import CosineIndex
-        from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError
+        from graphs.dense.embeddings import Embeddings, EmbeddingsError
+        from graphs.dense.search import open_vector_index
 
         try:
             embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
@@ -83,7 +86,7 @@ class DenseRetriever:
                 f"--retriever dense needs the snapshot's embeddings: {error}; "
                 f"run `ark graph embed {snapshot.path} --encoder DIR` first"
             ) from error
-        self.index = CosineIndex(embeddings.matrix(PLAIN), snapshot.node_type_codes)
+        self.index = open_vector_index(embeddings, snapshot.node_type_codes)
         self.encoder = encoder
         self.node_types = list(node_types) if node_types else None
 

@@ -58,17 +58,54 @@ def embed(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Drop existing embeddings and start over.")
     ] = False,
+    ann: Annotated[
+        bool,
+        typer.Option(
+            "--ann",
+            help="Also build an HNSW index of every matrix (needs the ann extra); dense search "
+            "then uses it instead of the exact scan.",
+        ),
+    ] = False,
+    ann_library: Annotated[
+        str, typer.Option("--ann-library", help="hnswlib, faiss or usearch.")
+    ] = "hnswlib",
+    ann_m: Annotated[int, typer.Option("--ann-m", min=2, help="HNSW links per node (M).")] = 16,
+    ann_ef_construction: Annotated[
+        int, typer.Option("--ann-ef-construction", min=1, help="HNSW build candidate list.")
+    ] = 200,
+    ann_ef_search: Annotated[
+        int,
+        typer.Option("--ann-ef-search", min=1, help="HNSW query candidate list (recall/speed)."),
+    ] = 128,
+    ann_storage: Annotated[
+        str, typer.Option("--ann-storage", help="f32, or f16 (faiss, usearch).")
+    ] = "f32",
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
     """Encode every node's name and text and build graph-modified variants (resumable)."""
+    from graphs.dense.ann import AnnParams
     from graphs.dense.build import EmbedRequest, embed_snapshot
     from graphs.dense.encoder import TextEncoder
     from graphs.snapshot import Snapshot
 
     err = Console(stderr=True)
     with user_errors(err, ValueError):
+        ann_params = (
+            AnnParams(
+                library=ann_library,  # type: ignore[arg-type]  # checked by AnnParams
+                m=ann_m,
+                ef_construction=ann_ef_construction,
+                ef_search=ann_ef_search,
+                storage=ann_storage,  # type: ignore[arg-type]
+            )
+            if ann
+            else None
+        )
         request = EmbedRequest(
-            variants=_variant_list(variants), chunk_rows=chunk_rows, overwrite=overwrite
+            variants=_variant_list(variants),
+            chunk_rows=chunk_rows,
+            overwrite=overwrite,
+            ann=ann_params,
         )
         graph = Snapshot.open(snapshot)
         model = TextEncoder.load(encoder, batch_size=batch_size)
@@ -93,6 +130,13 @@ def embed(
     for name, info in manifest.variants.items():
         stats = f"  {json.dumps(info.stats)}" if info.stats else ""
         console.print(f"  {name:<8} {info.seconds:8.1f}s{stats}", highlight=False)
+    for name, index in manifest.ann.items():
+        params = index.params
+        console.print(
+            f"  {name:<8} HNSW ({params['library']}, M={params['m']}, "
+            f"ef_search={params['ef_search']}) {index.bytes / 1e6:,.1f} MB in {index.seconds:.1f}s",
+            highlight=False,
+        )
 
 
 class _progress:
@@ -118,6 +162,12 @@ class _progress:
 
     def update(self, phase: str, done: int, total: int) -> None:
         if phase not in self._tasks:
-            label = "encoding nodes" if phase == "encode" else f"variant {phase}"
+            label = (
+                "encoding nodes"
+                if phase == "encode"
+                else f"HNSW index {phase[4:]}"
+                if phase.startswith("ann ")
+                else f"variant {phase}"
+            )
             self._tasks[phase] = self._bar.add_task(label, total=total)
         self._bar.update(self._tasks[phase], completed=done)

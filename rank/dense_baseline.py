@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evals.request import RunRequest
 from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
-from graphs.dense.cosine import CosineIndex
-from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError
+from graphs.dense.embeddings import Embeddings, EmbeddingsError
+from graphs.dense.search import SearchMode, open_vector_index
 from rank.baseline import RankingAsker
 from rank.dense_strategies import StrategyConfig, retrieve
 
@@ -38,12 +38,22 @@ class QueryEncoder(Protocol):
 class DenseBaseline(RankingAsker):
     """Answers a question with one dense strategy over the snapshot's embeddings.
 
+    Each matrix is searched through its own HNSW index when `ark graph embed --ann` built
+    one (`search="auto"`), else exactly.
+
     Raises:
         EmbeddingsError: (at construction) no embeddings, another encoder, or the strategy's
             variant was not built.
     """
 
-    def __init__(self, snapshot: Snapshot, encoder: QueryEncoder, config: StrategyConfig) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        encoder: QueryEncoder,
+        config: StrategyConfig,
+        *,
+        search: SearchMode = "auto",
+    ) -> None:
         embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
         if embeddings.manifest.encoder_hash != encoder.fingerprint:
             raise EmbeddingsError(
@@ -54,9 +64,11 @@ class DenseBaseline(RankingAsker):
         self.encoder = encoder
         self.config = config
         types = snapshot.node_type_codes
-        self.original = CosineIndex(embeddings.matrix(PLAIN), types)
+        self.original = open_vector_index(embeddings, types, mode=search)
         self.modified = (
-            CosineIndex(embeddings.matrix(config.variant), types) if config.needs_variant else None
+            open_vector_index(embeddings, types, variant=config.variant, mode=search)
+            if config.needs_variant
+            else None
         )
 
     def ranked(self, question: str) -> list[str]:
@@ -78,6 +90,7 @@ def run_dense_baseline(
     *,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
+    search: SearchMode = "auto",
 ) -> RunPlan:
     """Score one dense strategy on a question set into `request.out` (resumable).
 
@@ -87,6 +100,7 @@ def run_dense_baseline(
         encoder: Encodes the questions; must be the encoder of the snapshot's embeddings.
         on_start: Called with the plan once the questions are loaded.
         on_outcome: Called after each question is on disk.
+        search: Through the HNSW indexes ("auto" when built, "ann") or the exact scan.
 
     Raises:
         RunStoreError, GraphError, QAError: as `evals.runner.execute`.
@@ -101,7 +115,7 @@ def run_dense_baseline(
     return execute(
         request,
         config=request.run_config({"baseline": method}),
-        make_asker=lambda snapshot: DenseBaseline(snapshot, encoder, strategy),
+        make_asker=lambda snapshot: DenseBaseline(snapshot, encoder, strategy, search=search),
         on_start=on_start,
         on_outcome=on_outcome,
     )

@@ -13,7 +13,8 @@ from typing import Literal
 
 import numpy as np
 
-from graphs.dense.cosine import CosineIndex, top_of
+from graphs.dense.cosine import top_of
+from graphs.dense.search import QueryScan, VectorIndex
 from graphs.errors import ConfigError
 
 Strategy = Literal["plain", "modified", "alternate", "two-stage", "requery", "chained-requery"]
@@ -100,8 +101,8 @@ def quotas(schedule: tuple[tuple[str, int], ...], budget: int) -> list[tuple[str
 
 def retrieve(
     query: np.ndarray,
-    original: CosineIndex,
-    modified: CosineIndex | None,
+    original: VectorIndex,
+    modified: VectorIndex | None,
     config: StrategyConfig,
 ) -> list[int]:
     """Internal ids for unit query vector `query`, in stage order.
@@ -138,15 +139,15 @@ def _alternate(first: np.ndarray, second: np.ndarray, budget: int) -> list[int]:
 
 
 def _staged(
-    query: np.ndarray, original: CosineIndex, modified: CosineIndex, config: StrategyConfig
+    query: np.ndarray, original: VectorIndex, modified: VectorIndex, config: StrategyConfig
 ) -> list[int]:
-    base = original.scores(query)  # one scan of the original space serves every stage's q
+    base = original.query_scan(query)  # exact: one scan of the original space serves every stage
     taken: list[int] = []
     previous: list[int] = []
     seeds: list[int] = []
     for stage, size in quotas(SCHEDULES[config.strategy], config.budget):
         if stage == "original":
-            found = original.top_k_of(base, size, exclude=taken)[0].tolist()
+            found = base.top_k(size, exclude=taken)[0].tolist()
             seeds = found
         elif stage == "fused":
             found = _fused(query, base, seeds, taken, size, original, modified, config)
@@ -162,25 +163,25 @@ def _staged(
 
 def _fused(
     query: np.ndarray,
-    base: np.ndarray,
+    base: QueryScan,
     seeds: list[int],
     taken: list[int],
     size: int,
-    original: CosineIndex,
-    modified: CosineIndex,
+    original: VectorIndex,
+    modified: VectorIndex,
     config: StrategyConfig,
 ) -> list[int]:
     """s(n) = (1 - a) cos(q, x_n) + a cos(m, z_n), m the mean of the seeds' z (paper eq. 4).
 
-    `base` holds cos(q, x) of every node (`original.scores(query)`); the pool is the best of
-    both spaces, rescored exactly as before.
+    `base` selects by cos(q, x) (`original.query_scan(query)`); the pool is the best of both
+    spaces, rescored exactly.
     """
     space = original if config.control == "original" else modified
     alpha = 0.0 if config.control == "alpha0" else config.alpha
     seed_mean = _unit(_mean(space, seeds))
     depth = config.pool_factor * config.budget
     pool = np.union1d(
-        original.top_k_of(base, depth, exclude=taken)[0],
+        base.top_k(depth, exclude=taken)[0],
         space.top_k(seed_mean, depth, exclude=taken)[0],
     )
     scores = (1 - alpha) * original.scores_of(query, pool) + alpha * space.scores_of(
@@ -189,7 +190,7 @@ def _fused(
     return top_of(scores.astype(np.float32), pool, size)[0].tolist()
 
 
-def _mean(index: CosineIndex, nodes: list[int]) -> np.ndarray:
+def _mean(index: VectorIndex, nodes: list[int]) -> np.ndarray:
     if not nodes:
         return np.zeros(index.matrix.shape[1], dtype=np.float32)
     return index.matrix[np.asarray(nodes, dtype=np.int64)].astype(np.float32).mean(axis=0)

@@ -1,4 +1,4 @@
-"""The optional dense_search tool: exact cosine over the snapshot's plain node embeddings."""
+"""The optional dense_search tool: cosine top-k over the snapshot's plain node embeddings."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.dense.cosine import CosineIndex
-from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError
+from graphs.dense.embeddings import Embeddings, EmbeddingsError
+from graphs.dense.search import SearchMode, VectorIndex, open_vector_index
 from tools.config import ToolConfig
 from tools.format import page_size
 from tools.observation import Observation
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class DenseSearch:
-    """What dense_search needs at query time: the query encoder and the node matrix.
+    """What dense_search needs at query time: the query encoder and the node matrix's index.
 
     Build it once per run with :meth:`open` and pass it to the Toolset. Query vectors are
     kept (the last `QUERY_CACHE` queries): the n agents of a question, and a model retrying,
@@ -34,7 +34,7 @@ class DenseSearch:
     """
 
     encoder: TextEncoder
-    index: CosineIndex
+    index: VectorIndex
     _vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def query_vector(self, query: str) -> np.ndarray:
@@ -48,8 +48,16 @@ class DenseSearch:
         return vector
 
     @classmethod
-    def open(cls, snapshot: Snapshot, encoder: TextEncoder) -> DenseSearch:
+    def open(
+        cls, snapshot: Snapshot, encoder: TextEncoder, *, search: SearchMode = "auto"
+    ) -> DenseSearch:
         """Map `snapshot`'s plain embeddings for queries encoded by `encoder`.
+
+        Args:
+            snapshot: The graph.
+            encoder: The encoder the embeddings were made with.
+            search: "auto" uses the HNSW index when `ark graph embed --ann` built one,
+                "exact" always scans, "ann" requires the index.
 
         Raises:
             EmbeddingsError: the snapshot has no embeddings, or they were made by another
@@ -64,7 +72,8 @@ class DenseSearch:
                 f"({encoder.fingerprint[:12]}); pass that encoder, or rebuild with "
                 f"`ark graph embed {snapshot.path} --encoder {encoder.path} --overwrite`"
             )
-        return cls(encoder, CosineIndex(embeddings.matrix(PLAIN), snapshot.node_type_codes))
+        index = open_vector_index(embeddings, snapshot.node_type_codes, mode=search)
+        return cls(encoder, index)
 
 
 def run_dense_search(

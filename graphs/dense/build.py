@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphs.csr import CSR
+from graphs.dense.ann import AnnParams
+from graphs.dense.ann_build import build_ann_indexes
 from graphs.dense.embeddings import (
     PLAIN,
     EmbeddingManifest,
+    Embeddings,
     EmbeddingsError,
     VariantInfo,
     embed_dir,
@@ -36,7 +39,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ProgressHandler = Callable[[str, int, int], None]
-"""Called as (phase, done, total): phase "encode" counts nodes, a variant name counts 0..1."""
+"""Called as (phase, done, total): phase "encode" counts nodes, a variant name counts 0..1,
+"ann VARIANT" counts the nodes inserted into that matrix's HNSW index."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,12 +52,14 @@ class EmbedRequest:
         chunk_rows: Nodes encoded between two progress checkpoints (the resume granularity).
         overwrite: Drop existing embeddings (and any partial encoding) first.
         params: The variants' settings (paper defaults).
+        ann: Also build an HNSW index of every matrix with these settings (None: none).
     """
 
     variants: Sequence[str] = VARIANTS
     chunk_rows: int = 2_048
     overwrite: bool = False
     params: GMEParams = field(default_factory=GMEParams)
+    ann: AnnParams | None = None
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.variants if name not in VARIANTS]
@@ -114,7 +120,12 @@ def embed_snapshot(
         )
         write_embedding_manifest(snapshot.path, manifest)
         (directory / PROGRESS_FILE).unlink(missing_ok=True)
-    return _build_variants(snapshot, manifest, request, on_progress)
+    manifest = _build_variants(snapshot, manifest, request, on_progress)
+    if request.ann is None:
+        return manifest
+    return build_ann_indexes(
+        Embeddings(snapshot.path, manifest), request.ann, on_progress=on_progress
+    )
 
 
 def _encode_plain(
@@ -198,7 +209,10 @@ def _build_variants(
             seconds=time.perf_counter() - started,
             stats=stats,
         )
-        manifest = manifest.model_copy(update={"variants": {**manifest.variants, name: info}})
+        stale = {key: value for key, value in manifest.ann.items() if key != name}
+        manifest = manifest.model_copy(
+            update={"variants": {**manifest.variants, name: info}, "ann": stale}
+        )
         write_embedding_manifest(snapshot.path, manifest)
         logger.info("built %s embeddings in %.1fs (%s)", name, info.seconds, stats)
         if on_progress:

@@ -108,6 +108,10 @@ class CosineIndex:
             scores[np.asarray(exclude, dtype=np.int64)] = -np.inf
         return block_top_k(scores, k, block=self.select_block, drop_minus_inf=masked)
 
+    def query_scan(self, query: np.ndarray) -> ExactQuery:
+        """One scan of every node for `query`, to select from many times (`ExactQuery.top_k`)."""
+        return ExactQuery(self, self.scores(query))
+
     def scores_of(self, query: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """float32[len(nodes)]: cosine of the given nodes only."""
         rows = self.matrix[np.asarray(nodes, dtype=np.int64)].astype(np.float32)
@@ -137,6 +141,24 @@ class CosineIndex:
             outside = ~np.isin(ids, np.asarray(exclude, dtype=np.int64))
             keep = outside if keep is None else keep & outside
         return keep
+
+
+class ExactQuery:
+    """The scores of one query over every node, selected from with filters and exclusions."""
+
+    def __init__(self, index: CosineIndex, scores: np.ndarray) -> None:
+        self.index = index
+        self.scores = scores
+
+    def top_k(
+        self,
+        k: int,
+        *,
+        node_types: Sequence[int] | None = None,
+        exclude: Sequence[int] | np.ndarray = (),
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k best nodes for the scanned query, as `CosineIndex.top_k`."""
+        return self.index.top_k_of(self.scores, k, node_types=node_types, exclude=exclude)
 
 
 def block_top_k(

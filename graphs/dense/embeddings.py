@@ -6,6 +6,7 @@ Layout, beside the snapshot's own files (a snapshot without it keeps working)::
     SNAPSHOT/embeddings/plain.npy       float16[num_nodes, dim], rows L2-normalised
     SNAPSHOT/embeddings/<variant>.npy   one per graph-modified variant (hop1, walk, ...)
     SNAPSHOT/embeddings/progress.json   only while `ark graph embed` is resumable mid-way
+    SNAPSHOT/embeddings/<variant>.ann   an HNSW index of a matrix (`ark graph embed --ann`)
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from graphs.errors import GraphError
 from graphs.invariants import LOAD_ERRORS
 from graphs.layout import EMBED_DIR, EMBED_MANIFEST
 
-__all__ = ["EMBED_DIR", "EMBED_MANIFEST", "EmbeddingManifest", "Embeddings", "EmbeddingsError"]
+__all__ = [
+    "EMBED_DIR",
+    "EMBED_MANIFEST",
+    "AnnInfo",
+    "EmbeddingManifest",
+    "Embeddings",
+    "EmbeddingsError",
+]
 
 EMBED_FORMAT_VERSION = 1
 PLAIN = "plain"
@@ -44,6 +52,18 @@ class VariantInfo(BaseModel):
     )
 
 
+class AnnInfo(BaseModel):
+    """How one matrix's HNSW index was made (graphs/dense/ann.py reads it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    params: dict[str, Any] = Field(description="AnnParams.record(): library, M, ef, storage.")
+    checksum: str = Field(description="xxh3-128 of the index file (graphs/checksums.py).")
+    bytes: int = Field(description="Size of the index file.")
+    seconds: float = 0.0
+
+
 class EmbeddingManifest(BaseModel):
     """What the embeddings add-on holds and what it was built from."""
 
@@ -56,6 +76,9 @@ class EmbeddingManifest(BaseModel):
     encoder_name: str
     encoder_hash: str = Field(description="sha256 of the encoder directory's files.")
     variants: dict[str, VariantInfo] = Field(description="Variant name -> matrix; plain first.")
+    ann: dict[str, AnnInfo] = Field(
+        default_factory=dict, description="Variant name -> its HNSW index, when built."
+    )
     built_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
