@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 AGENT_STYLES = ("cyan", "magenta", "green", "yellow", "blue")
 TEXT_PREVIEW = 160
 """Characters of a model's text shown per turn in the live trace."""
+WIDE = 100
+"""Columns from which answers are a table; narrower terminals get one entry per answer (a
+table of id, name, type and reason collapses at 80 columns)."""
 
 Signature = tuple[str, str | None, str | None, str | None, str | None, str | None, int | None]
 
@@ -164,8 +167,8 @@ def answer_table(result: QuestionResult, snapshot: Snapshot, *, limit: int = 20)
         stops = ", ".join(sorted({t.stop_reason for t in result.trajectories}))
         return Group(Text(f"No answers: no agent selected a node (stopped: {stops})."))
     note = _identical_note(result)
-    parts: list[Table | Text] = [Text(note, style="dim")] if note else []
-    parts.append(answers_table(result, snapshot, limit=limit, only=chosen))
+    parts: list[AnswerList | Text] = [Text(note, style="dim")] if note else []
+    parts.append(AnswerList(result, snapshot, limit=limit, only=chosen))
     shared = {_reasons(result).get(node_id) for node_id in chosen}
     if len(shared) == 1 and None not in shared:
         reason = printable(str(shared.pop()))
@@ -230,6 +233,46 @@ def answers_table(
             cells.append(escape(printable(reasons.get(node_id, ""))))
         table.add_row(*cells)
     return table
+
+
+class AnswerList:
+    """The answers as a table in a wide terminal, as entries in a narrow one.
+
+    A narrow entry is `  1. [id] name (type)  votes 2/3`, then `     why: reason` on its own
+    line: nothing is cut, ids stay whole and copyable.
+    """
+
+    def __init__(
+        self, result: QuestionResult, snapshot: Snapshot, *, limit: int, only: list[str]
+    ) -> None:
+        self.result = result
+        self.snapshot = snapshot
+        self.limit = limit
+        self.only = only
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """The table from `WIDE` columns on, else the entries."""
+        if options.max_width >= WIDE:
+            yield answers_table(self.result, self.snapshot, limit=self.limit, only=self.only)
+            return
+        rows = self.only[: self.limit]
+        lists = [t.answers for t in self.result.trajectories]
+        show_votes = len(lists) > 1 and not identical_agents(lists)
+        reasons = _reasons(self.result)
+        if len({reasons.get(node_id) for node_id in rows}) < 2:
+            reasons = {}  # said once, under the list (answer_table)
+        yield Text(f"Answers ({len(rows)})", style="italic")
+        for node_id in rows:
+            node = self.snapshot.internal_id(node_id)
+            line = Text(f"{self.result.fused.index(node_id) + 1:>3}. ")
+            line.append(f"[{printable(node_id)}]", style="bold")
+            line.append(f" {printable(self.snapshot.name(node))}")
+            line.append(f" ({printable(self.snapshot.type_name(node))})", style="dim")
+            if show_votes:
+                line.append(f"  votes {self.result.votes.get(node_id, 0)}/{len(lists)}")
+            yield line
+            if node_id in reasons:
+                yield Text(f"     why: {printable(reasons[node_id])}", style="dim")
 
 
 def _identical_note(result: QuestionResult) -> str | None:

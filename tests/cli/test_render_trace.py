@@ -238,3 +238,25 @@ def test_different_reasons_get_a_column(films: Snapshot) -> None:
     text = printed(answer_table(result, films), width=120)
     assert "reason" in text.splitlines()[2] and "why" not in text
     assert "directed Parasite" in text and "directed a western" in text
+
+
+def test_a_narrow_terminal_gets_whole_entries_with_each_reason_on_its_own_line(
+    films: Snapshot,
+) -> None:
+    reasons = {
+        "person-bong": "Parasite <-[directed]- Bong Joon-ho, who also directed Okja and Mother",
+        "film-okja": "Bong Joon-ho -[directed]-> Okja, a reason different and just as long",
+    }
+    turns = [
+        tool_call_message("search", {"query": "Parasite Okja director"}),
+        tool_call_message("select", {"node_ids": list(reasons), "reasons": reasons}),
+        tool_call_message("finish", {}),
+    ]
+    result, _, _ = ask(films, ScriptedModel(turns), n_agents=1)
+    narrow = printed(answer_table(result, films), width=80)
+    assert "┃" not in narrow and "…" not in narrow  # entries, not a collapsed table
+    assert "  1. [person-bong] Bong Joon-ho (person)" in narrow
+    for reason in reasons.values():
+        assert f"why: {reason}" in " ".join(narrow.split())
+    wide = printed(answer_table(result, films), width=160)
+    assert "┃ #" in wide and "reason" in wide
