@@ -116,7 +116,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 ENDPOINT_FLAGS_ONLY = {
     "agent": (
         "model", "agents", "max_steps", "temperature", "max_tokens", "ablate", "toolset",
-        "dense_search", "brief_prompt",
+        "dense_search", "brief_prompt", "answer_type", "tool_calls",
     )
 }  # fmt: skip
 """Of the agent flags the generator takes its endpoint's: --base-url and the timeouts."""
