@@ -47,6 +47,7 @@ class ThreadedRun(Generic[T]):
         self._on_cancel = on_cancel
         self.cancelled = False
         self.future: asyncio.Future[T] = self._server.run_in_executor(None, self._run, work)
+        self.future.add_done_callback(_seen)  # a client that left never reads the outcome
 
     def _emit(self, item: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the server shut down: nobody reads them
@@ -86,6 +87,11 @@ class ThreadedRun(Generic[T]):
         """What the work emitted, in order, until it ends."""
         while (item := await self._queue.get()) is not _END:
             yield item
+
+
+def _seen(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 @dataclass

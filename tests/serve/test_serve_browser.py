@@ -8,18 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from cli.http_security import http_security
-from cli.serve_app import build
-from tests.answer.word_encoder import WordEncoder
-from tests.serve.serve_fixtures import make_context
 
 CHROMIUM = os.environ.get("ARK_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "serve"
@@ -31,36 +24,8 @@ LAUNCH_ARGS = [
 WAIT_MS = 60_000  # an upper bound on waits, never a speed expectation
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-uvicorn = pytest.importorskip("uvicorn", reason="ark serve needs the serve extra")
 if not Path(CHROMIUM).is_file():
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def server(graphs: tuple[Path, Path], tmp_path: Path) -> Iterator[str]:
-    demo, notes = graphs
-    (tmp_path / "roots").mkdir()
-    ctx = make_context(demo, notes, tmp_path, WordEncoder())
-    port = _free_port()
-    app = build(ctx, http_security("127.0.0.1", token=None))
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if running.started:
-            break
-        thread.join(0.05)
-    assert running.started, "the test server did not start"
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(30)
 
 
 @pytest.fixture
