@@ -57,10 +57,6 @@ def load_runs(run_dirs: Sequence[Path]) -> list[tuple[RunSummary, list[RunRecord
     return runs
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.3f}"
-
-
 def _table(summaries: Sequence[RunSummary], group: str, protocol: str, *, latency: bool) -> str:
     header = ["run", "n", "failed", *(METRIC_TITLES[m] for m in ALL_METRIC_NAMES)]
     if latency:

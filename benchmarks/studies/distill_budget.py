@@ -34,7 +34,7 @@ def tiny_study(out: Path) -> Any:
     import pyarrow.parquet as pq
 
     from agent.config import AgentConfig
-    from distill.budget import BudgetStudy
+    from benchmarks.studies.budget_study import BudgetStudy
     from distill.config import LoraSettings, TrainConfig
     from distill.scratch import ScratchSpec, save_scratch_base
     from graphs.synth.generate import generate
@@ -86,7 +86,7 @@ def tiny_study(out: Path) -> Any:
 def paper_study(args: argparse.Namespace) -> Any:
     """The study as the command line describes it (paper defaults elsewhere)."""
     from agent.config import AgentConfig
-    from distill.budget import BudgetStudy
+    from benchmarks.studies.budget_study import BudgetStudy
     from distill.config import load_config
 
     teacher = AgentConfig(
@@ -133,7 +133,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
-    from distill.budget import run_budget_study
+    from benchmarks.studies.budget_study import run_budget_study
     from distill.errors import DistillError
     from evals.qa import QAError
     from evals.runstore import RunStoreError

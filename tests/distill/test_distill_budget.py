@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig
-from distill.budget import BudgetStudy, budget_table, slug
+from benchmarks.studies.budget_study import BudgetStudy, budget_table, slug
 from distill.dataset import load_sft_dataset
 from distill.errors import TrainConfigError
 
