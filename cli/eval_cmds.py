@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import interrupt_hint, print_error, user_errors
 from cli.options import AgentFlags, SnapshotArg, out_dir
@@ -121,6 +122,7 @@ def eval_run(
     *,
     run: RunFlags,
     agent: AgentFlags,
+    where: ExecutorFlags,
     concurrency: ConcurrencyOpt = 4,
 ) -> None:
     """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
@@ -130,12 +132,13 @@ def eval_run(
     with user_errors(err):
         config = agent.config()
         request = run.request(snapshot, concurrency=concurrency)
+        spread = where.config()
     run_with_progress(
         Console(),
         run.out,
         as_json=run.as_json,
         label=f"{config.model} n={config.n_agents}",
-        execute=lambda **handlers: evaluate(request, config, **handlers),
+        execute=lambda **handlers: evaluate(request, config, executor=spread, **handlers),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +12,7 @@ import typer
 from rich.console import Console
 
 from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
+from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
 from cli.options import AgentFlags, out_dir, structured_mode
@@ -18,6 +20,7 @@ from evals.qa_records import check_question
 
 if TYPE_CHECKING:
     from agent.planner import Planned, Planner, PlannerConfig
+    from evals.executor import ExecutorConfig
     from graphs.snapshot import Snapshot
     from tools.dense import DenseSearch
     from tools.plans.execute import PlanOutcome
@@ -87,6 +90,7 @@ def plan(
     question: Annotated[str | None, typer.Argument(help="The question (omit with --qa).")] = None,
     *,
     agent: AgentFlags,
+    where: ExecutorFlags,
     model: ModelOpt = "rules",
     examples: Annotated[
         Path | None,
@@ -169,6 +173,7 @@ def plan(
                 seed,
                 limit,
                 resume,
+                where.config(),
             )
             _print_plan_counts(out)
             Console().print(f"results in {out}", style="dim")
@@ -188,7 +193,7 @@ def plan(
 def _batch(
     snapshot: Path, qa: Path, out: Path, model: str, endpoint: AgentFlags, config: PlannerConfig,
     max_tokens: int, encoder: Path | None, depth: int, split: str | None, sample: int | None,
-    seed: int, limit: int | None, resume: bool,
+    seed: int, limit: int | None, resume: bool, executor: ExecutorConfig,
 ) -> None:  # fmt: skip
     from evals.request import RunRequest
     from evals.sampling import QuestionSample
@@ -204,6 +209,10 @@ def _batch(
         planner_name=model,
         depth=depth,
         make_dense=(lambda opened: _dense(opened, encoder)) if encoder else None,
+        executor=executor,
+        make_planner_at=lambda opened, url: _planner(
+            opened, model, replace(endpoint, base_url=url), config, max_tokens
+        ),
     )
 
 

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent.models.base import EndpointUnreachableError
 from agent.trajectory import QuestionResult
 from evals.circuit import UNREACHABLE, CircuitBreaker, stop_error
+from evals.executor import LOCAL, EndpointAsker, ExecutorConfig
 from evals.metrics import CandidateTest
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split, split_notes
 from evals.records import scored_record
 from evals.request import RunRequest
 from evals.runstore import FailureRecord, RunRecord, RunStore
+from graphs.errors import ConfigError
 from tools.schemas import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
@@ -89,6 +91,38 @@ async def attempt(asker: Asker, item: QAItem, is_candidate: CandidateTest) -> Ou
     return Outcome(item.id, record=record)
 
 
+def record_outcome(
+    outcome: Outcome,
+    store: RunStore,
+    *,
+    breaker: CircuitBreaker | None = None,
+    on_outcome: OutcomeHandler | None = None,
+) -> None:
+    """Append one finished attempt to the run directory, feed the breaker, report it."""
+    if outcome.record is not None:
+        store.append_result(outcome.record)
+    elif outcome.failure is not None:
+        failure = outcome.failure
+        # An unreachable endpoint is reported once, by the breaker, not per question.
+        level = logging.INFO if failure.error_type == UNREACHABLE else logging.WARNING
+        logger.log(
+            level,
+            "question %s failed (%s: %s)",
+            outcome.question_id,
+            failure.error_type,
+            failure.error,
+        )
+        store.append_failure(failure)
+    if breaker is not None:
+        failed = outcome.failure
+        breaker.record(
+            failed is not None and failed.error_type == UNREACHABLE,
+            failed.error if failed else "",
+        )
+    if on_outcome is not None:
+        on_outcome(outcome)
+
+
 async def run_questions(
     asker: Asker,
     items: Sequence[QAItem],
@@ -125,24 +159,7 @@ async def run_questions(
             if breaker is not None and breaker.tripped:
                 return None
             outcome = await attempt(asker, item, is_candidate)
-        if outcome.record is not None:
-            store.append_result(outcome.record)
-        elif outcome.failure is not None:
-            failure = outcome.failure
-            # An unreachable endpoint is reported once, by the breaker, not per question.
-            level = logging.INFO if failure.error_type == UNREACHABLE else logging.WARNING
-            logger.log(
-                level, "question %s failed (%s: %s)", item.id, failure.error_type, failure.error
-            )
-            store.append_failure(outcome.failure)
-        if breaker is not None:
-            failed = outcome.failure
-            breaker.record(
-                failed is not None and failed.error_type == UNREACHABLE,
-                failed.error if failed else "",
-            )
-        if on_outcome is not None:
-            on_outcome(outcome)
+        record_outcome(outcome, store, breaker=breaker, on_outcome=on_outcome)
         return outcome
 
     outcomes = await asyncio.gather(*(run_one(item) for item in items))
@@ -201,15 +218,20 @@ def execute(
     make_asker: Callable[[Snapshot], Asker],
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
+    executor: ExecutorConfig = LOCAL,
+    asker_at: EndpointAsker | None = None,
 ) -> RunPlan:
     """Load the snapshot and questions, open the run directory and run what is pending.
 
     Args:
         request: The snapshot, the questions (split, sample, limit) and the run directory.
         config: The content of config.json (`request.run_config(...)`).
-        make_asker: Builds the agent (or baseline) once the snapshot is open.
+        make_asker: Builds the agent (or baseline) once the snapshot is open. With the Ray
+            executor it is shipped to (pickled for) each worker and called there.
         on_start: Called with the plan once the questions are loaded.
         on_outcome: Called after each question is on disk.
+        executor: This process (default) or Ray tasks (evals/ray_executor.py).
+        asker_at: Builds an asker bound to one of `executor.endpoints` (needed with them).
 
     Returns:
         The plan that was executed; read the results with `evals.summary.summarize_run`.
@@ -236,7 +258,10 @@ def execute(
     notes = split_notes(request.qa, request.split, len(every))
     if request.sample.active:
         notes += (f"running {request.sample.describe(len(every))} of the split",)
-    asker = make_asker(snapshot)  # before the run dir exists: a bad model spec leaves no trace
+    if executor.endpoints and asker_at is None:
+        raise ConfigError("this command cannot spread over --endpoints; pass one --base-url")
+    # before the run dir exists: a bad model spec leaves no trace (Ray workers build their own)
+    asker = make_asker(snapshot) if executor.kind == "local" else None
     with RunStore.open(request.out, config, resume=request.resume) as store:
         failed_ids = {failure.question_id for failure in read_failures(request.out)}
         plan = replace(plan_run(items, store, failed_ids), warnings=warnings, notes=notes)
@@ -247,16 +272,27 @@ def execute(
                 logger.warning("%s", message)
         breaker = CircuitBreaker()
         if plan.pending:
-            coroutine = run_questions(
-                asker,
-                plan.pending,
-                store,
-                CandidateFilter.from_snapshot(snapshot),
-                concurrency=request.concurrency,
-                on_outcome=on_outcome,
-                breaker=breaker,
-            )
-            ran = asyncio.run(coroutine)
+            if asker is None:
+                from evals.ray_executor import RayBatch, run_on_ray
+
+                batch = RayBatch(
+                    snapshot=snapshot.path,
+                    make_asker=make_asker,
+                    asker_at=asker_at,
+                    concurrency=request.concurrency,
+                )
+                ran = run_on_ray(batch, plan.pending, store, executor, breaker, on_outcome)
+            else:
+                coroutine = run_questions(
+                    asker,
+                    plan.pending,
+                    store,
+                    CandidateFilter.from_snapshot(snapshot),
+                    concurrency=request.concurrency,
+                    on_outcome=on_outcome,
+                    breaker=breaker,
+                )
+                ran = asyncio.run(coroutine)
             if breaker.tripped:
                 answered = sum(1 for outcome in ran if outcome.record is not None)
                 raise stop_error(breaker, request.out, remaining=len(plan.pending) - answered)
@@ -270,6 +306,7 @@ def evaluate(
     asker: Asker | None = None,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
+    executor: ExecutorConfig = LOCAL,
 ) -> RunPlan:
     """Run (or resume) an agent evaluation into `request.out` (see `execute`).
 
@@ -279,16 +316,33 @@ def evaluate(
         asker: Use this instead of building an ArkAgent from `agent` (tests).
         on_start: Called with the plan once the questions are loaded.
         on_outcome: Called after each question is on disk.
+        executor: This process, or Ray tasks (each builds its agent from `agent`, bound to
+            one of `executor.endpoints` in turn when given).
     """
-    from agent.factory import make_agent
-
-    def make_asker(snapshot: Snapshot) -> Asker:
-        return asker or make_agent(snapshot, agent)
-
     return execute(
         request,
         config=request.run_config({"agent": agent.to_record()}),
-        make_asker=make_asker,
+        make_asker=AgentAsker(agent, asker),
         on_start=on_start,
         on_outcome=on_outcome,
+        executor=executor,
+        asker_at=AgentAsker(agent, asker).at,
     )
+
+
+@dataclass(frozen=True)
+class AgentAsker:
+    """Builds the agent of a run from its config (picklable, so Ray workers can build it)."""
+
+    agent: AgentConfig
+    asker: Asker | None = None
+
+    def __call__(self, snapshot: Snapshot) -> Asker:
+        """The agent over `snapshot` (or the given asker)."""
+        from agent.factory import make_agent
+
+        return self.asker or make_agent(snapshot, self.agent)
+
+    def at(self, snapshot: Snapshot, endpoint: str) -> Asker:
+        """The agent calling the model server at base URL `endpoint`."""
+        return AgentAsker(replace(self.agent, base_url=endpoint), self.asker)(snapshot)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.trajectory import QuestionResult
+from evals.executor import LOCAL, ExecutorConfig
 from evals.request import RunRequest
 from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
 from tools.plans.execute import PlanExecutor, PlanOutcome
@@ -80,16 +81,38 @@ def run_plans(
     make_dense: Callable[[Snapshot], DenseSearch | None] | None = None,
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
+    executor: ExecutorConfig = LOCAL,
+    make_planner_at: Callable[[Snapshot, str], Planner] | None = None,
 ) -> RunPlan:
     """Plan and execute every question of `request` into `request.out` (resumable).
+
+    Args:
+        request: The questions and the run directory.
+        make_planner: Builds the planner once the snapshot is open (in each Ray worker with
+            the Ray executor, so it must pickle).
+        planner_name: Recorded as the method.
+        depth: Candidates ranked per plan.
+        make_dense: Dense search for anchor linking (None: BM25).
+        on_start: Called with the plan once the questions are loaded.
+        on_outcome: Called after each question is on disk.
+        executor: This process, or Ray tasks.
+        make_planner_at: Builds the planner bound to one of `executor.endpoints`.
 
     Raises:
         RunStoreError, GraphError, QAError: as `evals.runner.execute`.
     """
 
-    def make_asker(snapshot: Snapshot) -> PlanAsker:
+    def asker_with(snapshot: Snapshot, planner: Planner) -> PlanAsker:
         dense = make_dense(snapshot) if make_dense else None
-        return PlanAsker(make_planner(snapshot), PlanExecutor(snapshot, dense=dense, depth=depth))
+        return PlanAsker(planner, PlanExecutor(snapshot, dense=dense, depth=depth))
+
+    def make_asker(snapshot: Snapshot) -> PlanAsker:
+        return asker_with(snapshot, make_planner(snapshot))
+
+    def asker_at(snapshot: Snapshot, endpoint: str) -> PlanAsker:
+        if make_planner_at is None:
+            return make_asker(snapshot)
+        return asker_with(snapshot, make_planner_at(snapshot, endpoint))
 
     method = {
         "plan": {"planner": planner_name, "depth": depth, "dense": make_dense is not None},
@@ -101,4 +124,6 @@ def run_plans(
         make_asker=make_asker,
         on_start=on_start,
         on_outcome=on_outcome,
+        executor=executor,
+        asker_at=asker_at if make_planner_at is not None else None,
     )

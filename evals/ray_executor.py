@@ -1,0 +1,147 @@
+"""`--executor ray`: a batch's pending questions as Ray tasks, streamed into the run directory.
+
+Each shard of questions becomes one Ray task: the worker opens the snapshot read-only (the
+path must be readable there: shared storage on a cluster), builds its asker (bound to one of
+the executor's endpoints in turn, when given), answers the shard `concurrency` questions at
+a time and returns the outcomes. Only the driver writes: as each shard finishes, its
+outcomes are appended to the run directory exactly as the local runner appends them, so a
+killed driver leaves complete lines and `--resume` runs only what is missing, and a worker
+killed mid-shard makes Ray rerun that shard (nothing of it was written). Ray is imported
+only here, and this module only when the Ray executor is chosen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evals.executor import EndpointAsker, ExecutorConfig
+from evals.runner import Asker, Outcome, OutcomeHandler, attempt, record_outcome
+from graphs.errors import MissingExtraError
+
+if TYPE_CHECKING:
+    from evals.circuit import CircuitBreaker
+    from evals.qa import QAItem
+    from evals.runstore import RunStore
+    from graphs.snapshot import Snapshot
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RayBatch:
+    """What every shard's task needs besides its questions (pickled once per task).
+
+    Attributes:
+        snapshot: The snapshot directory (opened read-only by each worker).
+        make_asker: Builds the asker over the opened snapshot.
+        asker_at: Builds it bound to an endpoint (with the executor's endpoints).
+        concurrency: Questions in flight at once inside one task.
+    """
+
+    snapshot: Path
+    make_asker: Callable[[Snapshot], Asker]
+    asker_at: EndpointAsker | None = None
+    concurrency: int = 4
+
+
+def run_shard(batch: RayBatch, items: Sequence[QAItem], endpoint: str | None) -> list[Outcome]:
+    """In a Ray worker: answer `items` over the snapshot and return every outcome."""
+    from evals.metrics import CandidateFilter
+    from graphs.snapshot import Snapshot
+
+    snapshot = Snapshot.open(batch.snapshot)
+    if endpoint is not None and batch.asker_at is not None:
+        asker = batch.asker_at(snapshot, endpoint)
+    else:
+        asker = batch.make_asker(snapshot)
+    is_candidate = CandidateFilter.from_snapshot(snapshot)
+    semaphore = asyncio.Semaphore(batch.concurrency)
+
+    async def one(item: QAItem) -> Outcome:
+        async with semaphore:
+            return await attempt(asker, item, is_candidate)
+
+    async def every() -> list[Outcome]:
+        return list(await asyncio.gather(*(one(item) for item in items)))
+
+    return asyncio.run(every())
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as error:
+        raise MissingExtraError("ray", "ray", what="--executor ray") from error
+    return ray
+
+
+def run_on_ray(
+    batch: RayBatch,
+    pending: Sequence[QAItem],
+    store: RunStore,
+    executor: ExecutorConfig,
+    breaker: CircuitBreaker,
+    on_outcome: OutcomeHandler | None = None,
+) -> list[Outcome]:
+    """Run `pending` as Ray tasks and record each shard's outcomes as it finishes.
+
+    Connects to the cluster RAY_ADDRESS names, else starts a local Ray instance with
+    `executor.workers` CPUs (stopped again at the end). Once `breaker` trips, the shards not
+    yet finished are cancelled.
+
+    Returns:
+        The outcomes recorded, in the order the shards finished.
+    """
+    ray = _ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        local = {} if os.environ.get("RAY_ADDRESS") else {"num_cpus": executor.workers}
+        ray.init(
+            **local,
+            include_dashboard=False,
+            configure_logging=False,
+            log_to_driver=False,
+        )
+    try:
+        return _stream(ray, batch, pending, store, executor, breaker, on_outcome)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _stream(
+    ray: Any,
+    batch: RayBatch,
+    pending: Sequence[QAItem],
+    store: RunStore,
+    executor: ExecutorConfig,
+    breaker: CircuitBreaker,
+    on_outcome: OutcomeHandler | None,
+) -> list[Outcome]:
+    task = ray.remote(num_cpus=1, max_retries=executor.max_retries)(run_shard)
+    shared = ray.put(batch)
+    shards = executor.shards(pending, batch.concurrency)
+    waiting = [
+        task.remote(shared, shard, executor.endpoint_of(number))
+        for number, shard in enumerate(shards)
+    ]
+    logger.info("%d questions in %d Ray tasks", len(pending), len(shards))
+    ran: list[Outcome] = []
+    try:
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1)
+            for outcome in ray.get(done[0]):
+                record_outcome(outcome, store, breaker=breaker, on_outcome=on_outcome)
+                ran.append(outcome)
+            if breaker.tripped:
+                break
+    finally:
+        for ref in waiting:  # stopped early (breaker, Ctrl-C, an error): drop the rest
+            ray.cancel(ref, force=True)
+    return ran
