@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.extract.llm import LLMExtractConfig, LLMExtractor
 from agent.extract.schemas import schema_named
@@ -31,10 +32,47 @@ from graphs.importers.documents.cache import ExtractionCache, default_cache_path
 if TYPE_CHECKING:
     from agent.ark import ArkAgent
     from agent.models.base import Model
+    from graphs.manifest import Manifest
     from graphs.snapshot import Snapshot
 
 EXTRACTION_MAX_TOKENS = 1024
 """Cap on one passage's extraction reply (the generator's `--max-tokens` is an answer's cap)."""
+OFFLINE_SPECS = ("", "offline")
+
+
+def generator_model(
+    spec: str | None,
+    config: SargConfig,
+    manifest: Manifest,
+    endpoint: Mapping[str, Any] | None = None,
+) -> Model | None:
+    """SARG's generator for a `-m` spec; None (answer offline) for no spec or `offline`.
+
+    Args:
+        spec: The model spec (`hf:PATH`, `openai:NAME`, a served name) or None.
+        config: The SARG settings (its token cap and temperature go to the model).
+        manifest: The snapshot's schema (the registry needs it).
+        endpoint: Endpoint settings (base_url, timeouts) as AgentConfig fields.
+
+    Raises:
+        AnswerConfigError: `rules`, which retrieves but does not write answers.
+        ModelSpecError, ModelError: as the registry raises them.
+    """
+    from agent.config import AgentConfig
+    from agent.models.registry import load_model
+
+    if spec is None or spec.strip() in OFFLINE_SPECS:
+        return None
+    if spec.strip() == "rules":
+        raise AnswerConfigError(
+            "`rules` is ARK's retrieval policy, not a generator; omit -m to answer offline "
+            "(leave the model out), or name a served or hf: model"
+        )
+    settings = AgentConfig(
+        model=spec, max_tokens=config.max_tokens, temperature=config.temperature,
+        **dict(endpoint or {}),
+    )  # fmt: skip
+    return load_model(settings, manifest=manifest)
 
 
 def make_answerer(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,8 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from answer.config import SargConfig
+from cli.answerers import WarmAnswerers
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
 from cli.language_warning import LanguageWarning
@@ -21,7 +24,6 @@ from evals.qa_records import check_question
 from graphs.errors import ArkError
 
 if TYPE_CHECKING:
-    from agent.models.base import Model
     from answer.pipeline import Answerer
     from answer.result import AnswerResult
     from graphs.snapshot import Snapshot
@@ -185,16 +187,21 @@ def answer_cmd(
             "--retrieval gold answers from the passages a QA row names; it is for "
             "`ark eval answers --qa FILE` (use --retrieval search here)"
         )
+    warm = WarmAnswerers(str(wiring.encoder) if wiring.encoder else None, wiring.endpoint)
+    started = time.perf_counter()
     try:
-        opened, answerer = _answerer(snapshot, wiring)
+        opened, answerer = _answerer(snapshot, wiring, warm)
         LanguageWarning(opened).note(question)
+        answering = time.perf_counter()
         result = asyncio.run(answerer.answer(question))
     except ArkError as error:
         fail(str(error))
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    print_answer(result, opened, Console())
+    console = Console()
+    print_answer(result, opened, console)
+    console.print(time_split(warm.load_s, answering - started, time.perf_counter() - answering))
 
 
 OFFLINE_NOTE = (
@@ -203,6 +210,16 @@ OFFLINE_NOTE = (
     "third of the time (hotpotqa-dev20: EM 0.35, F1 0.44). The chains and passages are the "
     "evidence to read; give -m a served model to have the answer written from them."
 )
+
+
+def time_split(load_s: float, setup_s: float, answer_s: float) -> Text:
+    """One dim line: how much of the setup was loading models, and how long answering took."""
+    return Text(
+        f"loading {load_s:.1f} s of {setup_s:.1f} s setup (encoder, KeyBERT, spaCy: once per "
+        f"process; the REPL's :answer and `ark serve` keep them loaded), answering "
+        f"{answer_s:.1f} s",
+        style="dim",
+    )
 
 
 def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> None:
@@ -263,38 +280,21 @@ def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
     return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint())
 
 
-def _answerer(snapshot_path: Path, wiring: Wiring) -> tuple[Snapshot, Answerer]:
+def _answerer(
+    snapshot_path: Path, wiring: Wiring, warm: WarmAnswerers | None = None
+) -> tuple[Snapshot, Answerer]:
     from agent.config import AgentConfig
-    from answer.encoding import load_encoder
-    from answer.factory import make_answerer
     from graphs.snapshot import Snapshot
 
     snapshot = Snapshot.open(snapshot_path)
-    model = _model(wiring.model_spec, wiring.config, snapshot, wiring.endpoint)
     agent = None
     if wiring.config.retriever == "agents":
         from agent.factory import make_agent
 
         agent = make_agent(snapshot, AgentConfig(model=wiring.agent_model))
-    encoder = load_encoder(wiring.encoder)
-    answerer = make_answerer(snapshot, wiring.config, model=model, encoder=encoder, agent=agent)
+    warm = warm or WarmAnswerers(str(wiring.encoder) if wiring.encoder else None, wiring.endpoint)
+    answerer = warm.answerer(snapshot, wiring.config, wiring.model_spec, agent=agent)
     return snapshot, answerer
-
-
-def _model(
-    spec: str | None, config: SargConfig, snapshot: Snapshot, endpoint: dict[str, Any]
-) -> Model | None:
-    from agent.config import AgentConfig
-    from agent.models.registry import load_model
-
-    if spec is None or spec.strip() in ("", "offline"):
-        return None
-    if spec.strip() == "rules":
-        fail("`rules` is ARK's retrieval policy, not a generator; omit -m to answer offline")
-    agent_config = AgentConfig(
-        model=spec, max_tokens=config.max_tokens, temperature=config.temperature, **endpoint
-    )
-    return load_model(agent_config, manifest=snapshot.manifest)
 
 
 @with_flags(without=ENDPOINT_FLAGS_ONLY)

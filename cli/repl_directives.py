@@ -26,6 +26,9 @@ Type a question to run the agents, or a command:
   :search QUERY            global search, exactly as the model sees it
   :neighbors ID [QUERY] [type=T] [edge=R] [k=N]
                            neighbourhood exploration, exactly as the model sees it
+  :answer QUESTION         SARG's answer with its chains and passages (offline, or with
+                           the session's model when it is served or hf:); the encoder,
+                           KeyBERT and spaCy load on the first :answer and stay loaded
   :trace                   the last question's full trajectories
   :save RUN_DIR            append the last result to a run directory (as `ark eval`
                            and `ark ask --save` write; `ark eval report` reads it)
@@ -101,6 +104,37 @@ class ReplCommands:
         if query:
             arguments["query"] = " ".join(query)
         self._show(self.toolset.call("neighbors", arguments))
+
+    def answer(self, rest: str) -> None:
+        """Answer with SARG, reusing the parts loaded by earlier :answer commands."""
+        import asyncio
+        import time
+
+        from answer.config import SargConfig
+        from cli.answer_cmds import print_answer, time_split
+        from evals.qa_records import check_question
+
+        if not rest:
+            raise CommandError("usage: :answer QUESTION")
+        question = check_question(rest)
+        config = self.session.config
+        model = None if config.model == "rules" else config.model
+        endpoint = {
+            "base_url": config.base_url,
+            "request_timeout_s": config.request_timeout_s,
+            "max_retries": config.max_retries,
+            "call_deadline_s": config.call_deadline_s,
+        }
+        started = time.perf_counter()
+        loaded = self.session.answerers.load_s
+        answerer = self.session.answerers.answerer(
+            self.session.snapshot, SargConfig(), model, endpoint=endpoint
+        )
+        answering = time.perf_counter()
+        result = asyncio.run(answerer.answer(question))
+        print_answer(result, self.session.snapshot, self.console)
+        load_s = self.session.answerers.load_s - loaded
+        self.console.print(time_split(load_s, answering - started, time.perf_counter() - answering))
 
     def trace(self, rest: str) -> None:
         """Print the last question's trajectories, message by message."""
@@ -219,6 +253,7 @@ COMMANDS: dict[str, Callable[[ReplCommands, str], None]] = {
     "node": ReplCommands.node,
     "search": ReplCommands.search,
     "neighbors": ReplCommands.neighbors,
+    "answer": ReplCommands.answer,
     "trace": ReplCommands.trace,
     "save": ReplCommands.save,
     "set": ReplCommands.set,

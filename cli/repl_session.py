@@ -9,6 +9,7 @@ from agent.ark import ArkAgent
 from agent.config import AgentConfig
 from agent.models.base import Model
 from agent.trajectory import QuestionResult
+from cli.answerers import WarmAnswerers
 from graphs.snapshot import Snapshot
 
 
@@ -32,6 +33,8 @@ class ReplSession:
     agent: ArkAgent | None = None
     last: QuestionResult | None = None
     history: list[QuestionResult] = field(default_factory=list)
+    answerers: WarmAnswerers = field(default_factory=WarmAnswerers)
+    """SARG's parts for `:answer`, loaded on the first one and kept for the session."""
 
     def current_agent(self) -> ArkAgent:
         """The agent for the current config (built lazily, rebuilt after :set)."""

@@ -65,7 +65,7 @@ def serve(
     try:
         import uvicorn
 
-        from cli import serve_answerers, serve_app, serve_state
+        from cli import answerers, serve_app, serve_state
         from cli.http_security import http_security, is_loopback
         from cli.mcp_cmds import _check_listen, _labelled
         from cli.serve_context import ServeContext
@@ -86,7 +86,7 @@ def serve(
         graphs = serve_state.GraphRegistry.open(_labelled(snapshots))
     except ArkError as error:
         fail(str(error))
-    ctx = ServeContext(graphs, options, serve_answerers.default_deps(encoder))
+    ctx = ServeContext(graphs, options, answerers.default_deps(encoder))
     _check_listen(host, port)
     if not is_loopback(host):
         typer.echo(
