@@ -6,6 +6,7 @@ Every string taken from data (node ids, names, observations, errors) goes throug
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -271,8 +272,13 @@ class AnswerList:
             if show_votes:
                 line.append(f"  votes {self.result.votes.get(node_id, 0)}/{len(lists)}")
             yield line
-            if node_id in reasons:
-                yield Text(f"     why: {printable(reasons[node_id])}", style="dim")
+            if node_id in reasons:  # wrapped by hand: continuation lines stay indented
+                why = textwrap.fill(
+                    printable(reasons[node_id]), width=options.max_width,
+                    initial_indent="     why: ", subsequent_indent="     ",
+                    break_long_words=False, break_on_hyphens=False,
+                )  # fmt: skip
+                yield Text(why, style="dim", no_wrap=True, overflow="ignore")
 
 
 def _identical_note(result: QuestionResult) -> str | None:
