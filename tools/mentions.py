@@ -4,11 +4,14 @@ A question is read as its run of words (lower-cased, punctuation dropped, as the
 normalises names; graphs/names.py). Every run of up to the index's longest name is looked up
 at once (one vectorised search over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
-also `glass`). A run that names several nodes (homonyms: `glass` names `glass (container)`
-and `glass (material)`) keeps them all: the nodes it names whole first, then those it names
-without their disambiguator, each group ordered by the question's BM25 score of each node,
-so the question's other words choose between them. Each linked node carries that score, the
-one `search` gives it for the question (one scoring of every linked node per question).
+also `glass`), and a run that matches only after stemming and is, stemmed, a node type's name
+names that type, not a node (`packages` in "Which packages depend on X?" is the type
+`package`, not the node `packaging`). A run that names several nodes (homonyms: `glass`
+names `glass (container)` and `glass (material)`) keeps them all: the nodes it names whole
+first, then those it names without their disambiguator, each group ordered by the question's
+BM25 score of each node, so the question's other words choose between them. Each linked node
+carries that score, the one `search` gives it for the question (one scoring of every linked
+node per question).
 
 Each mention also says how the graph's text uses its words (`Mention.texts`, `.near`): how
 many node documents hold them all, and how many of those are the named node or its
@@ -86,11 +89,21 @@ def question_words(question: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(question)]
 
 
+def _type_stems(snapshot: Snapshot) -> set[tuple[str, ...]]:
+    """Each node type's name as stemmed words (`source package` -> ("sourc", "packag"))."""
+    forms = snapshot.names.name_forms
+    return {
+        tuple(forms.stems(question_word for _, _, question_word in question_words(name)))
+        for name in snapshot.manifest.node_types
+    }
+
+
 def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     """The mentions of the snapshot's node names in `question`, in question order."""
     spans = question_words(question)
     words = [word for _, _, word in spans]
     names = snapshot.names
+    type_stems = _type_stems(snapshot)
     taken = [False] * len(words)
     chosen: list[tuple[int, int, list[int], list[bool], bool]] = []
     for a, b in names.runs(words):  # longest runs first
@@ -100,6 +113,8 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         matches = [m for m in names.lookup(run) if names.confirmed(run, m, snapshot.name(m.node))]
         if not matches:
             continue
+        if all(m.stemmed for m in matches) and tuple(names.name_forms.stems(run)) in type_stems:
+            continue  # "packages" names the type `package`, not the node `packaging`
         taken[a:b] = [True] * (b - a)
         kept = [m for m in matches if not m.stemmed] or matches
         nodes = [m.node for m in kept]

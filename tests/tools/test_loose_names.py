@@ -131,3 +131,28 @@ def test_agreement_with_a_loose_anchor_is_weighed_against_the_text() -> None:
     assert not graph_first(reach, text_best=9.0, trust_agreement=False)
     assert graph_first(reach, text_best=0.5, trust_agreement=False)
     assert np.isclose(reach.nodes["x"].strength, 2.5)
+
+
+def test_a_type_word_that_only_stems_like_a_name_names_the_type(tmp_path) -> None:
+    """`packages` is the type `package`, not the node `packaging`; `packaging` as written is."""
+    nodes = [
+        ("packaging", "package", "packaging", "core utilities for Python packages"),
+        ("tokenizers", "package", "tokenizers", "fast tokenizers"),
+        ("transformers", "package", "transformers", "models"),
+        ("mit", "license", "MIT", "the MIT licence"),
+    ]
+    edges = [
+        ("transformers", "tokenizers", "requires"),
+        ("transformers", "packaging", "requires"),
+        ("tokenizers", "mit", "licensed_under"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "pkgs", nodes, edges)
+    linked = [m.text for m in find_mentions(snapshot, "Which packages depend on tokenizers?")]
+    assert linked == ["tokenizers"]
+    assert [m.text for m in find_mentions(snapshot, "Which tools need packaging?")] == [
+        "packaging"
+    ]
+    result = asyncio.run(
+        make_agent(snapshot, AgentConfig(n_agents=1)).ask("Which packages are licensed under MIT?")
+    )
+    assert result.fused[0] == "tokenizers"  # the type word kept its meaning: packages answer
