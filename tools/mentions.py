@@ -93,7 +93,7 @@ def _type_stems(snapshot: Snapshot) -> set[tuple[str, ...]]:
     """Each node type's name as stemmed words (`source package` -> ("sourc", "packag"))."""
     forms = snapshot.names.name_forms
     return {
-        tuple(forms.stems(question_word for _, _, question_word in question_words(name)))
+        tuple(forms.stems([word for _, _, word in question_words(name)]))
         for name in snapshot.manifest.node_types
     }
 

@@ -6,9 +6,10 @@ a small model that cannot gives replies with no call at all. `ActionTurns` wraps
 with a structured-output door (agent/models/structured.py) and, when a native turn fails that
 way, asks for the turn as one action instead: `{"action": {"tool": NAME, "arguments": {...}}}`
 under a schema whose alternatives are the offered tools' own argument schemas (the single
-source), enforced by the server's grammar or, in process, by llguidance. The action comes
-back as an ordinary assistant message with `tool_calls`, so the trajectory, the tools and
-distillation see the same format either way; the step records `turn_as="action"`.
+source; `select` limited to the node ids the conversation's tools have listed), enforced by
+the server's grammar or, in process, by llguidance. The action comes back as an ordinary
+assistant message with `tool_calls`, so the trajectory, the tools and distillation see the
+same format either way; the step records `turn_as="action"`.
 
 When: `auto` asks natively until a native turn comes back empty (no tool call and no text: a
 reply with text is the model talking, which the loop's nudge answers) or the server refuses
@@ -18,7 +19,9 @@ rest of the run (`switched` says why); `action` always asks that way; `native` n
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -32,8 +35,13 @@ from agent.models.structured import (
 )
 from prompts.loader import render_prompt
 from tools.json_schema import closed_object
+from tools.listing_parse import parse_listing
 
 SCHEMA_NAME = "tool_action"
+SELECT = "select"
+MAX_SEEN_IDS = 512
+"""Past this many listed ids `select` keeps its plain string items (the toolset still refuses
+an id no tool showed)."""
 
 
 class ToolCallMode(StrEnum):
@@ -44,18 +52,37 @@ class ToolCallMode(StrEnum):
     action = "action"  # always one JSON-schema-constrained action per turn
 
 
-def action_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
-    """`{"action": {"tool", "arguments"}}`, one alternative per offered tool."""
-    choices = [
-        closed_object(
-            {
-                "tool": {"type": "string", "enum": [tool["function"]["name"]]},
-                "arguments": tool["function"].get("parameters") or {"type": "object"},
-            }
+def action_schema(tools: list[dict[str, Any]], seen: Sequence[str] = ()) -> dict[str, Any]:
+    """`{"action": {"tool", "arguments"}}`, one alternative per offered tool.
+
+    Args:
+        tools: The offered tools (their argument schemas are used as they are).
+        seen: Node ids the conversation's tools have listed so far: `select` may name only
+            those (an enum, up to `MAX_SEEN_IDS`), so a small model cannot invent one.
+    """
+    choices = []
+    for tool in tools:
+        name = tool["function"]["name"]
+        arguments = tool["function"].get("parameters") or {"type": "object"}
+        if name == SELECT and seen and len(seen) <= MAX_SEEN_IDS:
+            arguments = copy.deepcopy(arguments)
+            node_ids = arguments.get("properties", {}).get("node_ids")
+            if isinstance(node_ids, dict) and node_ids.get("type") == "array":
+                node_ids["items"] = {"type": "string", "enum": list(seen)}
+        choices.append(
+            closed_object({"tool": {"type": "string", "enum": [name]}, "arguments": arguments})
         )
-        for tool in tools
-    ]
     return closed_object({"action": {"anyOf": choices}})
+
+
+def seen_ids(messages: list[Message]) -> list[str]:
+    """The node ids the conversation's tool results listed, first seen first."""
+    found: dict[str, None] = {}
+    for message in messages:
+        if message.get("role") == "tool":
+            for row in parse_listing(str(message.get("content") or "")):
+                found.setdefault(row.node_id)
+    return list(found)
 
 
 def action_messages(messages: list[Message], tools: list[dict[str, Any]]) -> list[Message]:
@@ -163,7 +190,7 @@ class ActionTurns:
         asked = await ask_structured(
             self.inner,
             action_messages(messages, tools),
-            action_schema(tools),
+            action_schema(tools, seen_ids(messages)),
             name=SCHEMA_NAME,
             mode=StructuredMode.auto,
             stats=self.stats,

@@ -141,3 +141,41 @@ def test_the_agent_loop_records_action_turns_in_the_native_format(
     calls = [m["tool_calls"][0] for m in trajectory.messages if m.get("tool_calls")]
     assert [c["function"]["name"] for c in calls] == ["search", "finish"]
     assert [c["id"] for c in calls] == ["call_0", "call_1"]
+
+
+def test_select_may_name_only_ids_the_tools_listed() -> None:
+    select = {
+        "type": "function",
+        "function": {
+            "name": "select",
+            "description": "Select answers.",
+            "parameters": {
+                "type": "object",
+                "properties": {"node_ids": {"type": "array", "items": {"type": "string"}}},
+                "required": ["node_ids"],
+            },
+        },
+    }
+    history = [
+        *ASK,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c0", "type": "function",
+             "function": {"name": "search", "arguments": '{"query": "alien"}'}},
+        ]},
+        {"role": "tool", "tool_call_id": "c0", "content": (
+            '2 results for "alien":\n'
+            "[film-alien] Alien (film) score 3.10 | A crew meets a creature.\n"
+            "[person-scott] Ridley Scott (person) score 1.20 | Director."
+        )},
+    ]  # fmt: skip
+    with FakeOpenAIServer([action("select", node_ids=["film-alien"])]) as server:
+        model = served(server, ToolCallMode.action)
+        reply = asyncio.run(model.generate(history, [*TOOLS, select]))
+        body = server.requests[0].body
+    choices = body["response_format"]["json_schema"]["schema"]["properties"]["action"]["anyOf"]
+    items = choices[2]["properties"]["arguments"]["properties"]["node_ids"]["items"]
+    assert items == {"type": "string", "enum": ["film-alien", "person-scott"]}
+    assert select["function"]["parameters"]["properties"]["node_ids"]["items"] == {
+        "type": "string"
+    }  # the tool's own schema is untouched
+    assert reply.message["tool_calls"][0]["function"]["name"] == "select"
