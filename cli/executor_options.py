@@ -24,7 +24,10 @@ ExecutorOpt = Annotated[
 WorkersOpt = Annotated[
     int,
     typer.Option(
-        "--workers", min=1, help="With --executor ray and no RAY_ADDRESS: local Ray CPUs."
+        "--workers",
+        min=1,
+        help="With --executor ray: Ray workers, each opening the snapshot and building its "
+        "agent once (a local Ray instance gets this many CPUs).",
     ),
 ]
 ShardOpt = Annotated[
@@ -39,8 +42,8 @@ EndpointsOpt = Annotated[
     str | None,
     typer.Option(
         "--endpoints",
-        help="With --executor ray: comma-separated model base URLs spread over the tasks "
-        "in turn (each overrides --base-url for its tasks).",
+        help="With --executor ray: comma-separated model base URLs spread over the workers "
+        "in turn (each overrides --base-url for its worker).",
     ),
 ]
 

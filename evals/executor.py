@@ -2,8 +2,8 @@
 
 The local executor is the asyncio runner of evals/runner.py. The Ray executor
 (evals/ray_executor.py, the `ray` extra, imported only when chosen) cuts the pending
-questions into shards, runs each shard as a Ray task that opens the snapshot read-only and
-builds its own asker, and streams each finished shard back into the same run directory.
+questions into shards, hands them to Ray workers that each opened the snapshot read-only
+and built their own asker, and streams each finished shard back into the same run directory.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ class ExecutorConfig:
     Attributes:
         kind: "local" (this process) or "ray" (Ray tasks; RAY_ADDRESS picks the cluster, and
             with none set a local Ray instance of `workers` CPUs starts and stops with the run).
-        workers: CPUs of the local Ray instance: shards running at once (each runs its
-            questions `concurrency` at a time). Ignored when RAY_ADDRESS names a cluster.
+        workers: Ray workers (actors of one CPU each): shards answered at once, each
+            `concurrency` questions at a time. A local Ray instance gets this many CPUs.
         shard_size: Questions per Ray task (0: the request's concurrency). Smaller shards
             stream results back sooner and lose less work to a killed worker.
-        endpoints: Model base URLs spread over the shards in turn (shard i uses endpoint
-            i mod len); empty: every shard uses the configured endpoint.
-        max_retries: Times Ray reruns a shard whose worker died.
+        endpoints: Model base URLs spread over the workers in turn (worker i uses endpoint
+            i mod len); empty: every worker uses the configured endpoint.
+        max_retries: Times Ray restarts a worker that died, and reruns its shard.
     """
 
     kind: ExecutorKind = "local"
@@ -67,9 +67,9 @@ class ExecutorConfig:
         size = self.shard_size or concurrency
         return [list(items[start : start + size]) for start in range(0, len(items), size)]
 
-    def endpoint_of(self, shard: int) -> str | None:
-        """The base URL shard number `shard` calls (None: the configured one)."""
-        return self.endpoints[shard % len(self.endpoints)] if self.endpoints else None
+    def endpoint_of(self, worker: int) -> str | None:
+        """The base URL worker number `worker` calls (None: the configured one)."""
+        return self.endpoints[worker % len(self.endpoints)] if self.endpoints else None
 
 
 LOCAL = ExecutorConfig()

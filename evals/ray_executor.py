@@ -1,13 +1,14 @@
 """`--executor ray`: a batch's pending questions as Ray tasks, streamed into the run directory.
 
-Each shard of questions becomes one Ray task: the worker opens the snapshot read-only (the
-path must be readable there: shared storage on a cluster), builds its asker (bound to one of
-the executor's endpoints in turn, when given), answers the shard `concurrency` questions at
-a time and returns the outcomes. Only the driver writes: as each shard finishes, its
-outcomes are appended to the run directory exactly as the local runner appends them, so a
-killed driver leaves complete lines and `--resume` runs only what is missing, and a worker
-killed mid-shard makes Ray rerun that shard (nothing of it was written). Ray is imported
-only here, and this module only when the Ray executor is chosen.
+`workers` Ray actors (`ShardRunner`) each open the snapshot read-only once (the path must be
+readable there: shared storage on a cluster) and build their asker once (bound to one of the
+executor's endpoints in turn, when given); shards of questions go to whichever worker is
+idle, which answers its shard `concurrency` questions at a time and returns the outcomes.
+Only the driver writes: as each shard finishes, its outcomes are appended to the run
+directory exactly as the local runner appends them, so a killed driver leaves complete lines
+and `--resume` runs only what is missing, and a worker killed mid-shard is restarted by Ray
+and the shard rerun (nothing of it was written). Ray is imported only here, and this module
+only when the Ray executor is chosen.
 """
 
 from __future__ import annotations
@@ -50,27 +51,36 @@ class RayBatch:
     concurrency: int = 4
 
 
-def run_shard(batch: RayBatch, items: Sequence[QAItem], endpoint: str | None) -> list[Outcome]:
-    """In a Ray worker: answer `items` over the snapshot and return every outcome."""
-    from evals.metrics import CandidateFilter
-    from graphs.snapshot import Snapshot
+class ShardRunner:
+    """A Ray worker's state: the snapshot opened read-only and the asker, built once.
 
-    snapshot = Snapshot.open(batch.snapshot)
-    if endpoint is not None and batch.asker_at is not None:
-        asker = batch.asker_at(snapshot, endpoint)
-    else:
-        asker = batch.make_asker(snapshot)
-    is_candidate = CandidateFilter.from_snapshot(snapshot)
-    semaphore = asyncio.Semaphore(batch.concurrency)
+    Made a Ray actor by `run_on_ray`; each call answers one shard.
+    """
 
-    async def one(item: QAItem) -> Outcome:
-        async with semaphore:
-            return await attempt(asker, item, is_candidate)
+    def __init__(self, batch: RayBatch, endpoint: str | None) -> None:
+        from evals.metrics import CandidateFilter
+        from graphs.snapshot import Snapshot
 
-    async def every() -> list[Outcome]:
-        return list(await asyncio.gather(*(one(item) for item in items)))
+        snapshot = Snapshot.open(batch.snapshot)
+        if endpoint is not None and batch.asker_at is not None:
+            self.asker = batch.asker_at(snapshot, endpoint)
+        else:
+            self.asker = batch.make_asker(snapshot)
+        self.is_candidate = CandidateFilter.from_snapshot(snapshot)
+        self.concurrency = batch.concurrency
 
-    return asyncio.run(every())
+    def run(self, items: Sequence[QAItem]) -> list[Outcome]:
+        """Answer `items`, `concurrency` at a time, and return every outcome."""
+        semaphore = asyncio.Semaphore(self.concurrency)
+
+        async def one(item: QAItem) -> Outcome:
+            async with semaphore:
+                return await attempt(self.asker, item, self.is_candidate)
+
+        async def every() -> list[Outcome]:
+            return list(await asyncio.gather(*(one(item) for item in items)))
+
+        return asyncio.run(every())
 
 
 def _ray() -> Any:
@@ -124,24 +134,36 @@ def _stream(
     breaker: CircuitBreaker,
     on_outcome: OutcomeHandler | None,
 ) -> list[Outcome]:
-    task = ray.remote(num_cpus=1, max_retries=executor.max_retries)(run_shard)
-    shared = ray.put(batch)
     shards = executor.shards(pending, batch.concurrency)
-    waiting = [
-        task.remote(shared, shard, executor.endpoint_of(number))
-        for number, shard in enumerate(shards)
+    actor = ray.remote(
+        num_cpus=1, max_restarts=executor.max_retries, max_task_retries=executor.max_retries
+    )(ShardRunner)
+    runners = [
+        actor.remote(batch, executor.endpoint_of(number))
+        for number in range(min(executor.workers, len(shards)))
     ]
-    logger.info("%d questions in %d Ray tasks", len(pending), len(shards))
+    logger.info(
+        "%d questions in %d shards over %d Ray workers", len(pending), len(shards), len(runners)
+    )
+    idle = list(runners)
+    queued = list(reversed(shards))
+    running: dict[Any, Any] = {}
     ran: list[Outcome] = []
     try:
-        while waiting:
-            done, waiting = ray.wait(waiting, num_returns=1)
+        while queued or running:
+            while idle and queued:
+                runner = idle.pop()
+                running[runner.run.remote(queued.pop())] = runner
+            done, _ = ray.wait(list(running), num_returns=1)
+            idle.append(running.pop(done[0]))
             for outcome in ray.get(done[0]):
                 record_outcome(outcome, store, breaker=breaker, on_outcome=on_outcome)
                 ran.append(outcome)
             if breaker.tripped:
                 break
     finally:
-        for ref in waiting:  # stopped early (breaker, Ctrl-C, an error): drop the rest
+        for ref in running:  # stopped early (breaker, Ctrl-C, an error): drop the rest
             ray.cancel(ref, force=True)
+        for runner in runners:
+            ray.kill(runner)
     return ran
