@@ -162,8 +162,6 @@ def _stream(
             if breaker.tripped:
                 break
     finally:
-        for ref in running:  # stopped early (breaker, Ctrl-C, an error): drop the rest
-            ray.cancel(ref, force=True)
-        for runner in runners:
+        for runner in runners:  # also ends shards still running (breaker, Ctrl-C, an error)
             ray.kill(runner)
     return ran

@@ -260,8 +260,9 @@ def execute(
         notes += (f"running {request.sample.describe(len(every))} of the split",)
     if executor.endpoints and asker_at is None:
         raise ConfigError("this command cannot spread over --endpoints; pass one --base-url")
-    # before the run dir exists: a bad model spec leaves no trace (Ray workers build their own)
-    asker = make_asker(snapshot) if executor.kind == "local" else None
+    # before the run dir exists: a bad model spec leaves no trace (Ray workers build their
+    # own, so with Ray this one only checks the spec)
+    asker = make_asker(snapshot)
     with RunStore.open(request.out, config, resume=request.resume) as store:
         failed_ids = {failure.question_id for failure in read_failures(request.out)}
         plan = replace(plan_run(items, store, failed_ids), warnings=warnings, notes=notes)
@@ -272,7 +273,7 @@ def execute(
                 logger.warning("%s", message)
         breaker = CircuitBreaker()
         if plan.pending:
-            if asker is None:
+            if executor.kind == "ray":
                 from evals.ray_executor import RayBatch, run_on_ray
 
                 batch = RayBatch(

@@ -92,6 +92,15 @@ def test_endpoints_without_ray_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--executor ray" in result.output
 
 
+def test_a_bad_model_spec_fails_before_ray_starts_or_the_run_dir_exists(tmp_path: Path) -> None:
+    snapshot, qa = build_tiny(tmp_path)
+    out = tmp_path / "run"
+    args = ["eval", str(snapshot), "--qa", str(qa), "--out", str(out), "--executor", "ray"]
+    result = CliRunner().invoke(build_app(), [*args, "--model", f"hf:{tmp_path / 'nothing'}"])
+    assert result.exit_code == 2 and "no such directory" in result.output
+    assert not out.exists()
+
+
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[str]:
     """One local Ray instance with 2 CPUs for the module (starting one takes seconds)."""
