@@ -72,7 +72,7 @@ def embed(
     ann_m: Annotated[int, typer.Option("--ann-m", min=2, help="HNSW links per node (M).")] = 16,
     ann_ef_construction: Annotated[
         int, typer.Option("--ann-ef-construction", min=1, help="HNSW build candidate list.")
-    ] = 200,
+    ] = 128,
     ann_ef_search: Annotated[
         int,
         typer.Option("--ann-ef-search", min=1, help="HNSW query candidate list (recall/speed)."),

@@ -50,7 +50,7 @@ class AnnParams:
 
     library: Library = "hnswlib"
     m: int = 16
-    ef_construction: int = 200
+    ef_construction: int = 128
     ef_search: int = 128
     storage: Storage = "f32"
     threads: int = 0
