@@ -1,1 +1,1 @@
-"""Dense retrieval: encoders, node embeddings, their build, cosine top-k and GME."""
+"""Dense retrieval: encoders, node embeddings, their build, exact and HNSW top-k, and GME."""
