@@ -19,7 +19,7 @@ from cli.answerers import WarmAnswerers
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
 from cli.language_warning import LanguageWarning
-from cli.options import AgentFlags, out_dir
+from cli.options import EndpointFlags, out_dir
 from evals.qa_records import check_question
 from graphs.errors import ArkError
 
@@ -115,13 +115,6 @@ AgentModelOpt = Annotated[
 ]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Generator token cap.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-ENDPOINT_FLAGS_ONLY = {
-    "agent": (
-        "model", "agents", "max_steps", "temperature", "max_tokens", "ablate", "toolset",
-        "dense_search", "brief_prompt", "answer_type", "tool_calls",
-    )
-}  # fmt: skip
-"""Of the agent flags the generator takes its endpoint's: --base-url and the timeouts."""
 
 
 @flag_group
@@ -170,18 +163,18 @@ class Wiring:
         return record
 
 
-@with_flags(without=ENDPOINT_FLAGS_ONLY)
+@with_flags()
 def answer_cmd(
     snapshot: SnapshotArg,
     question: Annotated[str, typer.Argument(help="The question, in natural language.")],
     *,
     sarg: SargFlags,
-    agent: AgentFlags,
+    endpoint: EndpointFlags,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer QUESTION over SNAPSHOT with SARG: the answer, its chains and their sources."""
     question = check_question(question)  # before any model loads
-    wiring = _wiring(sarg, agent)
+    wiring = _wiring(sarg, endpoint)
     if wiring.config.retrieval == "gold":
         fail(
             "--retrieval gold answers from the passages a QA row names; it is for "
@@ -264,7 +257,7 @@ def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> 
         console.print(f"  [{cited}] {text[:160]}", highlight=False, markup=False)
 
 
-def _wiring(sarg: SargFlags, endpoint_flags: AgentFlags) -> Wiring:
+def _wiring(sarg: SargFlags, endpoint_flags: EndpointFlags) -> Wiring:
     try:
         # The flags are plain strings; SargConfig checks each against its choices.
         settings: dict[str, Any] = {
@@ -297,14 +290,14 @@ def _answerer(
     return snapshot, answerer
 
 
-@with_flags(without=ENDPOINT_FLAGS_ONLY)
+@with_flags()
 def eval_answers(
     snapshot: SnapshotArg,
     qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
     out: Annotated[Path, typer.Option("--out", help="Run directory to write.", parser=out_dir)],
     *,
     sarg: SargFlags,
-    agent: AgentFlags,
+    endpoint: EndpointFlags,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="The first N questions only.")
@@ -322,7 +315,7 @@ def eval_answers(
     from evals.answer_run import load_answer_qa, run_answers, summarise, unresolved_failures
     from evals.sampling import QuestionSample
 
-    wiring = _wiring(sarg, agent)
+    wiring = _wiring(sarg, endpoint)
     console = Console(stderr=True)
     if limit is not None and sample is not None:
         fail("give --limit N (the first N) or --sample N (a random N), not both")

@@ -24,11 +24,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
-from cli.options import AgentFlags, FlagError, out_dir
+from cli.options import EndpointFlags, FlagError, out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import ArkError
 from graphs.importers.documents.vocabulary import VocabularyConfig
@@ -83,14 +82,14 @@ class _Bar:
         self._bar.update(self._task, completed=done)
 
 
-@with_flags(without=ENDPOINT_FLAGS_ONLY)
+@with_flags()
 def extract(
     docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
     out: Annotated[
         Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
     ],
     *,
-    agent: AgentFlags,
+    endpoint_flags: EndpointFlags,
     extractor: Annotated[
         ExtractorName,
         typer.Option(help="spacy: offline NER + dependency triples; llm: a served model (-m)."),
@@ -176,7 +175,7 @@ def extract(
 
     console = Console(stderr=True)
     try:
-        endpoint = _endpoint_config(model, agent, max_tokens, timeout, console)
+        endpoint = _endpoint_config(model, endpoint_flags, max_tokens, timeout, console)
         _check_numbers(concurrency=concurrency, rpm=rpm, max_file_mb=max_file_mb)
         config = DocumentBuildConfig(
             read=ReadConfig(max_file_bytes=int(max_file_mb * 2**20), follow_links=follow_links),
@@ -242,9 +241,13 @@ def _check_numbers(*, concurrency: int, rpm: float | None, max_file_mb: float) -
 
 
 def _endpoint_config(
-    model: str | None, flags: AgentFlags, max_tokens: int, timeout: float | None, console: Console
+    model: str | None,
+    flags: EndpointFlags,
+    max_tokens: int,
+    timeout: float | None,
+    console: Console,
 ) -> AgentConfig:
-    """The LLM extractor's model and endpoint as an AgentConfig (AgentFlags' defaults)."""
+    """The LLM extractor's model and endpoint as an AgentConfig (AgentConfig's defaults)."""
     from agent.config import AgentConfig
     from agent.models.registry import resolve_model_spec
 

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags, out_dir
+from cli.options import EndpointFlags, out_dir
 from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
 from graphs.cache_dir import cache_path
 
@@ -163,7 +162,7 @@ def fuse(
     console.print(f"results in {out}", style="dim")
 
 
-@with_flags(without=ENDPOINT_FLAGS_ONLY)
+@with_flags()
 def rerank(
     source: Annotated[
         str,
@@ -184,7 +183,7 @@ def rerank(
     ],
     out: OutOpt,
     *,
-    agent: AgentFlags,
+    endpoint: EndpointFlags,
     depth: Annotated[
         int, typer.Option("--depth", min=1, help="Candidates reranked per question (GRASP: 100).")
     ] = 100,
@@ -250,7 +249,7 @@ def rerank(
     err = Console(stderr=True)
     with user_errors(err, RankingError, RerankError, RerankCacheError):
         scorer = make_scorer(
-            model, endpoint=AgentConfig(**agent.endpoint()),
+            model, endpoint=AgentConfig(**endpoint.endpoint()),
             api_key=os.environ.get("OPENAI_API_KEY"), batch_size=batch_size,
         )  # fmt: skip
         outcome = run_rerank(request, scorer)

@@ -211,18 +211,10 @@ class AgentFlags:
     tool_calls: ToolCallsOpt = None
 
     def endpoint(self) -> dict[str, Any]:
-        """The endpoint flags given, as AgentConfig fields (AgentConfig(**endpoint())).
-
-        base_url, request_timeout_s, max_retries and call_deadline_s; a flag left out is
-        absent, so the default of whatever config they go into holds.
-        """
-        given = {
-            "base_url": self.base_url,
-            "request_timeout_s": self.request_timeout,
-            "max_retries": self.max_retries,
-            "call_deadline_s": self.call_deadline,
-        }
-        return {name: value for name, value in given.items() if value is not None}
+        """The endpoint flags given, as AgentConfig fields (see `endpoint_settings`)."""
+        return endpoint_settings(
+            self.base_url, self.request_timeout, self.max_retries, self.call_deadline
+        )
 
     def config(self, base: AgentConfig | None = None) -> AgentConfig:
         """The AgentConfig these flags ask for (see `agent_config`)."""
@@ -244,6 +236,48 @@ class AgentFlags:
             tool_calls=self.tool_calls,
             base=base,
         )
+
+
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class EndpointFlags:
+    """The endpoint flags of commands that call a model but run no agents (declared once).
+
+    `ark answer`, `ark eval answers`, `ark plan`, `ark graph extract` and `ark rerank` give
+    their model its own `-m` and `--max-tokens`; these say where it is served and how long a
+    call may take. A flag left out is None and keeps AgentConfig's value.
+    """
+
+    base_url: BaseUrlOpt = None
+    request_timeout: RequestTimeoutOpt = None
+    max_retries: MaxRetriesOpt = None
+    call_deadline: CallDeadlineOpt = None
+
+    def endpoint(self) -> dict[str, Any]:
+        """The endpoint flags given, as AgentConfig fields (see `endpoint_settings`)."""
+        return endpoint_settings(
+            self.base_url, self.request_timeout, self.max_retries, self.call_deadline
+        )
+
+
+def endpoint_settings(
+    base_url: str | None,
+    request_timeout: float | None,
+    max_retries: int | None,
+    call_deadline: float | None,
+) -> dict[str, Any]:
+    """The endpoint flags given, as AgentConfig fields (AgentConfig(**endpoint_settings(...))).
+
+    base_url, request_timeout_s, max_retries and call_deadline_s; a flag left out is absent,
+    so the default of whatever config they go into holds.
+    """
+    given = {
+        "base_url": base_url,
+        "request_timeout_s": request_timeout,
+        "max_retries": max_retries,
+        "call_deadline_s": call_deadline,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def agent_config(

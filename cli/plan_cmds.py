@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import AgentFlags, out_dir, structured_mode
+from cli.options import EndpointFlags, out_dir, structured_mode
 from evals.qa_records import check_question
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ ModelOpt = Annotated[
 
 
 def _planner(
-    snapshot: Snapshot, model: str, endpoint: AgentFlags, config: PlannerConfig, max_tokens: int
+    snapshot: Snapshot, model: str, endpoint: EndpointFlags, config: PlannerConfig, max_tokens: int
 ) -> Planner:
     from agent.config import AgentConfig
     from agent.models.registry import load_model
@@ -84,12 +83,12 @@ def _show(console: Console, planned: Planned, outcome: PlanOutcome, top: int, cy
         console.print(to_cypher(plan), markup=False, highlight=False)
 
 
-@with_flags(without=ENDPOINT_FLAGS_ONLY)
+@with_flags()
 def plan(
     snapshot: Annotated[Path, typer.Argument(help="Snapshot directory.")],
     question: Annotated[str | None, typer.Argument(help="The question (omit with --qa).")] = None,
     *,
-    agent: AgentFlags,
+    endpoint: EndpointFlags,
     where: ExecutorFlags,
     model: ModelOpt = "rules",
     examples: Annotated[
@@ -163,7 +162,7 @@ def plan(
                 qa,
                 out,
                 model,
-                agent,
+                endpoint,
                 config,
                 max_tokens,
                 encoder,
@@ -179,7 +178,7 @@ def plan(
             Console().print(f"results in {out}", style="dim")
             return
         opened = Snapshot.open(snapshot)
-        planner = _planner(opened, model, agent, config, max_tokens)
+        planner = _planner(opened, model, endpoint, config, max_tokens)
         planned = asyncio.run(planner.plan(check_question(str(question))))
         outcome = PlanExecutor(opened, dense=_dense(opened, encoder), depth=depth).run(planned.plan)
     if as_json:
@@ -191,7 +190,7 @@ def plan(
 
 
 def _batch(
-    snapshot: Path, qa: Path, out: Path, model: str, endpoint: AgentFlags, config: PlannerConfig,
+    snapshot: Path, qa: Path, out: Path, model: str, endpoint: EndpointFlags, config: PlannerConfig,
     max_tokens: int, encoder: Path | None, depth: int, split: str | None, sample: int | None,
     seed: int, limit: int | None, resume: bool, executor: ExecutorConfig,
 ) -> None:  # fmt: skip

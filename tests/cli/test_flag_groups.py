@@ -1,4 +1,4 @@
-"""Agent and run flags are declared once and every command taking them offers the same set."""
+"""Agent, endpoint and run flags are declared once; every command taking a group offers it all."""
 
 from __future__ import annotations
 
@@ -13,28 +13,21 @@ import typer
 from typer.testing import CliRunner
 
 from agent.config import AgentConfig
-from cli.answer_cmds import ENDPOINT_FLAGS_ONLY
 from cli.app import build_app
 from cli.direction_cmds import LABELLER_FLAGS_ONLY
 from cli.flag_groups import flag_group, injected_flags, with_flags
-from cli.options import AgentFlags
+from cli.options import AgentFlags, EndpointFlags
 from cli.run_options import RunFlags
 from evals.sampling import SampleError
 from graphs.errors import ConfigError
 
-AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "answer", "eval answers", "plan",
-                  "graph extract", "rerank", "distill direction-labels"}  # fmt: skip
+AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "distill direction-labels"}
+# commands whose model has its own -m and --max-tokens: only where it is served, and how long
+ENDPOINT_COMMANDS = {"answer", "eval answers", "plan", "graph extract", "rerank"}
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
     ("eval sweep", RunFlags): {"resume", "as_json"},  # always resumes; writes a report
-    # SARG's generator takes only the endpoint flags (its -m and --max-tokens are its own)
-    ("answer", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
-    ("eval answers", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
-    ("plan", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),  # the planner's endpoint only
-    # the LLM extractor's and a served reranker's endpoint only (-m, --max-tokens their own)
-    ("graph extract", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
-    ("rerank", AgentFlags): set(ENDPOINT_FLAGS_ONLY["agent"]),
     # the model that labels directions: -m and its endpoint
     ("distill direction-labels", AgentFlags): set(LABELLER_FLAGS_ONLY["agent"]),
 }
@@ -67,11 +60,13 @@ def declared_options(group: type) -> dict[str, set[str]]:
 COMMANDS = dict(walk(typer.main.get_command(build_app())))
 
 
-@pytest.mark.parametrize("group", [AgentFlags, RunFlags])
+@pytest.mark.parametrize("group", [AgentFlags, EndpointFlags, RunFlags])
 def test_every_command_taking_a_group_offers_all_of_it_from_the_one_declaration(
     group: type,
 ) -> None:
-    expected = AGENT_COMMANDS if group is AgentFlags else RUN_COMMANDS
+    expected = {AgentFlags: AGENT_COMMANDS, EndpointFlags: ENDPOINT_COMMANDS}.get(
+        group, RUN_COMMANDS
+    )
     declared = declared_options(group)
     takers = {name for name, cmd in COMMANDS.items() if group in injected_flags(cmd.callback)}
     assert takers == expected
@@ -85,16 +80,20 @@ def test_every_command_taking_a_group_offers_all_of_it_from_the_one_declaration(
                 assert options <= offered, (name, field)
 
 
-def test_no_command_declares_an_agent_only_flag_by_itself() -> None:
-    """--temperature, --request-timeout, --base-url, ... only ever come from AgentFlags."""
-    agent_only = {"--temperature", "--request-timeout", "--max-retries", "--call-deadline",
-                  "--ablate", "--toolset", "--brief-prompt", "--base-url"}  # fmt: skip
-    declared = set().union(*declared_options(AgentFlags).values())
-    assert agent_only <= declared
+def test_no_command_declares_an_agent_or_endpoint_flag_by_itself() -> None:
+    """--temperature, --ablate, ... come only from AgentFlags; --base-url, --request-timeout,
+    ... only from AgentFlags or EndpointFlags (whose fields AgentFlags holds too)."""
+    agent_only = {"--temperature", "--ablate", "--toolset", "--brief-prompt", "--tool-calls"}
+    endpoint = set().union(*declared_options(EndpointFlags).values())
+    assert endpoint == {"--base-url", "--request-timeout", "--max-retries", "--call-deadline"}
+    assert agent_only | endpoint <= set().union(*declared_options(AgentFlags).values())
     for name, command in COMMANDS.items():
         offered = {opt for param in command.params for opt in param.opts}
+        groups = injected_flags(command.callback)
         if offered & agent_only:
-            assert AgentFlags in injected_flags(command.callback), name
+            assert AgentFlags in groups, name
+        if offered & endpoint:
+            assert AgentFlags in groups or EndpointFlags in groups, name
 
 
 def test_repl_gains_temperature_and_ablate_and_rerank_sample_fraction() -> None:
