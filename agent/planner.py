@@ -23,7 +23,7 @@ from agent.models.structured import StructuredMode, StructuredStats, ask_structu
 from prompts.loader import render_prompt
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
-from tools.plans.plan_schema import SCHEMA_NAME, plan_json_schema
+from tools.plans.plan_schema import SCHEMA_NAME, plan_json_schema, read_schema_plan
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, plan_from_json
 from tools.plans.vocabulary import Vocabulary
@@ -216,7 +216,7 @@ class LLMPlanner:
         Raises:
             PlanError: naming what is wrong.
         """
-        plan = plan_from_json(value)
+        plan = plan_from_json(read_schema_plan(value))
         return check_plan(plan, list(self.manifest.node_types), list(self.manifest.relations))
 
 

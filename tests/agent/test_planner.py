@@ -102,6 +102,7 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
     from agent.models.openai.retry import RetryPolicy
     from rank.plan_run import plan_record
     from tests.agent.fake_openai_server import FakeOpenAIServer, text_reply
+    from tools.plans.plan_schema import ANY
 
     async def no_sleep(_: float) -> None:
         return None
@@ -114,8 +115,8 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
         sent = server.requests[0].body
     schema = sent["response_format"]["json_schema"]["schema"]
     hop = schema["properties"]["hops"]["items"]["properties"]
-    assert hop["rel"]["enum"] == [*tiny_snapshot.manifest.relations, None]
-    assert hop["to_label"]["enum"] == [*tiny_snapshot.manifest.node_types, None]
+    assert hop["rel"]["enum"] == [*tiny_snapshot.manifest.relations, ANY]
+    assert hop["to_label"]["enum"] == [*tiny_snapshot.manifest.node_types, ANY]
     assert not planned.invalid and planned.asked_as == ["schema"]
     record = plan_record(planned, PlanExecutor(tiny_snapshot).run(planned.plan))
     assert record["plan_asked_as"] == ["schema"] and record["plan_repaired"] == 0

@@ -5,14 +5,24 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from tools.plans.plan_schema import MAX_ENUM, plan_json_schema
+from tools.plans.plan_schema import ANY, MAX_ENUM, plan_json_schema, read_schema_plan
 from tools.schemas import GraphPlan
 
 TYPES = ["author", "paper"]
 RELATIONS = ["writes", "cites"]
 
 
-def _plan(label: str = "author", rel: str = "writes") -> dict[str, object]:
+def as_schema(plan: dict) -> dict:
+    """A plan's JSON as the schema writes it: null slots as ANY."""
+    for anchor in plan["anchors"]:
+        anchor["label"] = ANY if anchor["label"] is None else anchor["label"]
+    for hop in plan["hops"]:
+        for key in ("rel", "to_label", "direction"):
+            hop[key] = ANY if hop[key] is None else hop[key]
+    return plan
+
+
+def _plan(label: str = "author", rel: str = "writes") -> dict:
     plan = GraphPlan.model_validate(
         {
             "anchors": [{"var": "A1", "text": "Ada Lovelace", "label": label}],
@@ -20,7 +30,7 @@ def _plan(label: str = "author", rel: str = "writes") -> dict[str, object]:
             "target": {"labels": ["paper"], "relevance_text": "graphs"},
         }
     )
-    return plan.model_dump(by_alias=True)
+    return as_schema(plan.model_dump(by_alias=True))
 
 
 def test_every_plan_graphplan_writes_fits_the_schema() -> None:
@@ -28,7 +38,16 @@ def test_every_plan_graphplan_writes_fits_the_schema() -> None:
     text_plan = GraphPlan.model_validate(
         {"anchors": [{"var": "T", "text": "anything", "match_mode": "doc"}]}
     ).model_dump(by_alias=True)
-    jsonschema.validate(text_plan, plan_json_schema(TYPES, RELATIONS))
+    jsonschema.validate(as_schema(text_plan), plan_json_schema(TYPES, RELATIONS))
+
+
+def test_any_reads_back_as_the_plans_null() -> None:
+    written = _plan()
+    written["hops"][0]["direction"] = ANY
+    written["anchors"][0]["label"] = ANY
+    plan = GraphPlan.model_validate(read_schema_plan(written))
+    assert plan.hops[0].direction is None and plan.anchors[0].label is None
+    assert written["hops"][0]["direction"] == ANY  # the reply itself is left as it was
 
 
 @pytest.mark.parametrize(("label", "rel"), [("venue", "writes"), ("author", "write")])

@@ -8,10 +8,16 @@ a relation the snapshot does not have, nor leave a slot out. The shape is `Graph
 token budget (an unending string is what leaves unparseable JSON under an enforced schema).
 The structure rules a schema cannot say (a tree of hops reaching T) are still checked by
 `GraphPlan` and `check_plan` on the reply.
+
+"Any type", "any relation" and "either direction" are the string `ANY` in the schema, not
+null: a grammar over a union of a string enum and null is where engines differ (llama-cpp-
+python's server wrote neither for a direction), a plain string enum every engine enforces.
+`read_schema_plan` turns `ANY` back into the plan's null.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +26,8 @@ from tools.json_schema import closed_object as _object
 from tools.schemas import RISK_LEVELS
 
 SCHEMA_NAME = "graph_plan"
+ANY = "(any)"
+"""The schema's word for the plan's null (any type, any relation, either direction)."""
 MAX_ANCHORS = 4
 MAX_HOPS = 6
 MAX_VAR = 8
@@ -37,7 +45,7 @@ def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dic
         node_types: The snapshot's node types.
         relations: The snapshot's relation names.
     """
-    label = _choice(node_types, nullable=True, description="A node type (null: any type).")
+    label = _choice(node_types, nullable=True, description=f"A node type ({ANY}: any type).")
     anchor = _object(
         {
             "var": _text("Variable name, e.g. A1.", MAX_VAR),
@@ -49,10 +57,10 @@ def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dic
     hop = _object(
         {
             "from": _text("Variable the hop starts from.", MAX_VAR),
-            "rel": _choice(relations, nullable=True, description="Relation (null: any)."),
+            "rel": _choice(relations, nullable=True, description=f"Relation ({ANY}: any)."),
             "to_var": _text("Variable the hop reaches (a new variable or T).", MAX_VAR),
             "to_label": label,
-            "direction": {"type": ["string", "null"], "enum": ["out", "in", None]},
+            "direction": {"type": "string", "enum": ["out", "in", ANY]},
         }
     )
     target = _object(
@@ -77,9 +85,26 @@ def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dic
 
 
 def _choice(values: Sequence[str], *, nullable: bool, description: str) -> dict[str, Any]:
-    """One of `values` (or null), as an enum unless there are too many to list."""
-    kinds: list[str] | str = ["string", "null"] if nullable else "string"
+    """One of `values` (or `ANY`), as an enum unless there are too many to list."""
     if not values or len(values) > MAX_ENUM:
-        return {"type": kinds, "description": description, "maxLength": MAX_TEXT}
-    options: list[str | None] = [*values, None] if nullable else list(values)
-    return {"type": kinds, "enum": options, "description": description}
+        return {"type": "string", "description": description, "maxLength": MAX_TEXT}
+    options = [*values, ANY] if nullable else list(values)
+    return {"type": "string", "enum": options, "description": description}
+
+
+def read_schema_plan(value: Any) -> Any:
+    """A reply under the plan schema as the plan's JSON: each `ANY` slot becomes null."""
+    if not isinstance(value, dict):
+        return value
+    plan = copy.deepcopy(value)
+    slots = [(plan.get("anchors"), ("label",)), (plan.get("hops"), _HOP_SLOTS)]
+    for items, keys in slots:
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict):
+                for key in keys:
+                    if item.get(key) == ANY:
+                        item[key] = None
+    return plan
+
+
+_HOP_SLOTS = ("rel", "to_label", "direction")
