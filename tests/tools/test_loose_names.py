@@ -149,9 +149,7 @@ def test_a_type_word_that_only_stems_like_a_name_names_the_type(tmp_path) -> Non
     snapshot = tiny_snapshot(tmp_path / "pkgs", nodes, edges)
     linked = [m.text for m in find_mentions(snapshot, "Which packages depend on tokenizers?")]
     assert linked == ["tokenizers"]
-    assert [m.text for m in find_mentions(snapshot, "Which tools need packaging?")] == [
-        "packaging"
-    ]
+    assert [m.text for m in find_mentions(snapshot, "Which tools need packaging?")] == ["packaging"]
     result = asyncio.run(
         make_agent(snapshot, AgentConfig(n_agents=1)).ask("Which packages are licensed under MIT?")
     )
