@@ -34,7 +34,8 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
         model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))
-        if config.tool_calls != "native" and parse_model_spec(config.model).backend != "rules":
+        spec = parse_model_spec(config.model, base_url=config.base_url)
+        if config.tool_calls != "native" and spec.backend != "rules":
             model = ActionTurns(model, ToolCallMode(config.tool_calls))
     prompt = render_system_prompt(
         snapshot,

@@ -33,8 +33,9 @@ from evals.metrics import (
     metric_cell,
     successful_cell,
 )
+from evals.outcomes import Outcome, OutcomeHandler
 from evals.report import Report
-from evals.runner import Outcome, OutcomeHandler, RunPlan, StartHandler
+from evals.runner import RunPlan, StartHandler
 from evals.summary import RunSummary
 
 ETA_AFTER = 3

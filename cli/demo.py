@@ -15,8 +15,9 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.trajectory import Trajectory
+from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, StartHandler, evaluate
+from evals.runner import StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
 from graphs.build_options import BuildOptions

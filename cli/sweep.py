@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.config import AgentConfig
+from evals.outcomes import OutcomeHandler
 from evals.report import Report, build_report
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, StartHandler, evaluate
+from evals.runner import StartHandler, evaluate
 from graphs.errors import ConfigError
 from rank.baseline import run_baseline
 

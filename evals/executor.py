@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from graphs.errors import ConfigError
 
 if TYPE_CHECKING:
-    from evals.runner import Asker
+    from evals.outcomes import Asker
     from graphs.snapshot import Snapshot
 
 ExecutorKind = Literal["local", "ray"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evals.executor import EndpointAsker, ExecutorConfig
-from evals.runner import Asker, Outcome, OutcomeHandler, attempt, record_outcome
+from evals.outcomes import Asker, Outcome, OutcomeHandler, attempt, record_outcome
 from graphs.errors import MissingExtraError
 
 if TYPE_CHECKING:

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from agent.trajectory import QuestionResult
+from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
+from evals.runner import RunPlan, StartHandler, execute
 from rank.stark_bm25 import StarkBM25, StarkBM25Params
 
 if TYPE_CHECKING:

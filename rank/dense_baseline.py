@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
+from evals.runner import RunPlan, StartHandler, execute
 from graphs.dense.embeddings import Embeddings, EmbeddingsError
 from graphs.dense.search import SearchMode, open_vector_index
 from rank.baseline import RankingAsker

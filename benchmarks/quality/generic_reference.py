@@ -27,8 +27,9 @@ import numpy as np
 
 from agent.trajectory import QuestionResult
 from evals.metrics import OVERALL, PROTOCOL_TITLES, PROTOCOLS
+from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
+from evals.runner import RunPlan, StartHandler, execute
 from evals.summary import RunSummary, summarize_run
 from graphs.snapshot import Snapshot
 from rank.baseline import DEFAULT_K

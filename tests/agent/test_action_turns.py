@@ -179,3 +179,13 @@ def test_select_may_name_only_ids_the_tools_listed() -> None:
         "type": "string"
     }  # the tool's own schema is untouched
     assert reply.message["tool_calls"][0]["function"]["name"] == "select"
+
+
+def test_a_bare_served_name_with_a_base_url_gets_action_turns(tiny_snapshot: Snapshot) -> None:
+    """`-m NAME --base-url URL` (no `openai:` prefix): the agent builds, wrapped for auto."""
+    with FakeOpenAIServer([]) as server:
+        config = AgentConfig(model="fake", base_url=server.base_url, n_agents=1)
+        agent = make_agent(tiny_snapshot, config)
+    assert isinstance(agent.model, ActionTurns) and agent.model.mode is ToolCallMode.auto
+    rules = make_agent(tiny_snapshot, AgentConfig(model="rules", n_agents=1))
+    assert not isinstance(rules.model, ActionTurns)

@@ -16,8 +16,9 @@ from cli.app import build_app
 from cli.config_doc import attribute_docs, commented_yaml
 from cli.console import RunProgress, report_view
 from distill.config import LoraSettings, TrainConfig, config_from_dict
+from evals.outcomes import Outcome
 from evals.report import build_report
-from evals.runner import Outcome, RunPlan
+from evals.runner import RunPlan
 from evals.runstore import FailureRecord
 from tests.evals.test_eval_report import record, write_run
 

@@ -284,7 +284,7 @@ def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> N
     from rich.console import Console
 
     from cli.console import RunProgress, failure_notes
-    from evals.runner import Outcome
+    from evals.outcomes import Outcome
 
     all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))
     (note,) = failure_notes([all_failed])

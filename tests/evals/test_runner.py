@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from agent.trajectory import QuestionResult, StopReason, Trajectory
+from evals.outcomes import Outcome
 from evals.qa import QAItem
 from evals.qa_splits import resolve_split
-from evals.runner import Outcome, plan_run, run_questions
+from evals.runner import plan_run, run_questions
 from evals.runstore import RunStore, read_failures, read_results
 from evals.summary import summarize_run
 
