@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from agent.trajectory import QuestionResult
 from evals.executor import LOCAL, ExecutorConfig
+from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
-from evals.runner import OutcomeHandler, RunPlan, StartHandler, execute
+from evals.runner import RunPlan, StartHandler, execute
 from tools.plans.execute import PlanExecutor, PlanOutcome
 
 if TYPE_CHECKING:
