@@ -19,11 +19,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.models.base import Message, Model
-from agent.models.structured import StructuredMode, StructuredStats, ask_structured
+from agent.models.structured import SchemaModel, StructuredMode, StructuredStats, ask_structured
 from prompts.loader import render_prompt
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
-from tools.plans.plan_schema import SCHEMA_NAME, plan_json_schema, read_schema_plan
+from tools.plans.plan_schema import (
+    SCHEMA_NAME,
+    is_path_plan,
+    path_plan_json_schema,
+    plan_from_paths,
+    plan_json_schema,
+    read_schema_plan,
+)
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, plan_from_json
 from tools.plans.vocabulary import Vocabulary
@@ -40,6 +47,8 @@ PROMPT_MODULES = (
     "plan_structure.md.j2",
     "plan_fusion.md.j2",
 )
+PATH_STRUCTURE = "plan_structure_paths.md.j2"
+"""The structure module for a schema-enforcing backend (one path per anchor)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,16 +136,26 @@ class OfflinePlanner:
         return Planned(written.plan, latency_s=time.perf_counter() - started)
 
 
-def system_prompt(manifest: Manifest, examples: Sequence[dict[str, str]] = ()) -> str:
-    """The four prompt modules rendered for `manifest`'s schema."""
+def system_prompt(
+    manifest: Manifest, examples: Sequence[dict[str, str]] = (), *, paths: bool = False
+) -> str:
+    """The four prompt modules rendered for `manifest`'s schema.
+
+    `paths`: the structure module describes the path shape that a schema-enforcing backend is
+    held to (tools/plans/plan_schema.py) instead of GRASP's anchors and hops; worked
+    examples, written in GRASP's shape, are then left out.
+    """
+    modules = [
+        PATH_STRUCTURE if paths and m == "plan_structure.md.j2" else m for m in PROMPT_MODULES
+    ]
     variables: dict[str, Any] = {
         "graph_name": manifest.name,
         "node_types": list(manifest.node_types.items()),
         "signatures": manifest.signatures,
         "candidate_types": manifest.candidate_types,
-        "examples": list(examples),
+        "examples": [] if paths else list(examples),
     }
-    return "\n".join(render_prompt(name, **variables).strip() + "\n" for name in PROMPT_MODULES)
+    return "\n".join(render_prompt(name, **variables).strip() + "\n" for name in modules)
 
 
 class LLMPlanner:
@@ -155,9 +174,19 @@ class LLMPlanner:
         self.name = model.name
         self.manifest = manifest
         self.config = config or PlannerConfig()
-        self.system = system_prompt(manifest, self.config.examples)
         self.fallback = RulePlanner(manifest)
-        self.schema = plan_json_schema(list(manifest.node_types), list(manifest.relations))
+        types, relations = list(manifest.node_types), list(manifest.relations)
+        self.paths = self.config.structured is not StructuredMode.prompt and (
+            isinstance(model, SchemaModel) and model.takes_response_format()
+        )
+        """Whether the backend enforces schemas: then the plan is asked in the path shape,
+        every instance of which is a valid plan (tools/plans/plan_schema.py)."""
+        self.system = system_prompt(manifest, self.config.examples, paths=self.paths)
+        self.schema = (
+            path_plan_json_schema(types, relations)
+            if self.paths
+            else plan_json_schema(types, relations)
+        )
         self.stats = StructuredStats()
         """How this planner's asks went out and came back, over all questions."""
 
@@ -191,7 +220,7 @@ class LLMPlanner:
             try:
                 if reply.value is None:
                     raise PlanError(f"{reply.error}; answer with one plan object")
-                plan = self.checked_value(reply.value)
+                plan = self.checked_value(reply.value, question)
             except PlanError as error:
                 errors.append(str(error))
                 continue
@@ -210,12 +239,14 @@ class LLMPlanner:
             repaired=repaired,
         )
 
-    def checked_value(self, value: object) -> GraphPlan:
-        """A decoded JSON value as a plan, if it is well formed and fits the schema.
+    def checked_value(self, value: object, question: str) -> GraphPlan:
+        """A decoded JSON value (either shape) as a plan, if well formed and fitting the schema.
 
         Raises:
             PlanError: naming what is wrong.
         """
+        if isinstance(value, dict) and is_path_plan(value):
+            value = plan_from_paths(value, question)
         plan = plan_from_json(read_schema_plan(value))
         return check_plan(plan, list(self.manifest.node_types), list(self.manifest.relations))
 

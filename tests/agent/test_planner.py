@@ -97,7 +97,7 @@ def test_the_offline_planner_needs_no_model(tiny_snapshot: Snapshot) -> None:
 def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
     tiny_snapshot: Snapshot,
 ) -> None:
-    """The plan's labels and relations go out as enums; the request and mode are recorded."""
+    """A schema-taking endpoint gets the path shape, the snapshot's names as enums."""
     from agent.models.openai.model import OpenAIChatModel
     from agent.models.openai.retry import RetryPolicy
     from rank.plan_run import plan_record
@@ -107,17 +107,26 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
     async def no_sleep(_: float) -> None:
         return None
 
-    with FakeOpenAIServer([text_reply(json.dumps(PLAN))]) as server:
+    path_reply = {
+        "anchors": [{"text": "Ada Lovelace", "label": "author", "match_mode": "name",
+                     "path": [{"rel": "writes", "to_label": "paper", "direction": ANY}]}],
+        "target": {"labels": ["paper"], "relevance_text": "graphs"},
+        "risk_level": "normal",
+    }  # fmt: skip
+    with FakeOpenAIServer([text_reply(json.dumps(path_reply))]) as server:
         retry = RetryPolicy(max_retries=0, max_connect_retries=0)
         model = OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
         planner = LLMPlanner(model, tiny_snapshot.manifest)
-        planned = asyncio.run(planner.plan("Which products does Acme make?"))
+        planned = asyncio.run(planner.plan("Which papers did Ada Lovelace write?"))
         sent = server.requests[0].body
     schema = sent["response_format"]["json_schema"]["schema"]
-    hop = schema["properties"]["hops"]["items"]["properties"]
-    assert hop["rel"]["enum"] == [*tiny_snapshot.manifest.relations, ANY]
-    assert hop["to_label"]["enum"] == [*tiny_snapshot.manifest.node_types, ANY]
+    step = schema["properties"]["anchors"]["items"]["properties"]["path"]["items"]["properties"]
+    assert step["rel"]["enum"] == [*tiny_snapshot.manifest.relations, ANY]
+    assert step["to_label"]["enum"] == [*tiny_snapshot.manifest.node_types, ANY]
+    assert '"path"' in sent["messages"][0]["content"]  # the prompt describes the same shape
     assert not planned.invalid and planned.asked_as == ["schema"]
+    hop = planned.plan.hops[0]
+    assert (hop.from_var, hop.rel, hop.to_var, hop.direction) == ("A1", "writes", "T", None)
     record = plan_record(planned, PlanExecutor(tiny_snapshot).run(planned.plan))
     assert record["plan_asked_as"] == ["schema"] and record["plan_repaired"] == 0
     assert planner.stats.by_mode == {"schema": 1}

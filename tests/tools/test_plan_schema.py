@@ -5,7 +5,16 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from tools.plans.plan_schema import ANY, MAX_ENUM, plan_json_schema, read_schema_plan
+from tools.plans.plan_schema import (
+    ANY,
+    MAX_ENUM,
+    is_path_plan,
+    path_plan_json_schema,
+    plan_from_paths,
+    plan_json_schema,
+    read_schema_plan,
+)
+from tools.plans.validate import check_plan
 from tools.schemas import GraphPlan
 
 TYPES = ["author", "paper"]
@@ -68,3 +77,52 @@ def test_too_many_relations_to_list_are_asked_as_bounded_strings() -> None:
     many = [f"r{i}" for i in range(MAX_ENUM + 1)]
     rel = plan_json_schema(TYPES, many)["properties"]["hops"]["items"]["properties"]["rel"]
     assert "enum" not in rel and rel["maxLength"]
+
+
+def test_a_path_shaped_reply_becomes_grasps_anchors_and_hops() -> None:
+    reply = {
+        "anchors": [
+            {"text": "Ada", "label": "author", "match_mode": "name",
+             "path": [{"rel": "writes", "to_label": "paper", "direction": "out"}]},
+            {"text": "graphs", "label": ANY, "match_mode": "doc",
+             "path": [{"rel": "cites", "to_label": ANY, "direction": ANY},
+                      {"rel": ANY, "to_label": "paper", "direction": "in"}]},
+        ],
+        "target": {"labels": ["paper"], "relevance_text": ""},
+        "risk_level": "normal",
+    }  # fmt: skip
+    assert is_path_plan(reply) and not is_path_plan(_plan())
+    plan = GraphPlan.model_validate(plan_from_paths(reply, "q"))
+    hops = [(h.from_var, h.rel, h.to_var, h.to_label, h.direction) for h in plan.hops]
+    assert hops == [
+        ("A1", "writes", "T", "paper", "out"),
+        ("A2", "cites", "X2", None, None),
+        ("X2", None, "T", "paper", "in"),
+    ]
+    assert plan.anchors[1].label is None and plan.anchors[1].match_mode == "doc"
+    text = GraphPlan.model_validate(plan_from_paths({**reply, "anchors": []}, "the question"))
+    assert text.anchors[0].var == "T" and text.anchors[0].text == "the question"
+    assert text.risk_level == "no_trade" and not text.hops
+
+
+def test_every_path_shaped_instance_is_a_valid_plan() -> None:
+    """Whatever a grammar-bound model picks from the enums, the plan is a valid tree."""
+    schema = path_plan_json_schema(TYPES, RELATIONS)
+    step_choices = [
+        {"rel": rel, "to_label": label, "direction": direction}
+        for rel in [*RELATIONS, ANY] for label in [*TYPES, ANY] for direction in ("out", ANY)
+    ]  # fmt: skip
+    for anchors in range(0, 4):
+        for length in (1, 2):
+            path = step_choices[anchors * 3 : anchors * 3 + length]
+            reply = {
+                "anchors": [
+                    {"text": f"a{i}", "label": TYPES[i % 2], "match_mode": "name", "path": path}
+                    for i in range(anchors)
+                ],
+                "target": {"labels": ["paper"], "relevance_text": ""},
+                "risk_level": "weak",
+            }
+            jsonschema.validate(reply, schema)
+            plan = GraphPlan.model_validate(plan_from_paths(reply, "q"))
+            check_plan(plan, TYPES, RELATIONS)

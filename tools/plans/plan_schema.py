@@ -18,12 +18,13 @@ python's server wrote neither for a direction), a plain string enum every engine
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 from tools.json_schema import bounded_text as _text
 from tools.json_schema import closed_object as _object
-from tools.schemas import RISK_LEVELS
+from tools.schemas import RISK_LEVELS, TARGET_VAR
 
 SCHEMA_NAME = "graph_plan"
 ANY = "(any)"
@@ -82,6 +83,99 @@ def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dic
             "risk_level": {"type": "string", "enum": list(RISK_LEVELS)},
         }
     )
+
+
+def path_plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dict[str, Any]:
+    """A plan as one path per anchor: every instance of this schema is a valid plan.
+
+    GRASP's shape (anchors and hops between variables) lets a grammar-bound model write hops
+    that never reach T, which no JSON schema can forbid. Here each anchor carries its own walk
+    to the answer, one or two typed steps, so the hops `plan_from_paths` builds always form a
+    tree joining every anchor to T; with no anchor the question is searched as text.
+    """
+    label = _choice(node_types, nullable=True, description=f"A node type ({ANY}: any type).")
+    step = _object(
+        {
+            "rel": _choice(relations, nullable=True, description=f"Relation ({ANY}: any)."),
+            "to_label": label,
+            "direction": {"type": "string", "enum": ["out", "in", ANY]},
+        }
+    )
+    anchor = _object(
+        {
+            "text": _text("The anchor's words as the question gives them.", MAX_TEXT),
+            "label": label,
+            "match_mode": {"type": "string", "enum": ["name", "doc"]},
+            "path": {"type": "array", "items": step, "minItems": 1, "maxItems": 2},
+        }
+    )
+    full = plan_json_schema(node_types, relations)["properties"]
+    target = {k: v for k, v in full["target"]["properties"].items() if k != "var"}
+    return _object(
+        {
+            "anchors": {"type": "array", "items": anchor, "maxItems": MAX_ANCHORS},
+            "target": _object(target),  # always T
+            "risk_level": full["risk_level"],
+        }
+    )
+
+
+def is_path_plan(value: Any) -> bool:
+    """Whether a decoded reply is in the path shape (anchors carrying `path`, no `hops`)."""
+    if not isinstance(value, dict) or "hops" in value:
+        return False
+    anchors = value.get("anchors")
+    return isinstance(anchors, list) and all(isinstance(a, dict) and "path" in a for a in anchors)
+
+
+def plan_from_paths(value: dict[str, Any], question: str) -> dict[str, Any]:
+    """GRASP's plan JSON from a path-shaped reply (`ANY` read as null).
+
+    Anchor i is variable `Ai`; a one-step path is the hop `Ai -> T`, a two-step one
+    `Ai -> Xi -> T`. No anchor: the text plan (the question as one doc anchor bound to T).
+    """
+    target = dict(value.get("target") or {})
+    target["var"] = TARGET_VAR
+    plan: dict[str, Any] = {
+        "target": target,
+        "risk_level": value.get("risk_level", "normal"),
+    }
+    anchors = [a for a in value.get("anchors") or [] if isinstance(a, dict)]
+    if not anchors:
+        plan["anchors"] = [
+            {"var": TARGET_VAR, "text": question, "label": None, "match_mode": "doc"}
+        ]
+        plan["hops"] = []
+        plan["risk_level"] = "no_trade"
+        return plan
+    plan["anchors"], plan["hops"] = [], []
+    for number, anchor in enumerate(anchors, start=1):
+        var = f"A{number}"
+        plan["anchors"].append(
+            {
+                "var": var,
+                "text": anchor.get("text", ""),
+                "label": _null(anchor.get("label")),
+                "match_mode": anchor.get("match_mode", "name"),
+            }
+        )
+        steps = [s for s in anchor.get("path") or [] if isinstance(s, dict)][:2]
+        names = [var, *([f"X{number}"] if len(steps) == 2 else []), TARGET_VAR]
+        for step, (start, end) in zip(steps, itertools.pairwise(names), strict=False):
+            plan["hops"].append(
+                {
+                    "from": start,
+                    "rel": _null(step.get("rel")),
+                    "to_var": end,
+                    "to_label": _null(step.get("to_label")),
+                    "direction": _null(step.get("direction")),
+                }
+            )
+    return plan
+
+
+def _null(value: Any) -> Any:
+    return None if value == ANY else value
 
 
 def _choice(values: Sequence[str], *, nullable: bool, description: str) -> dict[str, Any]:
