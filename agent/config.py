@@ -45,8 +45,8 @@ class AgentConfig:
             empty: the snapshot's own.
         tool_calls: How a served or `hf:` model's tool calls are asked for
             (agent/models/action_turns.py): `auto` (natively, switching to one
-            JSON-schema-constrained action per turn once a native turn comes back empty or
-            the server refuses tools), `native` or `action`.
+            JSON-schema-constrained action per turn once native calling fails: an empty
+            turn, tools refused, or text again after the nudge), `native` or `action`.
     """
 
     model: str = "rules"

@@ -178,8 +178,8 @@ ToolCallsOpt = Annotated[
     typer.Option(
         "--tool-calls",
         help="How a served or hf: model's tool calls are asked for: auto (natively; one "
-        "JSON-schema-constrained action per turn once a native turn comes back empty or the "
-        "server refuses tools), native, or action. Default auto.",
+        "JSON-schema-constrained action per turn once native calling fails: an empty turn, "
+        "tools refused, or text again after the nudge), native, or action. Default auto.",
         show_default=False,
     ),
 ]

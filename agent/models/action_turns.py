@@ -11,10 +11,12 @@ the server's grammar or, in process, by llguidance. The action comes back as an 
 assistant message with `tool_calls`, so the trajectory, the tools and distillation see the
 same format either way; the step records `turn_as="action"`.
 
-When: `auto` asks natively until a native turn comes back empty (no tool call and no text: a
-reply with text is the model talking, which the loop's nudge answers) or the server refuses
-the `tools` parameter; then it re-asks that turn as an action and keeps action turns for the
-rest of the run (`switched` says why); `action` always asks that way; `native` never does.
+When: `auto` asks natively until native tool calling fails: a turn comes back empty (no
+tool call and no text), the server refuses the `tools` parameter, or a model answers the
+loop's nudge with text again (two turns in a row without a call: a model that talks instead
+of calling, as SmolLM2-135M does every time); then it re-asks that turn as an action and
+keeps action turns for the rest of the run (`switched` says why); `action` always asks that
+way; `native` never does.
 """
 
 from __future__ import annotations
@@ -175,9 +177,18 @@ class ActionTurns:
                     raise
                 self._switch(f"the server refused tools: {error}")
             else:
-                if not tools or self.mode is not ToolCallMode.auto or not _empty(reply):
+                if (
+                    not tools
+                    or self.mode is not ToolCallMode.auto
+                    or reply.message.get("tool_calls")
+                ):
                     return reply
-                self._switch("a native turn came back empty")
+                if _empty(reply):
+                    self._switch("a native turn came back empty")
+                elif _talked_before(messages):
+                    self._switch("two native turns in a row called no tool")
+                else:
+                    return reply  # the loop nudges it once
         return await self._action(messages, tools, temperature)
 
     def _switch(self, why: str) -> None:
@@ -225,6 +236,12 @@ def _empty(reply: ModelReply) -> bool:
         return False
     text, _ = strip_thinking(str(reply.message.get("content") or ""))
     return not text
+
+
+def _talked_before(messages: list[Message]) -> bool:
+    """Whether the conversation's last assistant turn called no tool (it was nudged since)."""
+    replies = [m for m in messages if m.get("role") == "assistant"]
+    return bool(replies) and not replies[-1].get("tool_calls")
 
 
 def _refuses_tools(error: ModelError) -> bool:

@@ -189,3 +189,14 @@ def test_a_bare_served_name_with_a_base_url_gets_action_turns(tiny_snapshot: Sna
     assert isinstance(agent.model, ActionTurns) and agent.model.mode is ToolCallMode.auto
     rules = make_agent(tiny_snapshot, AgentConfig(model="rules", n_agents=1))
     assert not isinstance(rules.model, ActionTurns)
+
+
+def test_a_model_that_talks_again_after_the_nudge_gets_action_turns() -> None:
+    talked = [*ASK, {"role": "assistant", "content": "I think it is Ridley Scott."},
+              {"role": "user", "content": "You did not call a tool."}]  # fmt: skip
+    replies = [text_reply("It is Ridley Scott, surely."), action("search", query="alien")]
+    with FakeOpenAIServer(replies) as server:
+        model = served(server)
+        reply = turn(model, talked)
+    assert reply.turn_as == "action" and reply.message["tool_calls"][0]["function"]["name"]
+    assert model.switched == "two native turns in a row called no tool"
