@@ -134,19 +134,9 @@ class ArkMcpCatalog:
         raise MCPError(RESOURCE_NOT_FOUND, f"unknown resource {uri!r}; valid: {valid}")
 
     def _schema(self, item: ServedSnapshot) -> dict[str, Any]:
-        manifest = item.toolset.snapshot.manifest
         tools = [name for name, route in self._routes.items() if route.served is item]
-        return {
-            "snapshot": item.label,
-            "name": manifest.name,
-            "num_nodes": manifest.num_nodes,
-            "num_edges": manifest.num_edges,
-            "node_types": dict(manifest.node_types),
-            "relations": dict(manifest.relations),
-            "signatures": [signature.model_dump() for signature in manifest.signatures],
-            "candidate_types": list(manifest.candidate_types) or list(manifest.node_types),
-            "tools": tools,
-        }
+        summary = item.toolset.snapshot.manifest.schema_summary()
+        return {"snapshot": item.label, **summary, "tools": tools}
 
     def instructions(self) -> str:
         """The server's instructions: what the graphs are and how to explore them."""

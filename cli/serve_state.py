@@ -103,16 +103,9 @@ class ServedGraph:
 
     def describe(self) -> dict[str, Any]:
         """The snapshot and its schema as the API lists them."""
-        manifest = self.snapshot.manifest
         return {
             "label": self.label,
-            "name": manifest.name,
-            "num_nodes": manifest.num_nodes,
-            "num_edges": manifest.num_edges,
-            "node_types": dict(manifest.node_types),
-            "relations": dict(manifest.relations),
-            "signatures": [signature.model_dump() for signature in manifest.signatures],
-            "candidate_types": list(manifest.candidate_types) or list(manifest.node_types),
+            **self.snapshot.manifest.schema_summary(),
             "tools": self.toolset.tool_names,
             "documents": self.is_documents,
         }

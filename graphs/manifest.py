@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -69,6 +70,18 @@ class Manifest(BaseModel):
     analyzer: str = Field(
         description="Text analyzer of the BM25 index (graphs.bm25.tokenize.ANALYZERS)."
     )
+
+    def schema_summary(self) -> dict[str, Any]:
+        """The graph's schema as clients are shown it (MCP's schema resource, `ark serve`)."""
+        return {
+            "name": self.name,
+            "num_nodes": self.num_nodes,
+            "num_edges": self.num_edges,
+            "node_types": dict(self.node_types),
+            "relations": dict(self.relations),
+            "signatures": [signature.model_dump() for signature in self.signatures],
+            "candidate_types": list(self.candidate_types) or list(self.node_types),
+        }
 
 
 def write_manifest(manifest: Manifest, directory: Path) -> None:
