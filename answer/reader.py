@@ -470,12 +470,14 @@ def _inside_question(key: str, named: set[str]) -> bool:
     return any(f" {key} " in f" {name} " for name in named if name)
 
 
-def load_reader(encoder: Embedder) -> Reader:
+def load_reader(encoder: Embedder, spacy_model: str | None = None) -> Reader:
     """The reader over spaCy's en_core_web_sm (the `answer` extra installs it).
 
+    `spacy_model` names another spaCy English pipeline (a package name or a directory).
+
     Raises:
-        ExtractorDownError: spaCy or its weights are not installed.
+        ExtractorDownError: spaCy or its weights are not installed, or the model cannot load.
     """
     from graphs.importers.documents.spacy_extractor import load_pipeline
 
-    return Reader(load_pipeline(), encoder)
+    return Reader(load_pipeline(spacy_model), encoder)

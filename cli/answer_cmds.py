@@ -19,7 +19,7 @@ from cli.answerers import WarmAnswerers
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
 from cli.language_warning import LanguageWarning
-from cli.options import EndpointFlags, out_dir
+from cli.options import EndpointFlags, SpacyModelOpt, out_dir
 from evals.qa_records import check_question
 from graphs.errors import ArkError
 
@@ -139,6 +139,7 @@ class SargFlags:
     max_neighbors: NeighborsOpt = _PAPER.max_neighbors
     max_tokens: MaxTokensOpt = _PAPER.max_tokens
     encoder: EncoderOpt = None
+    spacy_model: SpacyModelOpt = None
     agent_model: AgentModelOpt = "rules"
 
 
@@ -152,6 +153,13 @@ class Wiring:
     agent_model: str
     endpoint: dict[str, Any]
     """The generator's endpoint settings given as flags (AgentConfig field -> value)."""
+    spacy_model: str | None = None
+    """The offline reader's spaCy pipeline (None: en_core_web_sm)."""
+
+    def warm(self) -> WarmAnswerers:
+        """The once-loaded parts these flags ask for (encoder, spaCy pipeline, endpoint)."""
+        encoder = str(self.encoder) if self.encoder else None
+        return WarmAnswerers(encoder, self.endpoint, spacy_model=self.spacy_model)
 
     def endpoint_record(self) -> dict[str, Any]:
         """The endpoint settings as stored in a run's configuration (credentials redacted)."""
@@ -180,7 +188,7 @@ def answer_cmd(
             "--retrieval gold answers from the passages a QA row names; it is for "
             "`ark eval answers --qa FILE` (use --retrieval search here)"
         )
-    warm = WarmAnswerers(str(wiring.encoder) if wiring.encoder else None, wiring.endpoint)
+    warm = wiring.warm()
     started = time.perf_counter()
     try:
         opened, answerer = _answerer(snapshot, wiring, warm)
@@ -270,7 +278,10 @@ def _wiring(sarg: SargFlags, endpoint_flags: EndpointFlags) -> Wiring:
         config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)
     except ArkError as error:
         fail(str(error))
-    return Wiring(config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint())
+    return Wiring(
+        config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint(),
+        sarg.spacy_model,
+    )  # fmt: skip
 
 
 def _answerer(
@@ -285,7 +296,7 @@ def _answerer(
         from agent.factory import make_agent
 
         agent = make_agent(snapshot, AgentConfig(model=wiring.agent_model))
-    warm = warm or WarmAnswerers(str(wiring.encoder) if wiring.encoder else None, wiring.endpoint)
+    warm = warm or wiring.warm()
     answerer = warm.answerer(snapshot, wiring.config, wiring.model_spec, agent=agent)
     return snapshot, answerer
 

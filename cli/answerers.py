@@ -30,10 +30,17 @@ class WarmAnswerers:
     Args:
         encoder_path: A sentence-transformers directory (None: all-MiniLM-L6-v2).
         endpoint: Endpoint settings for generators (base_url, timeouts) as AgentConfig fields.
+        spacy_model: The offline reader's spaCy pipeline (None: en_core_web_sm).
     """
 
-    def __init__(self, encoder_path: str | None = None, endpoint: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        encoder_path: str | None = None,
+        endpoint: dict[str, Any] | None = None,
+        spacy_model: str | None = None,
+    ) -> None:
         self._encoder_path = encoder_path
+        self._spacy_model = spacy_model
         self._endpoint = dict(endpoint or {})
         self._lock = threading.Lock()
         self._encoder: Any = None
@@ -97,7 +104,7 @@ class WarmAnswerers:
         from answer.reader import load_reader
 
         if self._reader is None:
-            self._reader = load_reader(encoder)
+            self._reader = load_reader(encoder, self._spacy_model)
         return self._reader
 
 

@@ -27,7 +27,7 @@ from rich.text import Text
 from cli.flag_groups import with_flags
 from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
-from cli.options import EndpointFlags, FlagError, out_dir
+from cli.options import EndpointFlags, FlagError, SpacyModelOpt, out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.errors import ArkError
 from graphs.importers.documents.vocabulary import VocabularyConfig
@@ -143,6 +143,7 @@ def extract(
         Path | None, typer.Option(help="Sentence-transformers dir: merge similar names too.")
     ] = None,
     merge_similarity: Annotated[float, typer.Option(help="Cosine for --encoder merges.")] = 0.92,
+    spacy_model: SpacyModelOpt = None,
     cache: Annotated[
         Path | None, typer.Option(help="Extraction cache (~/.cache/ark/extractions.sqlite).")
     ] = None,
@@ -189,7 +190,9 @@ def extract(
         )
         # the extractor loads its models (spaCy: seconds): only once every flag is valid
         mode = _structured(structured)
-        worker, settings = _extractor(extractor, endpoint, concurrency, rpm, tools, mode)
+        worker, settings = _extractor(
+            extractor, endpoint, concurrency, rpm, tools, mode, spacy_model=spacy_model
+        )
         config = replace(config, endpoint=settings)
         encode = _encoder(encoder)
         started = time.perf_counter()
@@ -282,12 +285,14 @@ def _extractor(
     rpm: float | None,
     tools: bool,
     structured: StructuredMode | None = None,
+    *,
+    spacy_model: str | None = None,
 ) -> tuple[Any, dict[str, Any] | None]:
     """The extractor, and the endpoint settings to record (None: no endpoint)."""
     if kind == "spacy":
         from graphs.importers.documents.spacy_extractor import SpacyExtractor
 
-        return SpacyExtractor(), None
+        return SpacyExtractor(model=spacy_model), None
     from agent.extract.llm import LLMExtractConfig, LLMExtractor
     from agent.models.base import ModelError
     from agent.models.openai import OpenAIChatModel

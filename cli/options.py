@@ -183,6 +183,14 @@ ToolCallsOpt = Annotated[
         show_default=False,
     ),
 ]
+SpacyModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spacy-model",
+        help="The spaCy English pipeline to use instead of en_core_web_sm: an installed "
+        "package's name or a directory saved by spaCy (e.g. your own copy).",
+    ),
+]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
 
 

@@ -177,3 +177,15 @@ def test_install_lists_every_extra() -> None:
     extras = pyproject["project"]["optional-dependencies"]
     missing = [name for name in extras if f"'.[{name}]'" not in install]
     assert not missing, f"README's Install section does not list the extras {missing}"
+
+
+def test_the_pinned_model_wheels_are_the_extras_own() -> None:
+    """model-wheels.txt pins, with hashes, the model wheels the extras name."""
+    pinned = (README.parent / "model-wheels.txt").read_text()
+    pyproject = (README.parent / "pyproject.toml").read_text()
+    lines = [line for line in pinned.splitlines() if line and not line.startswith("#")]
+    assert len(lines) == 2
+    for line in lines:
+        name = line.split("==")[0]
+        assert f'"{name}>=' in pyproject and "--hash=sha256:" in line
+    assert "model-wheels.txt" in README.read_text()

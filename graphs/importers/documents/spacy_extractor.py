@@ -86,13 +86,18 @@ class SpacyExtractor:
     name = "spacy"
     prompt_version = RULES_VERSION
 
-    def __init__(self, nlp: Any | None = None, *, batch_size: int = 64) -> None:
-        """Load the pipeline (or take a loaded one).
+    def __init__(
+        self, nlp: Any | None = None, *, batch_size: int = 64, model: str | None = None
+    ) -> None:
+        """Load the pipeline, or take a loaded one.
+
+        `model` names another spaCy English pipeline than en_core_web_sm (its package name
+        or a directory spaCy saved).
 
         Raises:
-            ExtractorDownError: spaCy or the en_core_web_sm weights are not installed.
+            ExtractorDownError: spaCy or the weights are not installed, or `model` cannot load.
         """
-        self._nlp = nlp if nlp is not None else load_pipeline()
+        self._nlp = nlp if nlp is not None else load_pipeline(model)
         meta = getattr(self._nlp, "meta", {})
         self.model = f"{meta.get('lang', 'en')}_{meta.get('name', 'core_web_sm')}-" + str(
             meta.get("version", "?")
@@ -107,21 +112,42 @@ class SpacyExtractor:
         return results
 
 
-def load_pipeline() -> Any:
+def load_pipeline(model: str | None = None) -> Any:
     """Load spaCy's en_core_web_sm 3.8 (installed as `en_core_web_sm` or its PyPI mirror).
 
+    Args:
+        model: Another spaCy English pipeline instead: an installed package's name or a
+            directory (`--spacy-model`), e.g. your own copy of en_core_web_sm.
+
     Raises:
-        ExtractorDownError: Neither package is installed.
+        ExtractorDownError: Neither package is installed, or `model` cannot be loaded.
     """
+    try:
+        from spacy.language import Language
+    except ImportError:
+        raise ExtractorDownError(
+            "the offline extractor needs spaCy and the en_core_web_sm weights: "
+            "pip install 'ark-kg[documents]' (or --extractor llm -m MODEL)"
+        ) from None
+    if not Language.has_factory(_BREAKS):
+        Language.component(_BREAKS, func=_paragraph_breaks)
+    if model is not None:
+        import spacy
+
+        try:
+            nlp = spacy.load(model)
+        except (OSError, ValueError) as error:
+            raise ExtractorDownError(
+                f"--spacy-model {model!r} cannot be loaded ({error}); give an installed spaCy "
+                "pipeline's name or a directory saved by spaCy (nlp.to_disk)"
+            ) from None
+        nlp.add_pipe(_BREAKS, before="parser")
+        return nlp
     for package in SPACY_PACKAGES:
         try:
             module = importlib.import_module(package)
         except ImportError:
             continue
-        from spacy.language import Language
-
-        if not Language.has_factory(_BREAKS):
-            Language.component(_BREAKS, func=_paragraph_breaks)
         nlp = module.load()
         nlp.add_pipe(_BREAKS, before="parser")
         return nlp
