@@ -27,7 +27,7 @@ WorkersOpt = Annotated[
         "--workers",
         min=1,
         help="With --executor ray: Ray workers, each opening the snapshot and building its "
-        "agent once (a local Ray instance gets this many CPUs).",
+        "agent, planner or extractor once (a local Ray instance gets this many CPUs).",
     ),
 ]
 ShardOpt = Annotated[

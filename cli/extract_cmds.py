@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -24,6 +25,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from agent.config import AgentConfig
     from agent.models.openai import OpenAIChatModel
     from agent.models.structured import StructuredMode
+    from evals.ray_extraction import RayExtractor
 
 ExtractorName = Literal["spacy", "llm"]
 
@@ -82,7 +85,7 @@ class _Bar:
         self._bar.update(self._task, completed=done)
 
 
-@with_flags()
+@with_flags(without={"where": ("shard_size",)})
 def extract(
     docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
     out: Annotated[
@@ -90,6 +93,7 @@ def extract(
     ],
     *,
     endpoint_flags: EndpointFlags,
+    where: ExecutorFlags,
     extractor: Annotated[
         ExtractorName,
         typer.Option(help="spacy: offline NER + dependency triples; llm: a served model (-m)."),
@@ -175,6 +179,7 @@ def extract(
     from graphs.importers.documents.vocabulary import VocabularyConfig
 
     console = Console(stderr=True)
+    ray_worker: RayExtractor | None = None
     try:
         endpoint = _endpoint_config(model, endpoint_flags, max_tokens, timeout, console)
         _check_numbers(concurrency=concurrency, rpm=rpm, max_file_mb=max_file_mb)
@@ -190,9 +195,18 @@ def extract(
         )
         # the extractor loads its models (spaCy: seconds): only once every flag is valid
         mode = _structured(structured)
+        executor = where.config()
+        make = functools.partial(
+            worker_extractor, extractor, endpoint, concurrency, rpm, tools, mode,
+            spacy_model, executor.endpoints,
+        )  # fmt: skip
         worker, settings = _extractor(
             extractor, endpoint, concurrency, rpm, tools, mode, spacy_model=spacy_model
         )
+        if executor.kind == "ray":
+            from evals.ray_extraction import RayExtractor
+
+            worker = ray_worker = RayExtractor(make, worker, executor.workers)
         config = replace(config, endpoint=settings)
         encode = _encoder(encoder)
         started = time.perf_counter()
@@ -204,6 +218,9 @@ def extract(
             )  # fmt: skip
     except ArkError as error:
         fail(str(error))
+    finally:
+        if ray_worker is not None:
+            ray_worker.close()  # its workers, and the local Ray instance it started
     data = summary.model_dump()
     data["wall_seconds"] = round(time.perf_counter() - started, 2)
     stats = getattr(worker, "stats", None)
@@ -219,6 +236,26 @@ def extract(
     if summary.update is not None:
         print(update_line(summary.update, summary.merges))
     print_extraction_info(data, Console())
+
+
+def worker_extractor(
+    kind: ExtractorName,
+    endpoint: AgentConfig,
+    concurrency: int,
+    rpm: float | None,
+    tools: bool,
+    structured: StructuredMode | None,
+    spacy_model: str | None,
+    endpoints: tuple[str, ...],
+    index: int,
+) -> Any:
+    """Ray worker `index`'s extractor: the driver's, on `endpoints[index % n]` when given."""
+    if endpoints:
+        endpoint = replace(endpoint, base_url=endpoints[index % len(endpoints)])
+    worker, _ = _extractor(
+        kind, endpoint, concurrency, rpm, tools, structured, spacy_model=spacy_model
+    )
+    return worker
 
 
 def update_line(update: dict[str, Any], merges: dict[str, int]) -> str:

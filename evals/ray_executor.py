@@ -83,7 +83,8 @@ class ShardRunner:
         return asyncio.run(every())
 
 
-def _ray() -> Any:
+def import_ray() -> Any:
+    """The `ray` module, or a MissingExtraError naming the extra."""
     try:
         import ray
     except ImportError as error:
@@ -108,7 +109,7 @@ def run_on_ray(
     Returns:
         The outcomes recorded, in the order the shards finished.
     """
-    ray = _ray()
+    ray = import_ray()
     started_here = not ray.is_initialized()
     if started_here:
         local = {} if os.environ.get("RAY_ADDRESS") else {"num_cpus": executor.workers}

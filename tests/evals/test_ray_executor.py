@@ -196,3 +196,32 @@ def test_a_killed_driver_resumes_to_the_same_run(ray_cluster: str, tmp_path: Pat
         request.elsewhere(tmp_path / "local", resume=False), RulesPlanners(), planner_name="rules"
     )
     assert _records(out) == _records(tmp_path / "local")
+
+
+@pytest.mark.slow
+def test_extraction_on_ray_builds_the_snapshot_a_local_build_does(
+    ray_cluster: str, tmp_path: Path
+) -> None:
+    """`ark graph extract --executor ray`: passages spread over 2 workers, the same graph."""
+    pytest.importorskip("spacy")
+    import pyarrow.parquet as pq
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    texts = {
+        "ada.txt": "Ada Lovelace was born in London. She worked with Charles Babbage.",
+        "babbage.txt": "Charles Babbage designed the Analytical Engine in London.",
+        "turing.txt": "Alan Turing was born in London. He studied at Cambridge.",
+    }
+    for name, text in texts.items():
+        (docs / name).write_text(text)
+    app, runner = build_app(), CliRunner()
+    for kind in ("local", "ray"):
+        spread = ["--executor", "ray", "--workers", "2"] if kind == "ray" else []
+        args = ["graph", "extract", str(docs), "--out", str(tmp_path / kind)]
+        args += ["--cache", str(tmp_path / f"{kind}.sqlite"), *spread]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+    for table in ("nodes.parquet", "edges.parquet"):
+        local = pq.read_table(tmp_path / "local" / table)
+        assert pq.read_table(tmp_path / "ray" / table).equals(local), table
