@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +17,7 @@ from rich.text import Text
 
 from answer.config import SargConfig
 from cli.answerers import WarmAnswerers
+from cli.executor_options import ExecutorFlags
 from cli.flag_groups import flag_group, with_flags
 from cli.guards import fail
 from cli.language_warning import LanguageWarning
@@ -213,6 +215,17 @@ OFFLINE_NOTE = (
 )
 
 
+def worker_answerer(
+    snapshot: Path, wiring: Wiring, endpoints: tuple[str, ...], index: int
+) -> Answerer:
+    """Ray worker `index`'s answerer: the driver's, on `endpoints[index % n]` when given."""
+    if endpoints:
+        wiring = replace(
+            wiring, endpoint={**wiring.endpoint, "base_url": endpoints[index % len(endpoints)]}
+        )
+    return _answerer(snapshot, wiring)[1]
+
+
 def time_split(load_s: float, setup_s: float, answer_s: float) -> Text:
     """One dim line: how much of the setup was loading models, and how long answering took."""
     return Text(
@@ -301,7 +314,7 @@ def _answerer(
     return snapshot, answerer
 
 
-@with_flags()
+@with_flags(without={"where": ("shard_size",)})
 def eval_answers(
     snapshot: SnapshotArg,
     qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
@@ -309,6 +322,7 @@ def eval_answers(
     *,
     sarg: SargFlags,
     endpoint: EndpointFlags,
+    where: ExecutorFlags,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="The first N questions only.")
@@ -333,7 +347,16 @@ def eval_answers(
     try:
         drawn = QuestionSample(size=sample, seed=seed)
         items = drawn.apply(load_answer_qa(qa))[:limit]
-        _, answerer = _answerer(snapshot, wiring)
+        executor = where.config()
+        pool = None
+        if executor.kind == "ray":
+            from evals.ray_answers import RayAnswers
+
+            make = functools.partial(worker_answerer, snapshot, wiring, executor.endpoints)
+            pool = RayAnswers(make, executor.workers)
+            answer_fn = pool.answer
+        else:
+            answer_fn = _answerer(snapshot, wiring)[1].answer
         run_config = {
             "baseline": {
                 **wiring.config.to_record(),
@@ -350,9 +373,16 @@ def eval_answers(
             mark = f"EM {record.em:.0f} F1 {record.f1:.2f}" if hasattr(record, "em") else "failed"
             console.print(f"{record.question_id}: {mark}", highlight=False)
 
-        records = asyncio.run(
-            run_answers(answerer.answer, items, out, run_config, resume=resume, on_record=progress)
-        )
+        try:
+            records = asyncio.run(
+                run_answers(
+                    answer_fn, items, out, run_config, resume=resume, on_record=progress,
+                    concurrency=executor.workers if pool is not None else 1,
+                )
+            )  # fmt: skip
+        finally:
+            if pool is not None:
+                pool.close()
     except ArkError as error:
         fail(str(error))
     summary = summarise(records, unresolved_failures(out, records))

@@ -15,6 +15,7 @@ write followed by fsync; a torn last line is cut off when the run is resumed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -155,11 +156,14 @@ async def run_answers(
     *,
     resume: bool = False,
     on_record: Callable[[AnswerRecord | FailureRecord], None] | None = None,
+    concurrency: int = 1,
 ) -> list[AnswerRecord]:
     """Answer every unfinished question into `run_dir`; return all finished records.
 
     Model errors and user-facing errors of one question are recorded in failures.jsonl and
     the run goes on; anything else is a bug and propagates (what is on disk stays valid).
+    Up to `concurrency` questions are answered at once (Ray workers: one each); each record
+    is written as its question finishes.
 
     Raises:
         RunStoreError: the directory holds another run, or is not empty without `resume`.
@@ -170,21 +174,42 @@ async def run_answers(
         _cut_torn_tail(run_dir / ANSWERS_FILE)
         done = {record.question_id for record in read_answers(run_dir)}
         pending = [item for item in items if item.id not in done]
-        for number, item in enumerate(pending):
-            record = await _attempt(answer, item)
-            if isinstance(record, AnswerRecord):
-                _append_line(run_dir / ANSWERS_FILE, record.model_dump_json())
-            else:
-                store.append_failure(record)
-            if on_record is not None:
-                on_record(record)
-            failed = isinstance(record, FailureRecord) and record.error_type == UNREACHABLE
-            breaker.record(failed, record.error if isinstance(record, FailureRecord) else "")
-            if breaker.tripped:
-                raise stop_error(breaker, run_dir, remaining=len(pending) - number - 1)
+        queue = iter(pending)
+        finished = 0
+
+        async def worker() -> None:  # no question starts once the breaker has tripped
+            nonlocal finished
+            for item in queue:
+                if breaker.tripped:
+                    return  # the item stays pending: --resume asks it
+                record = await _attempt(answer, item)
+                _keep(record, run_dir, store, on_record, breaker)
+                finished += 1
+
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        if breaker.tripped:
+            raise stop_error(breaker, run_dir, remaining=len(pending) - finished)
     finally:
         store.close()
     return read_answers(run_dir)
+
+
+def _keep(
+    record: AnswerRecord | FailureRecord,
+    run_dir: Path,
+    store: RunStore,
+    on_record: Callable[[AnswerRecord | FailureRecord], None] | None,
+    breaker: CircuitBreaker,
+) -> None:
+    """Write one finished question, report it and feed the breaker."""
+    if isinstance(record, AnswerRecord):
+        _append_line(run_dir / ANSWERS_FILE, record.model_dump_json())
+    else:
+        store.append_failure(record)
+    if on_record is not None:
+        on_record(record)
+    failed = isinstance(record, FailureRecord) and record.error_type == UNREACHABLE
+    breaker.record(failed, record.error if isinstance(record, FailureRecord) else "")
 
 
 async def _attempt(answer: AnswerFn, item: AnswerQA) -> AnswerRecord | FailureRecord:
