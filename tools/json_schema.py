@@ -22,6 +22,9 @@ def closed_object(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def bounded_text(description: str, longest: int) -> dict[str, Any]:
-    """A string of at most `longest` characters."""
-    return {"type": "string", "description": description, "maxLength": longest}
+def bounded_text(description: str, longest: int, *, shortest: int = 0) -> dict[str, Any]:
+    """A string of at most `longest` (and at least `shortest`) characters."""
+    text: dict[str, Any] = {"type": "string", "description": description, "maxLength": longest}
+    if shortest:
+        text["minLength"] = shortest
+    return text

@@ -126,3 +126,8 @@ def test_every_path_shaped_instance_is_a_valid_plan() -> None:
             jsonschema.validate(reply, schema)
             plan = GraphPlan.model_validate(plan_from_paths(reply, "q"))
             check_plan(plan, TYPES, RELATIONS)
+    empty = {"anchors": [{"text": "", "label": ANY, "match_mode": "name",
+                          "path": step_choices[:1]}],
+             "target": {"labels": [], "relevance_text": ""}, "risk_level": "weak"}  # fmt: skip
+    with pytest.raises(jsonschema.ValidationError):  # GraphPlan refuses an empty anchor
+        jsonschema.validate(empty, schema)

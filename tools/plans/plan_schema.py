@@ -50,7 +50,7 @@ def plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -> dic
     anchor = _object(
         {
             "var": _text("Variable name, e.g. A1.", MAX_VAR),
-            "text": _text("The anchor's words as the question gives them.", MAX_TEXT),
+            "text": _text("The anchor's words as the question gives them.", MAX_TEXT, shortest=1),
             "label": label,
             "match_mode": {"type": "string", "enum": ["name", "doc"]},
         }
@@ -103,7 +103,7 @@ def path_plan_json_schema(node_types: Sequence[str], relations: Sequence[str]) -
     )
     anchor = _object(
         {
-            "text": _text("The anchor's words as the question gives them.", MAX_TEXT),
+            "text": _text("The anchor's words as the question gives them.", MAX_TEXT, shortest=1),
             "label": label,
             "match_mode": {"type": "string", "enum": ["name", "doc"]},
             "path": {"type": "array", "items": step, "minItems": 1, "maxItems": 2},
