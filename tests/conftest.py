@@ -51,3 +51,14 @@ def _block_network(monkeypatch: pytest.MonkeyPatch, _test_cache: Path) -> Iterat
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("ARK_CACHE_DIR", str(_test_cache))  # never the user's cache
     yield
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[str]:
+    """One local Ray instance with 2 CPUs for the whole run (starting one takes seconds)."""
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    context = ray.init(
+        num_cpus=2, include_dashboard=False, configure_logging=False, log_to_driver=False
+    )
+    yield context.address_info["address"]
+    ray.shutdown()

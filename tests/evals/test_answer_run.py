@@ -196,3 +196,39 @@ def test_an_unreachable_endpoint_stops_the_batch_on_the_one_breaker(tmp_path: Pa
     assert len(down.asked) == 3  # not one timeout per question of the batch
     assert "the 7 not yet answered stay pending" in str(stopped.value)
     assert [f.error_type for f in read_failures(out)] == [UNREACHABLE] * 3
+
+
+class Overlapping(Oracle):
+    """Counts the questions in flight at once (each answer yields to the loop first)."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__(table)
+        self.inside = self.most = 0
+
+    async def answer(self, question: str, supporting: Sequence[str] = ()) -> AnswerResult:
+        self.inside += 1
+        self.most = max(self.most, self.inside)
+        await asyncio.sleep(0)
+        try:
+            return await super().answer(question, supporting)
+        finally:
+            self.inside -= 1
+
+
+def test_concurrent_answers_write_every_record_and_stop_on_the_breaker(tmp_path: Path) -> None:
+    """Up to `concurrency` questions at once (one per Ray worker); the breaker still stops."""
+    overlap = Overlapping(TABLE)
+    records = asyncio.run(
+        run_answers(overlap.answer, load_answer_qa(_qa(tmp_path)), tmp_path / "run",
+                    CONFIG, concurrency=2)
+    )  # fmt: skip
+    assert overlap.most == 2 and {r.question for r in records} == set(TABLE)
+    rows = [{"id": f"q{i}", "question": f"Question {i}?", "answer": "x"} for i in range(10)]
+    qa = tmp_path / "down.jsonl"
+    qa.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    down = Unreachable({})
+    with pytest.raises(EndpointDownError):
+        asyncio.run(run_answers(down.answer, load_answer_qa(qa), tmp_path / "down", CONFIG,
+                                concurrency=2))  # fmt: skip
+    assert len(down.asked) <= 4  # no question starts once the breaker has tripped
+    assert len(read_failures(tmp_path / "down")) == len(down.asked)

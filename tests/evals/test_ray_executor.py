@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,17 +98,6 @@ def test_a_bad_model_spec_fails_before_ray_starts_or_the_run_dir_exists(tmp_path
     result = CliRunner().invoke(build_app(), [*args, "--model", f"hf:{tmp_path / 'nothing'}"])
     assert result.exit_code == 2 and "no such directory" in result.output
     assert not out.exists()
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[str]:
-    """One local Ray instance with 2 CPUs for the module (starting one takes seconds)."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
-    context = ray.init(
-        num_cpus=2, include_dashboard=False, configure_logging=False, log_to_driver=False
-    )
-    yield context.address_info["address"]
-    ray.shutdown()
 
 
 @pytest.mark.slow
