@@ -329,7 +329,7 @@ def _extractor(
     if kind == "spacy":
         from graphs.importers.documents.spacy_extractor import SpacyExtractor
 
-        return SpacyExtractor(model=spacy_model), None
+        return (SpacyExtractor(model=spacy_model) if spacy_model else SpacyExtractor()), None
     from agent.extract.llm import LLMExtractConfig, LLMExtractor
     from agent.models.base import ModelError
     from agent.models.openai import OpenAIChatModel

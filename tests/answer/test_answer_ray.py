@@ -1,45 +1,61 @@
-"""`ark eval answers --executor ray`: the same records as a local run, answered by Ray workers."""
+"""`ark eval answers --executor ray`: answers from a pool of Ray workers, recorded as locally."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
+import pickle
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from cli.app import build_app
-from tests.answer.conftest import QUESTION
+from answer.config import SargConfig
+from answer.result import AnswerResult
+from cli.answer_cmds import Wiring, worker_answerer
+from evals.answer_run import load_answer_qa, read_answers, run_answers
 
-TIMINGS = {"timings", "wall_s", "construct_s", "generate_s", "extract_s"}
+
+class Echo:
+    """Answers with the question's last word (no model: the workers start in a second)."""
+
+    async def answer(self, question: str, supporting: Sequence[str] = ()) -> AnswerResult:
+        return AnswerResult(
+            question=question, answer=question.rstrip("?").split()[-1], method="sarg",
+            model="offline", timings={"construct_s": 0.0},
+        )  # fmt: skip
 
 
-def scrub(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in TIMINGS}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
+def make_echo(index: int) -> Echo:
+    return Echo()
+
+
+def _qa(tmp_path: Path) -> Path:
+    rows = [{"id": f"q{i}", "question": f"Say word{i}?", "answer": f"word{i}"} for i in range(6)]
+    path = tmp_path / "qa.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
 
 
 @pytest.mark.slow
-def test_answers_on_ray_equal_a_local_run(
-    ray_cluster: str, bridge_kg: Path, encoder_dir: Path, tmp_path: Path
-) -> None:
-    qa = tmp_path / "qa.jsonl"
-    rows = [{"id": f"q{i}", "question": QUESTION, "answer": "1755"} for i in range(1)]
-    qa.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    app, runner = build_app(), CliRunner()
-    records = {}
-    for kind in ("local", "ray"):
-        out = tmp_path / kind
-        args = ["eval", "answers", str(bridge_kg), "--qa", str(qa), "--out", str(out)]
-        args += ["--encoder", str(encoder_dir), "--tau", "-1"]
-        if kind == "ray":
-            args += ["--executor", "ray", "--workers", "1"]  # models load once per worker
-        done = runner.invoke(app, args)
-        assert done.exit_code == 0, done.output
-        lines = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
-        records[kind] = {line["question_id"]: scrub(line) for line in lines}
-    assert len(records["ray"]) == 1 and records["ray"] == records["local"]
+def test_answers_on_ray_workers_equal_a_local_run(ray_cluster: str, tmp_path: Path) -> None:
+    from evals.ray_answers import RayAnswers
+
+    items = load_answer_qa(_qa(tmp_path))
+    local = asyncio.run(run_answers(Echo().answer, items, tmp_path / "local", {}))
+    pool = RayAnswers(make_echo, 2)
+    try:
+        on_ray = asyncio.run(run_answers(pool.answer, items, tmp_path / "ray", {}, concurrency=2))
+    finally:
+        pool.close()
+    key = {r.question_id: (r.answer, r.em, r.f1) for r in local}
+    assert {r.question_id: (r.answer, r.em, r.f1) for r in on_ray} == key
+    assert all(r.em == 1.0 for r in read_answers(tmp_path / "ray")) and len(key) == 6
+
+
+def test_the_cli_worker_factory_travels_to_workers_and_takes_its_endpoint(tmp_path: Path) -> None:
+    """What `ark eval answers --executor ray` sends to each worker pickles (Ray needs that)."""
+    wiring = Wiring(SargConfig(), "openai:m", None, "rules", {"base_url": "http://a/v1"})
+    make = functools.partial(worker_answerer, tmp_path, wiring, ("http://b/v1", "http://c/v1"))
+    assert pickle.loads(pickle.dumps(make)).args[1] == wiring
