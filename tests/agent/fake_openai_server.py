@@ -322,3 +322,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(payload)
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+def served_model(server: FakeOpenAIServer, *, retries: int = 0) -> Any:
+    """The OpenAI-compatible adapter pointed at `server`: no waits, no connect retries."""
+    from agent.models.openai.model import OpenAIChatModel
+    from agent.models.openai.retry import RetryPolicy
+
+    retry = RetryPolicy(max_retries=retries, max_connect_retries=0)
+    return OpenAIChatModel("fake", base_url=server.base_url, sleep=_no_sleep, retry=retry)

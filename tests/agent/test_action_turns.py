@@ -14,10 +14,14 @@ from agent.models.action_turns import (
     action_messages,
     action_schema,
 )
-from agent.models.openai.model import OpenAIChatModel
-from agent.models.openai.retry import RetryPolicy
 from graphs.snapshot import Snapshot
-from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, text_reply, tool_call_reply
+from tests.agent.fake_openai_server import (
+    FakeOpenAIServer,
+    Fault,
+    served_model,
+    text_reply,
+    tool_call_reply,
+)
 
 TOOLS = [
     {
@@ -44,14 +48,8 @@ def action(tool: str, **arguments: Any) -> dict[str, Any]:
     return text_reply(json.dumps({"action": {"tool": tool, "arguments": arguments}}))
 
 
-async def no_sleep(_: float) -> None:
-    return None
-
-
 def served(server: FakeOpenAIServer, mode: ToolCallMode = ToolCallMode.auto) -> ActionTurns:
-    retry = RetryPolicy(max_retries=0, max_connect_retries=0)
-    inner = OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
-    return ActionTurns(inner, mode)
+    return ActionTurns(served_model(server), mode)
 
 
 def turn(model: ActionTurns, messages: list[dict[str, Any]] = ASK) -> Any:

@@ -98,14 +98,9 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
     tiny_snapshot: Snapshot,
 ) -> None:
     """A schema-taking endpoint gets the path shape, the snapshot's names as enums."""
-    from agent.models.openai.model import OpenAIChatModel
-    from agent.models.openai.retry import RetryPolicy
     from rank.plan_run import plan_record
-    from tests.agent.fake_openai_server import FakeOpenAIServer, text_reply
+    from tests.agent.fake_openai_server import FakeOpenAIServer, served_model, text_reply
     from tools.plans.plan_schema import ANY
-
-    async def no_sleep(_: float) -> None:
-        return None
 
     path_reply = {
         "anchors": [{"text": "Ada Lovelace", "label": "author", "match_mode": "name",
@@ -114,9 +109,7 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
         "risk_level": "normal",
     }  # fmt: skip
     with FakeOpenAIServer([text_reply(json.dumps(path_reply))]) as server:
-        retry = RetryPolicy(max_retries=0, max_connect_retries=0)
-        model = OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
-        planner = LLMPlanner(model, tiny_snapshot.manifest)
+        planner = LLMPlanner(served_model(server), tiny_snapshot.manifest)
         planned = asyncio.run(planner.plan("Which papers did Ada Lovelace write?"))
         sent = server.requests[0].body
     schema = sent["response_format"]["json_schema"]["schema"]

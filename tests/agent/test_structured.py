@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from agent.models.openai.model import OpenAIChatModel
-from agent.models.openai.retry import RetryPolicy
 from agent.models.scripted import ScriptedModel, text_message
 from agent.models.structured import (
     StructuredMode,
@@ -15,7 +14,7 @@ from agent.models.structured import (
     ask_structured,
     strip_thinking,
 )
-from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, text_reply
+from tests.agent.fake_openai_server import FakeOpenAIServer, Fault, served_model, text_reply
 
 SCHEMA = {
     "type": "object",
@@ -25,13 +24,8 @@ SCHEMA = {
 ASK = [{"role": "user", "content": "Label it; reply with JSON."}]
 
 
-async def no_sleep(_: float) -> None:
-    return None
-
-
 def _model(server: FakeOpenAIServer) -> OpenAIChatModel:
-    retry = RetryPolicy(max_retries=1, max_connect_retries=0)
-    return OpenAIChatModel("fake", base_url=server.base_url, sleep=no_sleep, retry=retry)
+    return served_model(server, retries=1)
 
 
 def _ask(model: Any, stats: StructuredStats, mode: StructuredMode = StructuredMode.auto) -> Any:
