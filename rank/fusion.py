@@ -19,8 +19,8 @@ signal, chosen on validation among the agents' agreement on the top node, the vo
 and the number of neighbour calls (level 0: an empty fused list).
 
 Ties are broken by first appearance in the rankings taken in order, so the result is
-deterministic. The arithmetic lives in `rrf_scores`, shared by fusion and the grid search,
-so a tuned configuration scores exactly as it was tuned.
+deterministic. The arithmetic lives in graphs/rrf.py, shared by fusion, the grid search and
+the rule policy, so a tuned configuration scores exactly as it was tuned.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graphs.errors import ArkError
+from graphs.rrf import reciprocal_rank_fusion
 from rank.rankings import AgentSignals
 from tools.schemas import RISK_LEVELS
 
@@ -228,37 +229,6 @@ def spec_from_record(record: Mapping[str, Any]) -> FusionSpec:
     )
 
 
-def rank_matrix(rankings: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
-    """The union of ids (first-appearance order) and their 1-based ranks per ranking.
-
-    Returns:
-        (ids, ranks) with ranks of shape (len(rankings), len(ids)); +inf where absent.
-    """
-    position: dict[str, int] = {}
-    for ranking in rankings:
-        for node in ranking:
-            position.setdefault(node, len(position))
-    ranks = np.full((len(rankings), len(position)), np.inf)
-    for row, ranking in enumerate(rankings):
-        for rank, node in enumerate(dict.fromkeys(ranking), start=1):
-            ranks[row, position[node]] = rank
-    return list(position), ranks
-
-
-def rrf_scores(ranks: np.ndarray, weights: np.ndarray, k: float) -> np.ndarray:
-    """RRF scores of every id: ``weights @ 1 / (k + ranks)`` (absent ids add 0).
-
-    Args:
-        ranks: (n_rankings, n_ids) ranks, +inf where absent.
-        weights: (n_rankings,) or (n_configs, n_rankings).
-        k: RRF constant.
-
-    Returns:
-        (n_ids,) or (n_configs, n_ids) scores.
-    """
-    return np.asarray(weights @ (1.0 / (k + ranks)))
-
-
 def fuse_rankings(
     rankings: Sequence[Sequence[str]], weights: np.ndarray, k: float, *, depth: int | None = None
 ) -> tuple[list[str], list[float]]:
@@ -275,13 +245,8 @@ def fuse_rankings(
     """
     if len(weights) != len(rankings):
         raise FusionError(f"{len(weights)} weights for {len(rankings)} rankings")
-    ids, ranks = rank_matrix(rankings)
-    if not ids:
-        return [], []
-    scores = rrf_scores(ranks, weights, k)
-    order = np.argsort(-scores, kind="stable")
-    kept = [int(i) for i in order if scores[i] > 0][:depth]
-    return [ids[i] for i in kept], [float(scores[i]) for i in kept]
+    ids, scores = reciprocal_rank_fusion(rankings, weights, k)
+    return ids[:depth], scores[:depth]
 
 
 def apply_spec(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphs.rrf import rank_matrix, rrf_scores
 from rank.fusion import (
     LEVEL_FEATURES,
     AgentRRF,
@@ -35,9 +36,7 @@ from rank.fusion import (
     cand_bucket,
     confidence_level,
     length_bucket,
-    rank_matrix,
     risk_index,
-    rrf_scores,
 )
 from rank.rankings import AgentSignals
 

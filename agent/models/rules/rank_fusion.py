@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from graphs.rrf import reciprocal_rank_fusion as rrf
 from tools.listing_parse import ListedNode
 
 RRF_K = 60
@@ -52,13 +53,10 @@ def zscore_fusion(rankings: Sequence[Sequence[ListedNode]]) -> list[ListedNode]:
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[ListedNode]]) -> list[ListedNode]:
-    """Sum of 1 / (RRF_K + rank) over the rankings, ties by first appearance."""
+    """Sum of 1 / (RRF_K + rank) over the rankings, ties by first appearance (graphs/rrf.py)."""
     nodes = _first_seen(rankings)
-    scores = dict.fromkeys(nodes, 0.0)
-    for ranking in rankings:
-        for rank, node in enumerate(ranking, start=1):
-            scores[node.node_id] += 1.0 / (RRF_K + rank)
-    order = sorted(scores, key=lambda node_id: -scores[node_id])
+    ids = [[node.node_id for node in ranking] for ranking in rankings]
+    order, _ = rrf(ids, [1.0] * len(rankings), RRF_K)
     return [nodes[node_id] for node_id in order]
 
 
