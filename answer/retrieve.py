@@ -76,17 +76,16 @@ class DenseRetriever:
         Raises:
             RetrievalError: the snapshot has no embeddings.
         """
-        from graphs.dense.embeddings import Embeddings, EmbeddingsError
-        from graphs.dense.search import open_vector_index
+        from graphs.dense.embeddings import EmbeddingsError
+        from graphs.dense.search import open_snapshot_index
 
         try:
-            embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
+            self.index = open_snapshot_index(snapshot)
         except EmbeddingsError as error:
             raise RetrievalError(
                 f"--retriever dense needs the snapshot's embeddings: {error}; "
                 f"run `ark graph embed {snapshot.path} --encoder DIR` first"
             ) from error
-        self.index = open_vector_index(embeddings, snapshot.node_type_codes)
         self.encoder = encoder
         self.node_types = list(node_types) if node_types else None
 

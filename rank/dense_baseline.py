@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
 from evals.runner import RunPlan, StartHandler, execute
-from graphs.dense.embeddings import Embeddings, EmbeddingsError
-from graphs.dense.search import SearchMode, open_vector_index
+from graphs.dense.search import SearchMode, open_snapshot_index
 from rank.baseline import RankingAsker
 from rank.dense_strategies import StrategyConfig, retrieve
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
 
     from graphs.snapshot import Snapshot
@@ -29,6 +30,7 @@ class QueryEncoder(Protocol):
     """What the baseline needs of an encoder (graphs.dense.encoder.TextEncoder is one)."""
 
     name: str
+    path: Path
     fingerprint: str
 
     def encode_query(self, query: str) -> np.ndarray:
@@ -55,19 +57,12 @@ class DenseBaseline(RankingAsker):
         *,
         search: SearchMode = "auto",
     ) -> None:
-        embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
-        if embeddings.manifest.encoder_hash != encoder.fingerprint:
-            raise EmbeddingsError(
-                f"the embeddings of {snapshot.path} were made by encoder "
-                f"{embeddings.manifest.encoder_name}, not {encoder.name}; pass the same --encoder"
-            )
         self.snapshot = snapshot
         self.encoder = encoder
         self.config = config
-        types = snapshot.node_type_codes
-        self.original = open_vector_index(embeddings, types, mode=search)
+        self.original = open_snapshot_index(snapshot, encoder=encoder, mode=search)
         self.modified = (
-            open_vector_index(embeddings, types, variant=config.variant, mode=search)
+            open_snapshot_index(snapshot, encoder=encoder, variant=config.variant, mode=search)
             if config.needs_variant
             else None
         )

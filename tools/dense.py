@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.dense.embeddings import Embeddings, EmbeddingsError
-from graphs.dense.search import SearchMode, VectorIndex, open_vector_index
+from graphs.dense.search import SearchMode, VectorIndex, open_snapshot_index
 from tools.config import ToolConfig
 from tools.format import page_size
 from tools.observation import Observation
@@ -63,17 +62,7 @@ class DenseSearch:
             EmbeddingsError: the snapshot has no embeddings, or they were made by another
                 encoder (queries and nodes must share one model).
         """
-        embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
-        manifest = embeddings.manifest
-        if manifest.encoder_hash != encoder.fingerprint:
-            raise EmbeddingsError(
-                f"the embeddings of {snapshot.path} were made by encoder {manifest.encoder_name} "
-                f"({manifest.encoder_hash[:12]}), not {encoder.name} "
-                f"({encoder.fingerprint[:12]}); pass that encoder, or rebuild with "
-                f"`ark graph embed {snapshot.path} --encoder {encoder.path} --overwrite`"
-            )
-        index = open_vector_index(embeddings, snapshot.node_type_codes, mode=search)
-        return cls(encoder, index)
+        return cls(encoder, open_snapshot_index(snapshot, encoder=encoder, mode=search))
 
 
 def run_dense_search(

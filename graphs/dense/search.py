@@ -1,14 +1,16 @@
 """The one door to a matrix's top-k: the HNSW index when the snapshot has one, else the scan.
 
 Every dense caller (dense_search, the dense baseline and GME strategies, GRASP's anchor
-linking, SARG's dense retriever) opens its index here, so `--ann` at `ark graph embed` speeds
-them all up and `mode="exact"` gives the exact scan back anywhere (the reference in tests).
+linking, SARG's dense retriever) opens its index here (`open_snapshot_index`), so `--ann` at
+`ark graph embed` speeds them all up and `mode="exact"` gives the exact scan back anywhere
+(the reference in tests).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
@@ -17,6 +19,9 @@ from graphs.dense.ann import AnnIndex, AnnParams
 from graphs.dense.cosine import CosineIndex
 from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError, embed_dir
 from graphs.errors import SnapshotError
+
+if TYPE_CHECKING:
+    from graphs.snapshot import Snapshot
 
 SearchMode = Literal["auto", "exact", "ann"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("auto", "exact", "ann")
@@ -63,6 +68,46 @@ class VectorIndex(Protocol):
     def query_scan(self, query: np.ndarray) -> QueryScan:
         """Selections for one query that share whatever work they can."""
         ...
+
+
+class EncoderIdentity(Protocol):
+    """What the opener checks of a query encoder (graphs.dense.encoder.TextEncoder is one)."""
+
+    name: str
+    path: Path
+    fingerprint: str
+
+
+def open_snapshot_index(
+    snapshot: Snapshot,
+    *,
+    encoder: EncoderIdentity | None = None,
+    variant: str = PLAIN,
+    mode: SearchMode = "auto",
+) -> CosineIndex | AnnIndex:
+    """The top-k index of `snapshot`'s embeddings: the one opener every dense caller uses.
+
+    Args:
+        snapshot: The graph whose embeddings (`ark graph embed`) are searched.
+        encoder: The query encoder; when given, it must be the one the embeddings were made
+            with (queries and nodes must share one model).
+        variant: Which matrix (plain or a graph-modified variant).
+        mode: See `open_vector_index`.
+
+    Raises:
+        EmbeddingsError: no embeddings, embeddings of other content or another encoder, or
+            what `open_vector_index` raises.
+    """
+    embeddings = Embeddings.open(snapshot.path, content_hash=snapshot.manifest.content_hash)
+    manifest = embeddings.manifest
+    if encoder is not None and manifest.encoder_hash != encoder.fingerprint:
+        raise EmbeddingsError(
+            f"the embeddings of {snapshot.path} were made by encoder {manifest.encoder_name} "
+            f"({manifest.encoder_hash[:12]}), not {encoder.name} "
+            f"({encoder.fingerprint[:12]}); pass that encoder, or rebuild with "
+            f"`ark graph embed {snapshot.path} --encoder {encoder.path} --overwrite`"
+        )
+    return open_vector_index(embeddings, snapshot.node_type_codes, variant=variant, mode=mode)
 
 
 def open_vector_index(

@@ -11,7 +11,10 @@ from graphs.dense.build import EmbedRequest, embed_snapshot
 from graphs.dense.cosine import CosineIndex
 from graphs.dense.embeddings import EmbeddingsError
 from graphs.dense.encoder import TextEncoder
+from graphs.dense.search import open_snapshot_index
 from graphs.snapshot import Snapshot
+from rank.dense_baseline import DenseBaseline
+from rank.dense_strategies import StrategyConfig
 from tools.config import ToolConfig
 from tools.dense import DenseSearch
 from tools.schemas import tool_schemas
@@ -100,8 +103,15 @@ def test_dense_search_refuses_embeddings_of_another_encoder(
 ) -> None:
     snapshot, dense = dense_setup
     other = TextEncoder(dense.encoder._model, dense.encoder.path, "f" * 64)
-    with pytest.raises(EmbeddingsError, match="made by encoder"):
+    with pytest.raises(EmbeddingsError, match="made by encoder") as tool_error:
         DenseSearch.open(snapshot, other)
+    # the one opener: the dense baseline refuses the same encoder with the same words
+    with pytest.raises(EmbeddingsError) as baseline_error:
+        DenseBaseline(snapshot, other, StrategyConfig())
+    assert str(baseline_error.value) == str(tool_error.value)
+    assert f"--encoder {dense.encoder.path} --overwrite" in str(tool_error.value)
+    exact = open_snapshot_index(snapshot, encoder=dense.encoder, mode="exact")
+    np.testing.assert_array_equal(exact.matrix, dense.index.matrix)
 
 
 def test_cosine_index_numpy_path_matches_torch_path(
