@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.models.hf.loader import ADAPTER_CONFIG, adapter_base
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
@@ -159,15 +160,12 @@ class LocalScorer:
         self.batch_size = batch_size
         self.max_length = max_length
         self.spec = spec
-        adapter = Path(spec) / "adapter_config.json"
+        adapter = Path(spec) / ADAPTER_CONFIG
         self.base: str | None = None
         if adapter.is_file():
             record_path = Path(spec) / ADAPTER_RECORD
             record = json.loads(record_path.read_text()) if record_path.is_file() else {}
-            self.base = str(
-                record.get("base_model")
-                or json.loads(adapter.read_text()).get("base_model_name_or_path")
-            )
+            self.base = str(record.get("base_model") or adapter_base(adapter))
             self.identity = f"{self.base}+lora:{Path(spec).resolve()}"
         else:
             ModelSource.parse(spec)  # a missing path fails here, before any work
