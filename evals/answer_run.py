@@ -9,8 +9,9 @@ Layout (beside evals/runstore.py's config.json and failures.jsonl)::
     RUN_DIR/failures.jsonl   one FailureRecord per failed attempt; retried on --resume
 
 Answers live in their own file (not results.jsonl) because they are not agent rankings;
-`RunStore` still owns the directory (its lock, config identity, failures). Each line is one
-write followed by fsync; a torn last line is cut off when the run is resumed.
+`RunStore` still owns the directory (its lock, config identity, failures) and writes both
+files through evals/run_files.py: each line is one write followed by fsync (cut back if the
+write fails), and a torn or unreadable last line is cut off when the run is resumed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +32,8 @@ from agent.models.circuit import CircuitBreaker
 from answer.result import AnswerResult
 from evals.answer_metrics import score_answer
 from evals.circuit import UNREACHABLE, stop_error
-from evals.runstore import FailureRecord, RunStore, RunStoreError, read_failures
+from evals.run_files import truncate_torn_tail
+from evals.runstore import FailureRecord, RunStore, RunStoreError, parses_as, read_failures
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ async def run_answers(
     store = RunStore.open(run_dir, {"kind": "answers", **config}, resume=resume)
     breaker = CircuitBreaker()  # the one breaker (agent/models/circuit.py), as in `ark eval`
     try:
-        _cut_torn_tail(run_dir / ANSWERS_FILE)
+        truncate_torn_tail(run_dir / ANSWERS_FILE, parses_as(AnswerRecord))
         done = {record.question_id for record in read_answers(run_dir)}
         pending = [item for item in items if item.id not in done]
         queue = iter(pending)
@@ -203,7 +204,7 @@ def _keep(
 ) -> None:
     """Write one finished question, report it and feed the breaker."""
     if isinstance(record, AnswerRecord):
-        _append_line(run_dir / ANSWERS_FILE, record.model_dump_json())
+        store.append_line(ANSWERS_FILE, record.model_dump_json())
     else:
         store.append_failure(record)
     if on_record is not None:
@@ -235,31 +236,6 @@ async def _attempt(answer: AnswerFn, item: AnswerQA) -> AnswerRecord | FailureRe
         extra=item.extra,
         result=result,
     )
-
-
-def _append_line(path: Path, line: str) -> None:
-    """Append one line with a single write, then fsync (a crash tears at most this line)."""
-    data = (line + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        written = os.write(fd, data)
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _cut_torn_tail(path: Path) -> None:
-    """Drop a last line without its newline (left by an interrupted write)."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end != len(data):
-        logger.warning("%s: dropping an incomplete last line", path)
-        with path.open("r+b") as handle:
-            handle.truncate(end)
 
 
 def unresolved_failures(run_dir: Path, records: Iterable[AnswerRecord]) -> list[str]:

@@ -95,7 +95,9 @@ def config_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
     return differences
 
 
-def _parses(model: type[BaseModel]) -> Callable[[bytes], bool]:
+def parses_as(model: type[BaseModel]) -> Callable[[bytes], bool]:
+    """A test of one JSONL line for `truncate_torn_tail`: it validates as `model`."""
+
     def complete(line: bytes) -> bool:
         try:
             model.model_validate_json(line)
@@ -194,14 +196,20 @@ class RunStore:
 
     def append_result(self, record: RunRecord) -> None:
         """Append one finished question durably (single write + fsync)."""
-        self._append(RESULTS_FILE, record.model_dump_json())
+        self.append_line(RESULTS_FILE, record.model_dump_json())
 
     def append_failure(self, record: FailureRecord) -> None:
         """Append one failed attempt durably (single write + fsync)."""
-        self._append(FAILURES_FILE, record.model_dump_json())
+        self.append_line(FAILURES_FILE, record.model_dump_json())
 
-    def _append(self, name: str, line: str) -> None:
-        """Append one line; after a failed write every later append fails alike, unwritten."""
+    def append_line(self, name: str, line: str) -> None:
+        """Append one line to the run's file `name` durably (single write + fsync).
+
+        After a failed write every later append fails alike, unwritten.
+
+        Raises:
+            RunWriteError: this write, or an earlier one, failed (the file is cut back).
+        """
         if self._failed is not None:
             raise self._failed
         path = self.run_dir / name
@@ -247,7 +255,7 @@ def _prepare(run_dir: Path, config: Mapping[str, Any], *, resume: bool, hint: st
         stored = {**config, "created_at": datetime.now(UTC).isoformat()}
         write_atomically(run_dir / CONFIG_FILE, json.dumps(stored, indent=2) + "\n")
     try:
-        truncate_torn_tail(run_dir / RESULTS_FILE, _parses(RunRecord))
-        truncate_torn_tail(run_dir / FAILURES_FILE, _parses(FailureRecord))
+        truncate_torn_tail(run_dir / RESULTS_FILE, parses_as(RunRecord))
+        truncate_torn_tail(run_dir / FAILURES_FILE, parses_as(FailureRecord))
     except OSError as error:
         raise write_error(run_dir, error) from error

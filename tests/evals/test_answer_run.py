@@ -22,7 +22,9 @@ from evals.answer_run import (
     unresolved_failures,
 )
 from evals.circuit import UNREACHABLE, EndpointDownError
+from evals.run_errors import RunWriteError
 from evals.runstore import RunStoreError, read_failures
+from tests.evals.test_runstore import failing_write
 
 CONFIG = {"baseline": {"method": "sarg", "model": "offline"}, "snapshot": "s", "qa": "q"}
 
@@ -159,6 +161,28 @@ def test_a_torn_last_line_is_ignored_then_cut_on_resume(tmp_path: Path) -> None:
     assert [r.question_id for r in read_answers(out)] == ["a"]
     asyncio.run(run_answers(Oracle(TABLE).answer, items, out, CONFIG, resume=True))
     assert [r.question_id for r in read_answers(out)] == ["a", "b", "c"]
+
+
+def test_an_unreadable_complete_last_line_is_cut_on_resume(tmp_path: Path) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    asyncio.run(run_answers(Oracle(TABLE).answer, items[:1], out, CONFIG))
+    with (out / ANSWERS_FILE).open("a") as handle:
+        handle.write('{"question_id": "b"}\n')  # a whole line, but not an AnswerRecord
+    asyncio.run(run_answers(Oracle(TABLE).answer, items, out, CONFIG, resume=True))
+    assert [r.question_id for r in read_answers(out)] == ["a", "b", "c"]
+
+
+def test_a_full_disk_keeps_every_answer_and_says_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items, out = load_answer_qa(_qa(tmp_path)), tmp_path / "run"
+    failing_write(monkeypatch, ANSWERS_FILE, 1, on="write")
+    with pytest.raises(RunWriteError, match="no space left") as error:
+        asyncio.run(run_answers(Oracle(TABLE).answer, items, out, CONFIG))
+    assert "--resume" in str(error.value)
+    monkeypatch.undo()
+    assert (out / ANSWERS_FILE).read_bytes().endswith(b"\n")
+    assert [r.question_id for r in read_answers(out)] == ["a"]
 
 
 def test_report_puts_runs_side_by_side(tmp_path: Path) -> None:
