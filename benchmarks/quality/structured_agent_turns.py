@@ -13,6 +13,8 @@ seconds per turn (p50), Hit@1 of the answer list.
     nice -n 5 .venv/bin/python -m benchmarks.quality.structured_agent_turns \
         --graph /tmp/pf/geography --qa /tmp/pf/qa/geography/test.jsonl \
         --model m --base-url http://127.0.0.1:8765/v1 [--questions 10 --steps 2]
+    nice -n 10 .venv/bin/python -m benchmarks.quality.structured_agent_turns ... \
+        --model hf:M.gguf [--chat-template benchmarks/datasets/templates/gemma3.jinja]
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
+from agent.models.action_turns import ActionTurns, ToolCallMode
+from agent.models.base import Model
+from benchmarks.quality.structured_plans import load_run_model
 from graphs.snapshot import Snapshot
 
 
@@ -40,6 +45,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--ways", default="native,action")
     parser.add_argument("--request-timeout", type=float, default=120)
+    parser.add_argument("--chat-template", type=Path, default=None, help="hf: models only.")
     args = parser.parse_args()
     snapshot = Snapshot.open(args.graph)
     rows = [json.loads(line) for line in args.qa.open()]
@@ -54,7 +60,11 @@ def main() -> None:
             temperature=0.0, max_tokens=args.max_tokens, request_timeout_s=args.request_timeout,
             call_deadline_s=2 * args.request_timeout, max_retries=0, tool_calls=way,
         )  # fmt: skip
-        agent = make_agent(snapshot, config)
+        model: Model | None = None
+        if args.chat_template is not None:  # built here, as make_agent would build it
+            model = load_run_model(config, args.chat_template)
+            model = model if way == "native" else ActionTurns(model, ToolCallMode(way))
+        agent = make_agent(snapshot, config, model=model)
         turns = calls = clean = empty = hits = failed = 0
         seconds: list[float] = []
         for row in sample:

@@ -14,7 +14,8 @@ Hit@1 (quality as measured; the point is validity).
     nice -n 10 .venv/bin/python -m benchmarks.quality.structured_plans \
         --graphs /tmp/pf/geography,/tmp/pf/products --qa /tmp/pf/qa \
         --model m --base-url http://127.0.0.1:8765/v1 [--questions 10]
-    nice -n 10 .venv/bin/python -m benchmarks.quality.structured_plans ... --model hf:M.gguf
+    nice -n 10 .venv/bin/python -m benchmarks.quality.structured_plans ... --model hf:M.gguf \
+        [--chat-template benchmarks/datasets/templates/gemma3.jinja]   # a GGUF without one
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from collections import Counter
 from pathlib import Path
 
 from agent.config import AgentConfig
-from agent.models.base import ModelError
-from agent.models.registry import load_model
+from agent.models.base import Model, ModelError
+from agent.models.registry import load_model, parse_model_spec
 from agent.models.structured import StructuredMode
 from agent.planner import LLMPlanner, PlannerConfig
 from graphs.snapshot import Snapshot
@@ -53,6 +54,18 @@ def kind(error: str) -> str:
     return "not a plan"
 
 
+def load_run_model(config: AgentConfig, chat_template: Path | None) -> Model:
+    """The model `config.model` names; an `hf:` model given `chat_template` (a Jinja file)."""
+    if chat_template is None:
+        return load_model(config)
+    spec = parse_model_spec(config.model, base_url=config.base_url)
+    if spec.backend != "hf":
+        raise SystemExit("--chat-template is for hf: models (a server applies its own)")
+    from agent.models.hf.model import LocalHFModel
+
+    return LocalHFModel.load(spec.path, max_tokens=config.max_tokens, chat_template=chat_template)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--graphs", required=True, help="Comma-separated snapshot dirs.")
@@ -63,13 +76,14 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=384)
     parser.add_argument("--ways", default=",".join(WAYS))
     parser.add_argument("--request-timeout", type=float, default=300)
+    parser.add_argument("--chat-template", type=Path, default=None, help="hf: models only.")
     args = parser.parse_args()
     config = AgentConfig(
         model=args.model, base_url=args.base_url, max_tokens=args.max_tokens, temperature=0.0,
         request_timeout_s=args.request_timeout, call_deadline_s=2 * args.request_timeout,
         max_retries=0,
     )  # fmt: skip
-    model = load_model(config)
+    model = load_run_model(config, args.chat_template)
     print(f"model {args.model}; {args.questions} questions per graph, one attempt each")
     print("| graph | way | invalid plans | why | repaired | s / plan p50 (max) | Hit@1 |")
     print("|---|---|---:|---|---:|---:|---:|")

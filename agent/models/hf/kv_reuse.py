@@ -48,7 +48,7 @@ class PrefixCache:
             (cache or None, number of tokens it holds).
         """
         best, length = longest_prefix(self._entries, ids)
-        if best is None:
+        if best is None or (length < len(best.ids) and not croppable(best.cache)):
             self.computed_tokens += len(ids)
             return None, 0
         self._entries.remove(best)
@@ -73,6 +73,21 @@ class PrefixCache:
     def clear(self) -> None:
         """Drop every cache (frees their memory)."""
         self._entries.clear()
+
+
+def croppable(cache: Any) -> bool:
+    """Whether `cache` can be cut back to a shorter prefix.
+
+    A sliding-window layer (Gemma 3's local attention) that has filled its window has
+    dropped the keys and values a shorter prefix would need, and transformers refuses to crop
+    it; such a cache is reused only whole.
+    """
+    for layer in getattr(cache, "layers", ()):
+        window = getattr(layer, "sliding_window", None)
+        full = isinstance(window, int) and layer.get_seq_length() >= window
+        if full and not getattr(layer, "record_past", False):
+            return False
+    return True
 
 
 class _HasIds(Protocol):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.models.base import ModelError
+from agent.models.hf.chat_template import supply_template
 from agent.models.hf.gguf import default_cache_dir, dequantised_base, find_gguf
 
 logger = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ def load_causal_lm(
     device: str | None = None,
     dtype: Any = None,
     gguf_cache: Path | None = None,
+    chat_template: str | Path | None = None,
 ) -> LocalModel:
     """Load the causal LM at `path`: a model directory, a PEFT adapter (merged) or a GGUF file.
 
@@ -79,6 +81,8 @@ def load_causal_lm(
         device: torch device; None picks cuda when available, else cpu.
         dtype: torch dtype; None is bfloat16 on cuda, float32 on cpu.
         gguf_cache: Where GGUF files are dequantised (default: `default_cache_dir()`).
+        chat_template: A Jinja chat template file replacing the tokenizer's own; None keeps
+            it, or takes one kept beside the model (agent/models/hf/chat_template.py).
 
     Returns:
         The loaded model and its tokenizer.
@@ -86,6 +90,7 @@ def load_causal_lm(
     Raises:
         LocalModelError: The path is not a model, the distill extra is missing, or loading
             fails (the message says what the directory must hold).
+        ChatTemplateError: The chat template file cannot be read as a template.
     """
     path = Path(path).expanduser()
     kind = model_kind(path)
@@ -99,6 +104,7 @@ def load_causal_lm(
     dtype = dtype or (torch.bfloat16 if device.startswith("cuda") else torch.float32)
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(tokenizer_source))
+        supply_template(tokenizer, path, chat_template)
         model = transformers.AutoModelForCausalLM.from_pretrained(str(weights), dtype=dtype)
         if adapter is not None:
             from peft import PeftModel
@@ -116,13 +122,18 @@ def load_causal_lm(
 
 
 def load_tokenizer(
-    path: str | Path, *, base: str | None = None, gguf_cache: Path | None = None
+    path: str | Path,
+    *,
+    base: str | None = None,
+    gguf_cache: Path | None = None,
+    chat_template: str | Path | None = None,
 ) -> Any:
     """The tokenizer `load_causal_lm(path)` would return, without loading the weights.
 
     Raises:
         LocalModelError: The path is not a model, the distill extra is missing, or the
             tokenizer cannot be loaded.
+        ChatTemplateError: The chat template file cannot be read as a template.
     """
     path = Path(path).expanduser()
     kind = model_kind(path)
@@ -130,11 +141,13 @@ def load_tokenizer(
     weights = _checkpoint(path, kind, base, gguf_cache)
     adapter_tokenizer = kind == "adapter" and (path / "tokenizer_config.json").is_file()
     try:
-        return transformers.AutoTokenizer.from_pretrained(
+        tokenizer = transformers.AutoTokenizer.from_pretrained(
             str(path if adapter_tokenizer else weights)
         )
     except (OSError, ValueError, KeyError) as exc:
         raise LocalModelError(f"{path}: cannot load its tokenizer ({exc})") from exc
+    supply_template(tokenizer, path, chat_template)
+    return tokenizer
 
 
 def _checkpoint(path: Path, kind: str, base: str | None, gguf_cache: Path | None) -> Path:

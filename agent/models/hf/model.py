@@ -10,6 +10,11 @@ from typing import Any
 
 from agent.models.base import ContextLengthError, Message, ModelError, ModelReply
 from agent.models.hf.chat_messages import renders_string_arguments, template_messages
+from agent.models.hf.chat_template import (
+    ChatTemplateError,
+    missing_template_message,
+    turn_end_ids,
+)
 from agent.models.hf.constrained import SchemaGrammars, grammars_available
 from agent.models.hf.kv_reuse import PrefixCache
 from agent.models.hf.loader import load_causal_lm
@@ -51,16 +56,18 @@ class LocalHFModel:
 
         Args:
             model: A transformers causal LM (or a PEFT-wrapped one), in eval mode.
-            tokenizer: Its tokenizer; must carry a chat template.
+            tokenizer: Its tokenizer; must carry a chat template (`load` takes one from a
+                file: agent/models/hf/chat_template.py).
             name: Reported model name (`hf:PATH`).
             max_tokens: max_new_tokens per turn.
             reuse_kv: Reuse KV caches of earlier turns (same greedy outputs, less compute).
             kv_entries: Caches kept for reuse (one per live trajectory is enough).
         """
         if not getattr(tokenizer, "chat_template", None):
-            raise ModelError(
-                f"{name}: the tokenizer has no chat template; save one with the model "
-                "(tokenizer.chat_template = ...; tokenizer.save_pretrained(PATH))"
+            raise ChatTemplateError(
+                f"{name}: the tokenizer has no chat template; save the model's template as "
+                "chat_template.jinja in the model directory (tokenizer.chat_template = ...; "
+                "tokenizer.save_pretrained(PATH)) or set tokenizer.chat_template"
             )
         self.name = name
         self.max_tokens = max_tokens
@@ -72,7 +79,7 @@ class LocalHFModel:
         self._lock = threading.Lock()
         self.prefix_cache = PrefixCache(kv_entries) if reuse_kv else None
         self._cache_field = _cache_field()
-        self._eos_ids = _eos_ids(model, tokenizer)
+        self._eos_ids = _eos_ids(model, tokenizer) | turn_end_ids(tokenizer)
         eos_texts = tokenizer.convert_ids_to_tokens(sorted(self._eos_ids))
         self._stop_texts = [text for text in eos_texts if isinstance(text, str)]
         self._decode_arguments = not renders_string_arguments(tokenizer)
@@ -103,6 +110,7 @@ class LocalHFModel:
         max_tokens: int = 1024,
         device: str | None = None,
         gguf_cache: Path | None = None,
+        chat_template: str | Path | None = None,
     ) -> LocalHFModel:
         """Load `path` with the shared loader (agent/models/hf/loader.py).
 
@@ -115,11 +123,20 @@ class LocalHFModel:
             max_tokens: max_new_tokens per turn.
             device: torch device; None picks cuda when available, else cpu.
             gguf_cache: Where a GGUF file is dequantised (default: the shared cache).
+            chat_template: A Jinja chat template file replacing the model's own; None takes
+                the model's, else one kept beside it (`NAME.jinja` or `chat_template.jinja`
+                next to a GGUF file, `chat_template.jinja` in a model directory).
 
         Raises:
             ModelError: The distill extra is missing, or the files cannot be loaded.
+            ChatTemplateError: The model has no chat template and none was supplied (the
+                message says where to put one), or the file is not a template.
         """
-        loaded = load_causal_lm(path, device=device, gguf_cache=gguf_cache)
+        loaded = load_causal_lm(
+            path, device=device, gguf_cache=gguf_cache, chat_template=chat_template
+        )
+        if not getattr(loaded.tokenizer, "chat_template", None):
+            raise ChatTemplateError(missing_template_message(Path(path).expanduser()))
         name = f"hf:{Path(path).expanduser()}"
         return cls(loaded.model, loaded.tokenizer, name=name, max_tokens=max_tokens)
 
