@@ -1,12 +1,8 @@
-"""Build a snapshot directory from node and edge tables, atomically (temp dir, then rename)."""
+"""Build a snapshot directory from node and edge tables in memory (the skeleton: build_run.py)."""
 
 from __future__ import annotations
 
-import logging
-import shutil
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,10 +10,15 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.bm25.build import build_index
-from graphs.build_checks import check_candidates, warn_about_rows
-from graphs.build_dir import check_target, new_temp, replace_dir, write_part_meta
+from graphs.build_dir import write_part_meta
 from graphs.build_options import BuildOptions, use_streaming
-from graphs.checksums import file_checksums
+from graphs.build_run import (
+    BuildRun,
+    SnapshotLabels,
+    building,
+    counts_by_name,
+    relation_signatures,
+)
 from graphs.csr import build_csr
 from graphs.idmap import write_id_map
 from graphs.layout import (
@@ -27,25 +28,14 @@ from graphs.layout import (
     INDEX_DIR,
     NAMES_DIR,
     NODES_FILE,
-    REPORT_FILE,
     STORE_FILE,
 )
-from graphs.manifest import (
-    FORMAT_VERSION,
-    Manifest,
-    RelationSignature,
-    file_hash,
-    recorded_sizes,
-    write_manifest,
-)
+from graphs.manifest import FORMAT_VERSION, Manifest, RelationSignature, file_hash
 from graphs.names import write_name_index
 from graphs.nodestore import write_node_store
-from graphs.problems import count_problems, raise_for_problems, write_report
 from graphs.stream.parquet_out import write_parquet
 from graphs.stream.stage import table_source
 from graphs.validate import ValidGraph, validate_graph
-
-logger = logging.getLogger(__name__)
 
 
 def build_snapshot(
@@ -105,86 +95,34 @@ def build_snapshot(
             options=options,
             progress=options.progress,
         )
-    check_target(out, options.overwrite)
-    timings: dict[str, float] = {}
-    with _timed(timings, "validate"):
-        graph = validate_graph(
-            nodes,
-            edges,
-            nodes_file=nodes_file,
-            edges_file=edges_file,
-            allow_empty_text=options.allow_empty_text,
-            strict=options.strict,
-            unreadable_nodes=unreadable_nodes,
-            unreadable_edges=unreadable_edges,
-        )
-    check_candidates(candidate_types, graph.type_names)
-    skipped = count_problems(graph.problems)
-    if not options.skip_invalid:
-        raise_for_problems(graph.problems)
-    warn_about_rows(
-        nodes_file,
-        edges_file,
-        graph.name_as_text,
-        graph.nodes.num_rows,
-        graph.duplicate_edges,
-        graph.self_loops,
-    )
-    report_path = options.report_path
-    temp = new_temp(out)
-    try:
-        if skipped:
-            report = report_path or temp / REPORT_FILE
-            write_report(graph.problems, report)
-            logger.info(  # the CLI prints this itself; a warning here would show it twice
-                "skipped %d invalid rows; every one is listed in %s",
-                skipped,
-                out / REPORT_FILE if report_path is None else report,
+    labels = SnapshotLabels(name=name, candidate_types=candidate_types, sources=sources)
+    with building(out, options, labels) as run:
+        with run.timed("validate"):
+            graph = validate_graph(
+                nodes,
+                edges,
+                nodes_file=nodes_file,
+                edges_file=edges_file,
+                allow_empty_text=options.allow_empty_text,
+                strict=options.strict,
+                unreadable_nodes=unreadable_nodes,
+                unreadable_edges=unreadable_edges,
             )
-        manifest = _write_parts(
-            temp, graph, name, candidate_types, sources, skipped, timings, options.analyzer
-        )
-        write_manifest(manifest, temp)
-        replace_dir(temp, out)
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
-    logger.info(
-        "snapshot %s: %d nodes, %d edges (%s)",
-        out,
-        manifest.num_nodes,
-        manifest.num_edges,
-        ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()),
-    )
-    return out
+        skipped = run.settle_rows(graph, nodes_file, edges_file)
+        return run.finish(_write_parts(run, graph), skipped=skipped)
 
 
-@contextmanager
-def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
-    started = time.perf_counter()
-    yield
-    timings[phase] = round(time.perf_counter() - started, 3)
-
-
-def _write_parts(
-    temp: Path,
-    graph: ValidGraph,
-    name: str,
-    candidate_types: Sequence[str],
-    sources: Sequence[str],
-    skipped: int,
-    timings: dict[str, float],
-    analyzer: str,
-) -> Manifest:
-    with _timed(timings, "write_parquet"):
+def _write_parts(run: BuildRun, graph: ValidGraph) -> Manifest:
+    temp, analyzer = run.temp, run.options.analyzer
+    with run.timed("write_parquet"):
         write_parquet(temp / NODES_FILE, graph.nodes.schema, graph.nodes.to_batches())
         write_parquet(temp / EDGES_FILE, graph.edges.schema, graph.edges.to_batches())
         content_hash = file_hash(temp)
-    with _timed(timings, "node_store"):
+    with run.timed("node_store"):
         write_node_store(temp / STORE_FILE, graph.nodes, content_hash)
         write_id_map(temp / IDS_DIR, graph.nodes.column("id"))
         write_part_meta(temp / IDS_DIR, content_hash)
-    with _timed(timings, "csr"):
+    with run.timed("csr"):
         build_csr(
             temp / CSR_DIR,
             graph.src,
@@ -194,7 +132,7 @@ def _write_parts(
             len(graph.relation_names),
         )
         write_part_meta(temp / CSR_DIR, content_hash)
-    with _timed(timings, "index"):
+    with run.timed("index"):
         build_index(
             temp / INDEX_DIR,
             graph.nodes.column("name").to_pylist(),
@@ -203,34 +141,25 @@ def _write_parts(
             meta={"content_hash": content_hash},
             analyzer=analyzer,
         )
-    with _timed(timings, "names"):
+    with run.timed("names"):
         write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
     return Manifest(
         format_version=FORMAT_VERSION,
-        name=name,
+        name="",
         num_nodes=graph.nodes.num_rows,
         num_edges=graph.edges.num_rows,
-        node_types=_counts(graph.type_names, graph.type_codes),
-        relations=_counts(graph.relation_names, graph.relation_codes),
+        node_types=counts_by_name(graph.type_names, graph.type_codes),
+        relations=counts_by_name(graph.relation_names, graph.relation_codes),
         signatures=_signatures(graph),
-        candidate_types=list(candidate_types),
-        sources=[str(source) for source in sources],
+        candidate_types=[],
+        sources=[],
         analyzer=analyzer,
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         content_hash=content_hash,
         extra_columns=graph.nodes.column_names[4:],
-        file_sizes=recorded_sizes(temp),
-        file_checksums=file_checksums(temp),
-        skipped_rows=skipped,
         duplicate_edges=graph.duplicate_edges,
         self_loops=graph.self_loops,
-        build_seconds=timings,
     )
-
-
-def _counts(names: list[str], codes: np.ndarray) -> dict[str, int]:
-    counts = np.bincount(codes, minlength=len(names)).tolist() if len(names) else []
-    return {label: int(count) for label, count in zip(names, counts, strict=True)}
 
 
 def _signatures(graph: ValidGraph) -> list[RelationSignature]:
@@ -238,17 +167,5 @@ def _signatures(graph: ValidGraph) -> list[RelationSignature]:
     source = graph.type_codes[graph.src].astype(np.int64)
     target = graph.type_codes[graph.dst].astype(np.int64)
     key = (graph.relation_codes.astype(np.int64) * num_types + source) * num_types + target
-    values, counts = np.unique(key, return_counts=True)
-    signatures = []
-    for value, count in zip(values.tolist(), counts.tolist(), strict=True):
-        rest, target_code = divmod(value, num_types)
-        relation_code, source_code = divmod(rest, num_types)
-        signatures.append(
-            RelationSignature(
-                relation=graph.relation_names[relation_code],
-                source_type=graph.type_names[source_code],
-                target_type=graph.type_names[target_code],
-                count=count,
-            )
-        )
-    return signatures
+    keys, counts = np.unique(key, return_counts=True)
+    return relation_signatures(keys, counts, graph.relation_names, graph.type_names)

@@ -57,6 +57,11 @@ class ValidGraph:
     duplicate_edges: int = 0
     self_loops: int = 0
 
+    @property
+    def num_nodes(self) -> int:
+        """Valid nodes (rows of `nodes`)."""
+        return self.nodes.num_rows
+
 
 def validate_graph(
     nodes: pa.Table,
