@@ -1,4 +1,4 @@
-"""Vectorised validation of node and edge tables, and their encoding into dense internal ids."""
+"""Vectorised validation of node and edge tables (rules: graphs/row_rules.py), encoded."""
 
 from __future__ import annotations
 
@@ -13,25 +13,13 @@ import pyarrow.compute as pc
 
 from graphs.errors import GraphImportError
 from graphs.problems import RowProblems
+from graphs.row_rules import EDGE_RULES, NODE_RULES, RowRule
 
 NODE_COLUMNS = ("id", "type", "name", "text")
 EDGE_COLUMNS = ("src", "dst", "relation")
 EDGE_ENDS = ("src", "dst")
 MAX_CODES = np.iinfo(np.int16).max
-EMPTY_TEXT = "empty text"
-EMPTY_TEXT_HINT = (
-    "empty text: give these nodes text (e.g. map text columns with --text-cols), or pass "
-    "--allow-empty-text (Python: BuildOptions(allow_empty_text=True)) to use each node's name "
-    "as its text"
-)
-STRICT_HINT = (
-    "--strict (Python: strict=True) makes duplicate edges and self-loops errors; without it a "
-    "duplicate is collapsed into one edge and a self-loop is kept, both counted"
-)
 _Rows = TypeVar("_Rows", pa.Table, pa.ChunkedArray)
-
-
-UNREADABLE = "bytes that are not UTF-8 (the row was skipped unread)"
 
 
 @dataclass(frozen=True)
@@ -109,9 +97,7 @@ def validate_graph(
     )
     loop = (src == dst) & keep_edges
     if strict:
-        _record(
-            problems, edges_file, "self-loop (src == dst)", loop, edges.column("src"), STRICT_HINT
-        )
+        _record(problems, edges_file, EDGE_RULES["self_loop"], loop, edges.column("src"))
         keep_edges &= ~loop
     relation_names, relation_codes = _encode(
         _keep(edges.column("relation"), keep_edges), "relations", edges_file
@@ -120,14 +106,7 @@ def validate_graph(
     codes[keep_edges] = relation_codes
     duplicate = _duplicate_edges(src, dst, codes, keep_edges, len(node_ids))
     if strict:
-        _record(
-            problems,
-            edges_file,
-            "duplicate edge (same src, dst, relation); the first is kept",
-            duplicate,
-            edges.column("src"),
-            STRICT_HINT,
-        )
+        _record(problems, edges_file, EDGE_RULES["duplicate_edge"], duplicate, edges.column("src"))
     keep_edges &= ~duplicate
     return ValidGraph(
         nodes=nodes,
@@ -189,16 +168,16 @@ def is_blank(values: pa.ChunkedArray) -> np.ndarray:
 def _record(
     problems: list[RowProblems],
     file: str,
-    problem: str,
+    rule: RowRule,
     bad: np.ndarray,
     values: pa.ChunkedArray,
-    hint: str = "",
 ) -> None:
+    """Report the `bad` rows under `rule`, listing their `values` (the rule's shown column)."""
     rows = np.flatnonzero(bad)
     if len(rows):
         taken = values.take(pa.array(rows)).combine_chunks()
         problems.append(
-            RowProblems(file=file, problem=problem, rows=rows + 1, values=taken, hint=hint)
+            RowProblems(file=file, problem=rule.reason, rows=rows + 1, values=taken, hint=rule.hint)
         )
 
 
@@ -217,24 +196,24 @@ def _check_nodes(
     unreadable: np.ndarray,
 ) -> np.ndarray:
     ids = nodes.column("id")
-    _record(problems, file, UNREADABLE, unreadable, ids)
+    _record(problems, file, NODE_RULES["unreadable"], unreadable, ids)
     keep = ~unreadable
     no_text = is_blank(nodes.column("text"))
     checks = [
-        ("empty node id", is_blank(ids), ""),
-        ("empty node type", is_blank(nodes.column("type")), ""),
-        ("node has neither name nor text", is_blank(nodes.column("name")) & no_text, ""),
+        ("empty_id", is_blank(ids)),
+        ("empty_type", is_blank(nodes.column("type"))),
+        ("no_name_or_text", is_blank(nodes.column("name")) & no_text),
     ]
     if not allow_empty_text:
-        checks.append((EMPTY_TEXT, no_text, EMPTY_TEXT_HINT))
-    for problem, blank, hint in checks:
+        checks.append(("empty_text", no_text))
+    for key, blank in checks:
         bad = blank & keep
-        _record(problems, file, problem, bad, ids, hint)
+        _record(problems, file, NODE_RULES[key], bad, ids)
         keep &= ~bad
     duplicate = _later_duplicates(_keep(ids, keep))
     bad = np.zeros_like(keep)
     bad[np.flatnonzero(keep)[duplicate]] = True
-    _record(problems, file, "duplicate node id; the first row with this id is kept", bad, ids)
+    _record(problems, file, NODE_RULES["duplicate_id"], bad, ids)
     return keep & ~bad
 
 
@@ -271,11 +250,11 @@ def _check_edge_endpoints(
     problems: list[RowProblems],
     unreadable: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    _record(problems, file, UNREADABLE, unreadable, edges.column("src"))
+    _record(problems, file, EDGE_RULES["unreadable"], unreadable, edges.column("src"))
     keep = ~unreadable
     relation = edges.column("relation")
     bad = is_blank(relation) & keep
-    _record(problems, file, "empty relation", bad, edges.column("src"))
+    _record(problems, file, EDGE_RULES["empty_relation"], bad, edges.column("src"))
     keep &= ~bad
     ends = []
     with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow releases the GIL: 2 cores, ~2x
@@ -283,10 +262,10 @@ def _check_edge_endpoints(
     for column, ids in zip(EDGE_ENDS, looked_up, strict=True):
         values = edges.column(column)
         blank = is_blank(values) & keep
-        _record(problems, file, f"empty {column} node id", blank, values)
+        _record(problems, file, EDGE_RULES[f"empty_{column}"], blank, values)
         keep &= ~blank
         missing = (ids < 0) & keep
-        _record(problems, file, f"{column} is not the id of a valid node", missing, values)
+        _record(problems, file, EDGE_RULES[f"dangling_{column}"], missing, values)
         keep &= ~missing
         ends.append(ids)
     src, dst = ends

@@ -1,4 +1,4 @@
-"""Validation as SQL over the staged inputs: duplicate ids, dangling ends, loops, duplicates."""
+"""Validation as SQL over the staged inputs: the row rules (graphs/row_rules.py) staging left."""
 
 from __future__ import annotations
 
@@ -11,13 +11,18 @@ import pyarrow as pa
 from graphs.csr import KEY_LIMIT
 from graphs.errors import GraphImportError
 from graphs.problems import RowProblems
+from graphs.row_rules import EDGE_RULES, NODE_RULES, RuleList
 from graphs.stream.engine import arrow_table
-from graphs.stream.stage import EDGE_PROBLEMS, FLAG, NODE_PROBLEMS, PROBLEM, Staged
-from graphs.validate import EMPTY_TEXT, EMPTY_TEXT_HINT, MAX_CODES, STRICT_HINT, UNREADABLE
+from graphs.stream.stage import FLAG, PROBLEM, Staged
+from graphs.validate import MAX_CODES
 
-_NODE_REASONS = (UNREADABLE, *NODE_PROBLEMS[1:4], EMPTY_TEXT, NODE_PROBLEMS[5])
-_EDGE_REASONS = (UNREADABLE, *EDGE_PROBLEMS[1:])
-_DST_CODES = (5, 6)
+_DUPLICATE_ID = NODE_RULES.code("duplicate_id")
+_DANGLING_SRC = EDGE_RULES.code("dangling_src")
+_EMPTY_DST = EDGE_RULES.code("empty_dst")
+_DANGLING_DST = EDGE_RULES.code("dangling_dst")
+_SELF_LOOP = EDGE_RULES.code("self_loop")
+_DUPLICATE_EDGE = EDGE_RULES.code("duplicate_edge")
+_DST_CODES = tuple(EDGE_RULES.code(rule.key) for rule in EDGE_RULES.rules if rule.shows == "dst")
 """Edge problems reported with the dst value (the others with src)."""
 
 
@@ -69,7 +74,7 @@ def check_graph(
     """
     problems: list[RowProblems] = []
     _check_nodes(engine, nodes)
-    problems += _problems(engine, "node_rows", "id", _NODE_REASONS, nodes_file, _node_hint)
+    problems += _problems(engine, "node_rows", "id", NODE_RULES, nodes_file)
     type_names = _codes(engine, "node_first", "type", "node_types", "node types", nodes_file)
     _number_nodes(engine)
     _stage_views(engine, edges)
@@ -81,10 +86,10 @@ def check_graph(
     num_edges = _count(engine, "SELECT count(*) FROM edges_ok")
     if strict:
         engine.execute(
-            """UPDATE edge_rows SET problem = 8 WHERE problem = 0
+            f"""UPDATE edge_rows SET problem = {_DUPLICATE_EDGE} WHERE problem = 0
                AND row NOT IN (SELECT row FROM edges_ok)"""
         )
-    problems += _problems(engine, "edge_rows", "value", _EDGE_REASONS, edges_file, _edge_hint)
+    problems += _problems(engine, "edge_rows", "value", EDGE_RULES, edges_file)
     checked = CheckedGraph(
         type_names=type_names,
         relation_names=relation_names,
@@ -112,7 +117,7 @@ def _check_nodes(engine: Any, nodes: Staged) -> None:
            arg_min(flag, row) AS flag FROM node_rows WHERE problem = 0 GROUP BY id"""
     )
     engine.execute(
-        """UPDATE node_rows SET problem = 6 WHERE problem = 0
+        f"""UPDATE node_rows SET problem = {_DUPLICATE_ID} WHERE problem = 0
            AND row NOT IN (SELECT row FROM node_first)"""
     )
 
@@ -167,14 +172,15 @@ def _keep_first_edges(engine: Any, num_nodes: int, relation_names: list[str]) ->
 
 
 def _check_edges(engine: Any, edges: Staged, strict: bool) -> None:
-    loop = "WHEN s.node = d.node THEN 7" if strict else ""
+    loop = f"WHEN s.node = d.node THEN {_SELF_LOOP}" if strict else ""
     engine.execute(
         f"""CREATE TABLE edge_rows AS SELECT row, any_code, s, d, problem,
             CASE WHEN problem IN {_DST_CODES} THEN dst WHEN problem > 0 OR {strict} THEN src
                  END AS value
             FROM (SELECT e.row, a.code AS any_code, e.src, e.dst, s.node AS s, d.node AS d,
-            CASE WHEN e.problem > 0 THEN e.problem WHEN s.node IS NULL THEN 4
-                 WHEN e.flag THEN 5 WHEN d.node IS NULL THEN 6 {loop} ELSE 0 END AS problem
+            CASE WHEN e.problem > 0 THEN e.problem WHEN s.node IS NULL THEN {_DANGLING_SRC}
+                 WHEN e.flag THEN {_EMPTY_DST} WHEN d.node IS NULL THEN {_DANGLING_DST} {loop}
+                 ELSE 0 END AS problem
             FROM (SELECT file_row_number AS row, src, dst, relation, "{PROBLEM}" AS problem,
                   "{FLAG}" AS flag FROM read_parquet(?, file_row_number = true)) e
             LEFT JOIN node_index s ON e.src = s.id
@@ -211,14 +217,7 @@ def _codes(
     return names
 
 
-def _problems(
-    engine: Any,
-    table: str,
-    value: str,
-    reasons: tuple[str, ...],
-    file: str,
-    hint: Any,
-) -> list[RowProblems]:
+def _problems(engine: Any, table: str, value: str, rules: RuleList, file: str) -> list[RowProblems]:
     """One RowProblems per problem code present, in code order, rows ascending (1-based)."""
     found = []
     counts = dict(
@@ -226,7 +225,7 @@ def _problems(
             f"SELECT problem, count(*) FROM {table} WHERE problem > 0 GROUP BY problem"
         ).fetchall()
     )
-    for code, reason in enumerate(reasons, start=1):
+    for code, rule in enumerate(rules.rules, start=1):
         if not counts.get(code):
             continue
         rows = arrow_table(
@@ -237,21 +236,13 @@ def _problems(
         found.append(
             RowProblems(
                 file=file,
-                problem=reason,
+                problem=rule.reason,
                 rows=np.asarray(rows.column("row").to_numpy(), dtype=np.int64) + 1,
                 values=rows.column("value").combine_chunks().cast(pa.string()),
-                hint=hint(code),
+                hint=rule.hint,
             )
         )
     return found
-
-
-def _node_hint(code: int) -> str:
-    return EMPTY_TEXT_HINT if code == 5 else ""
-
-
-def _edge_hint(code: int) -> str:
-    return STRICT_HINT if code in (7, 8) else ""
 
 
 def _count(engine: Any, sql: str) -> int:

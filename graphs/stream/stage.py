@@ -11,33 +11,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from graphs.row_rules import EDGE_RULES, NODE_RULES
 from graphs.stream.progress import Progress
 from graphs.validate import EDGE_COLUMNS, NODE_COLUMNS, is_blank, require_strings
 
 PROBLEM = "__ark_problem"
 FLAG = "__ark_flag"
 """Nodes: the text was blank (the name stands in). Edges: the dst id is blank."""
-
-NODE_PROBLEMS = (
-    "unreadable",
-    "empty node id",
-    "empty node type",
-    "node has neither name nor text",
-    "empty text",
-    "duplicate node id; the first row with this id is kept",
-)
-"""Row-level problem codes 1..5 are found here; 6 by SQL (:mod:`graphs.stream.checks`)."""
-EDGE_PROBLEMS = (
-    "unreadable",
-    "empty relation",
-    "empty src node id",
-    "src is not the id of a valid node",
-    "empty dst node id",
-    "dst is not the id of a valid node",
-    "self-loop (src == dst)",
-    "duplicate edge (same src, dst, relation); the first is kept",
-)
-"""Codes 1..3 are found here, the blank dst as a flag; 4..8 by SQL, in this order."""
 
 Batches = Iterable[tuple[pa.RecordBatch, np.ndarray | None]]
 """Input batches in row order, each with its rows the reader could not decode (or None)."""
@@ -94,47 +74,50 @@ def output_schema(source: TableSource, columns: tuple[str, ...], file: str) -> p
 def stage_nodes(
     source: TableSource, path: Path, *, allow_empty_text: bool, progress: Progress
 ) -> Staged:
-    """Write the nodes with codes 1..5 of NODE_PROBLEMS and the blank-text flag to ``path``.
+    """Write the nodes with the code of their first failed row rule, and a blank-text flag.
+
+    The rules of graphs/row_rules.py up to empty text are checked here, row by row; the
+    duplicate-id rule is SQL's (graphs/stream/checks.py).
 
     Text that is blank is replaced by the name here, as validate_graph does for kept nodes.
     """
 
     def check(table: pa.Table, unreadable: np.ndarray) -> tuple[pa.Table, np.ndarray, np.ndarray]:
         no_text = is_blank(table.column("text"))
-        flags = [
-            unreadable,
-            is_blank(table.column("id")),
-            is_blank(table.column("type")),
-            is_blank(table.column("name")) & no_text,
-        ]
+        failed = {
+            "unreadable": unreadable,
+            "empty_id": is_blank(table.column("id")),
+            "empty_type": is_blank(table.column("type")),
+            "no_name_or_text": is_blank(table.column("name")) & no_text,
+        }
         if not allow_empty_text:
-            flags.append(no_text)
+            failed["empty_text"] = no_text
         table = table.set_column(2, "name", pc.fill_null(table.column("name"), ""))  # as validate
         if no_text.any():
             text = pc.if_else(pa.array(no_text), table.column("name"), table.column("text"))
             table = table.set_column(3, "text", text)
-        return table, _first_code(flags), no_text
+        return table, NODE_RULES.first_failed(failed, table.num_rows), no_text
 
     return _stage(source, path, NODE_COLUMNS, check, "nodes staged", progress)
 
 
 def stage_edges(source: TableSource, path: Path, *, progress: Progress) -> Staged:
-    """Write src, dst, relation with codes 1..3 of EDGE_PROBLEMS and the blank-dst flag."""
+    """Write src, dst, relation with the code of their first failed row rule, and a flag.
+
+    The edge rules up to empty src are checked here; the flag marks a blank dst, whose rule
+    comes after dangling src, which SQL checks with the rest (graphs/stream/checks.py).
+    """
 
     def check(table: pa.Table, unreadable: np.ndarray) -> tuple[pa.Table, np.ndarray, np.ndarray]:
         table = table.select(list(EDGE_COLUMNS))
-        flags = [unreadable, is_blank(table.column("relation")), is_blank(table.column("src"))]
-        return table, _first_code(flags), is_blank(table.column("dst"))
+        failed = {
+            "unreadable": unreadable,
+            "empty_relation": is_blank(table.column("relation")),
+            "empty_src": is_blank(table.column("src")),
+        }
+        return table, EDGE_RULES.first_failed(failed, table.num_rows), is_blank(table.column("dst"))
 
     return _stage(source, path, EDGE_COLUMNS, check, "edges staged", progress)
-
-
-def _first_code(flags: list[np.ndarray]) -> np.ndarray:
-    """1 + the index of each row's first true flag, 0 where none is."""
-    code = np.zeros(len(flags[0]), dtype=np.int8)
-    for number, flag in enumerate(flags, start=1):
-        code[(code == 0) & flag] = number
-    return code
 
 
 def _stage(
