@@ -124,7 +124,9 @@ class OfflinePlanner:
         """The nodes the question names, as the rule agent's search shows them."""
         return [
             NamedListed(
-                row.words, ListedNode(row.node.node_id, row.node.name, row.node.type, row.score)
+                row.words,
+                ListedNode(row.node.node_id, row.node.name, row.node.type, row.score),
+                row.usage,
             )
             for row in named_nodes(self.snapshot, question)
         ]

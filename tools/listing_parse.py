@@ -34,6 +34,8 @@ class ListedNode:
     type: str
     score: float | None = None
     links: tuple[Link, ...] = ()
+    snippet: str = ""
+    """The start of the node's text as the row shows it (after ` | `), if it does."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ def _row(pattern: re.Pattern[str], line: str) -> ListedNode | None:
         type=match.group("type"),
         score=float(score) if score is not None else None,
         links=tuple(Link(rel, outgoing=bool(out), incoming=bool(inc)) for inc, rel, out in arrows),
+        snippet=line[match.end() + 3 :] if line[match.end() :].startswith(" | ") else "",
     )
 
 

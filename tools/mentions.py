@@ -135,15 +135,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         if not snapshot.index.tokenize(text):
             continue  # stopwords only: not a name's use
         first = int(found[order[0]])
-        # an inflected mention ("Highball Glasses") no document may hold as written
-        holding = snapshot.index.holding_all(text)
-        if not holding.size:
-            holding = snapshot.index.holding_all(snapshot.name(first))
-        near = None  # under 1 / LOOSE_SHARE texts, one of them the node's: never loose
-        at = int(np.searchsorted(holding, first))
-        if holding.size * LOOSE_SHARE > 1 or at == holding.size or holding[at] != first:
-            around = np.append(snapshot.neighbors(first).nodes, first)
-            near = int(np.isin(holding, around).sum())
+        texts, near = usage(snapshot, text, first)
         mentions.append(
             Mention(
                 text=text,
@@ -152,8 +144,25 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
                 nodes=tuple(int(n) for n in found[order]),
                 scores=tuple(float(s) for s in by_question[order]),
                 stemmed=stemmed,
-                texts=int(holding.size),
+                texts=texts,
                 near=near,
             )
         )
     return mentions
+
+
+def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:
+    """How the graph's text uses `text`'s words.
+
+    Returns:
+        (documents holding them all, those that are `node` or its neighbours; None when not
+        counted: few documents, `node`'s among them, see `Mention.near`).
+    """
+    holding = snapshot.index.holding_all(text)
+    if not holding.size:  # an inflected mention ("Highball Glasses") no document holds
+        holding = snapshot.index.holding_all(snapshot.name(node))
+    at = int(np.searchsorted(holding, node))
+    if holding.size * LOOSE_SHARE <= 1 and at < holding.size and holding[at] == node:
+        return int(holding.size), None  # few texts, the node's among them: never loose
+    around = np.append(snapshot.neighbors(node).nodes, node)
+    return int(holding.size), int(np.isin(holding, around).sum())

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tools.mentions import loose, usage
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
 from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_text
 from tools.plans.validate import check_plan
@@ -116,7 +117,7 @@ class PlanExecutor:
             outcome.n_cand = len(scores)
             outcome.ranking = self._ranked(scores, plan.target.relevance_text)
             return outcome
-        reach = Reach()
+        reach = Reach(loose=self._loose(plan, bound))
         for anchor in plan.anchors:
             if anchor.var in bound and anchor.var != plan.target.var:
                 others = [a.text for a in plan.anchors if a.var != anchor.var]
@@ -135,6 +136,23 @@ class PlanExecutor:
             for node_id in reach.ranking()[: self.depth]
         ]
         return outcome
+
+    def _loose(self, plan: GraphPlan, bound: dict[str, Bindings]) -> frozenset[str]:
+        """Anchors whose words the graph's text mostly uses away from them (loose).
+
+        Only in a plan whose hops name no relation (tools/mentions.py): their agreement
+        with other anchors counts for nothing, as in the rule agent.
+        """
+        if any(hop.rel for hop in plan.hops):
+            return frozenset()
+        loose_vars = set()
+        for anchor in plan.anchors:
+            bindings = bound.get(anchor.var)
+            if anchor.var != plan.target.var and bindings is not None and len(bindings.nodes):
+                texts, near = usage(self.snapshot, anchor.text, int(bindings.nodes[0]))
+                if near is not None and loose(texts, near):
+                    loose_vars.add(anchor.var)
+        return frozenset(loose_vars)
 
     def _walk_anchor(
         self,

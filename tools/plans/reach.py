@@ -26,6 +26,7 @@ scale of a search score.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 TEXT_MARGIN = 1.1
@@ -64,10 +65,15 @@ class Reached:
     """Anchor variable -> the path from it that reached the node, written out (the best
     on the question's path, else the first)."""
 
-    def key(self) -> tuple[float, ...]:
-        """The ranking key (smaller first), see the module doc."""
+    def key(self, loose: Collection[str] = ()) -> tuple[float, ...]:
+        """The ranking key (smaller first), see the module doc.
+
+        `loose` anchors agree on nothing (their words are mostly used away from them): a
+        node they reach counts as reached by one anchor.
+        """
+        agreeing = sum(anchor not in loose for anchor in self.anchors)
         return (
-            -len(self.anchors),
+            -max(agreeing, 1),
             -self.on_path,
             -self.relevance,
             -sum(self.anchors.values()),
@@ -85,6 +91,8 @@ class Reach:
     """The nodes the anchors' walks reached, by external id."""
 
     nodes: dict[str, Reached] = field(default_factory=dict)
+    loose: frozenset[str] = frozenset()
+    """Anchor variables whose agreement is not counted (loose names, tools/mentions.py)."""
 
     def add(
         self,
@@ -116,11 +124,14 @@ class Reach:
 
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
-        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key())
+        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose))
 
     def agreed(self) -> bool:
         """Whether several anchors reach some node (the question's intersection)."""
-        return any(len(node.anchors) > 1 for node in self.nodes.values())
+        return any(
+            sum(anchor not in self.loose for anchor in node.anchors) > 1
+            for node in self.nodes.values()
+        )
 
     def reasons(self) -> dict[str, str]:
         """Each reached node's paths, one per anchor that reached it, as its reason."""
@@ -148,6 +159,17 @@ def graph_first(reach: Reach, text_best: float | None, *, trust_agreement: bool 
     if (trust_agreement and reach.agreed()) or text_best is None:
         return True
     return TEXT_MARGIN * max(node.relevance for node in reach.nodes.values()) >= text_best
+
+
+def named_first(named: float, rival: float) -> bool:
+    """Whether the nodes a question names (or reached from them) answer it before a rival.
+
+    `named`: the best whole-question search score among the named and reached nodes;
+    `rival`: that of the whole question's first hit, another node whose text uses the
+    names' words (`RulePlanner.describing_rival`). The rival wins only when clearly better,
+    by the same `TEXT_MARGIN` as the remaining words' guard.
+    """
+    return TEXT_MARGIN * named >= rival
 
 
 def arrow(relation: str, *, forward: bool) -> str:

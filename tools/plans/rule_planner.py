@@ -93,6 +93,8 @@ class RulePlan:
 
     plan: GraphPlan
     routes: tuple[Route, ...] = ()
+    relations: tuple[str, ...] = ()
+    """The graph's relations the question names (none: it asks for no relation by name)."""
 
     @property
     def relational(self) -> bool:
@@ -201,7 +203,7 @@ class RulePlanner:
             ),
             risk_level="normal" if target else "weak",
         )
-        return RulePlan(plan, tuple(routes))
+        return RulePlan(plan, tuple(routes), tuple(relations))
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
@@ -330,6 +332,38 @@ class RulePlanner:
                     scores.append(hit.score)
                     break
         return max(scores, default=None)
+
+    def describing_rival(
+        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reached: Collection[str] = ()
+    ) -> ListedNode | None:
+        """The whole question's first hit, when it rivals the named nodes as its subject.
+
+        Only for a question that names none of the graph's relations and whose named nodes
+        are all of the answer types (it may be asking for a node like them, not one linked to
+        them): the first of `hits` of the answer types, if it is neither named nor `reached`
+        and its name or snippet holds at least `RIVAL_SHARE` of an anchor's name weight (its
+        text uses the name's words: `kronometer`, "simple stopwatch application", for the
+        package `stopwatch`). None otherwise.
+        """
+        types = set(rule_plan.plan.target.labels)
+        if rule_plan.relations or any(
+            types and route.node.type not in types for route in rule_plan.routes
+        ):
+            return None
+        top = next((hit for hit in hits if not types or hit.type in types), None)
+        anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
+        if top is None or top.node_id in anchors or top.node_id in reached:
+            return None
+        stems = set(self._weighted_stems(f"{top.name} {top.snippet}"))
+        for route in rule_plan.routes:
+            named = self._weighted_stems(route.words)
+            total = sum(named.values())
+            if (
+                total
+                and sum(w for stem, w in named.items() if stem in stems) >= RIVAL_SHARE * total
+            ):
+                return top
+        return None
 
     def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
         """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""

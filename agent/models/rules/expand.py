@@ -52,7 +52,7 @@ class Expansion:
 
     def run(self, budget: int) -> Steps:
         """Walk the routes within `budget` turns; returns (the Reach, turns used)."""
-        reach = Reach()
+        reach = Reach(loose=frozenset(r.var for r in self.rule_plan.routes if r.loose))
         walks = [
             self._walk(route, 0, node, (), origin=(node, score))
             for route in self.rule_plan.routes

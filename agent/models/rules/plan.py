@@ -22,7 +22,7 @@ from agent.models.rules.turns import (
     PlannedTurn,
     Steps,
 )
-from tools.plans.reach import Reach, graph_first
+from tools.plans.reach import Reach, graph_first, named_first
 from tools.plans.rule_planner import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
 
@@ -51,6 +51,13 @@ class RulePlanner:
        anchor, among the first search's leading hits; not reached) scores above every
        reached node for those words (`graph_first`): then the question is answered by its
        text, and the first search's ranking comes first.
+       A question that names no relation of the graph, about nodes that could be answers
+       themselves, may use their names as words: when the whole question's first hit of
+       the answer types is another node whose name or snippet holds the anchor's name words
+       (`RulePlanner.describing_rival`) and it matches the whole question clearly better
+       than the named nodes and every reached node (`named_first`), the search comes first
+       ("Is there a simple stopwatch application?" answers `kronometer`, described as one,
+       not what the package `stopwatch` depends on).
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way). Then `select` (best
        first, each reached node with the path that reached it as its reason) and `finish`.
@@ -108,6 +115,12 @@ class RulePlanner:
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
         first = graph_first(reach, text_best, trust_agreement=not loose)
+        if first and not agreed:
+            rival = self.writer.describing_rival(rule_plan, hits, reach.nodes)
+            if rival is not None:
+                named = [score for route in rule_plan.routes for _, score in route.starts()]
+                reached = [hit.score or 0.0 for hit in hits if hit.node_id in reach.nodes]
+                first = named_first(max(named + reached), rival.score or 0.0)
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:

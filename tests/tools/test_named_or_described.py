@@ -1,0 +1,123 @@
+"""A question that names a node but no relation: asking about it, or for something like it.
+
+"Is there a simple stopwatch application?" names the package `stopwatch`; the answer is a
+package *described* as a stopwatch, not what `stopwatch` depends on. With no relation named
+and named nodes that could be answers themselves, the whole question's first hit rivals
+them when its text uses the name's words and it matches clearly better than they do.
+Agreement with a loose anchor (its words mostly used away from it) counts for nothing, in the
+rule agent and the plan executor alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tiny_graph import tiny_snapshot
+
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from graphs.snapshot import Snapshot
+from tools.listing_parse import ListedNode, parse_listing, parse_names
+from tools.plans.reach import Reach, named_first
+from tools.plans.rule_planner import RulePlan, RulePlanner
+from tools.toolset import Toolset
+
+NODES = [
+    ("stopwatch", "package", "stopwatch", "virtual stopwatch and timer"),
+    ("kronometer", "package", "kronometer", "simple stopwatch application for the desktop"),
+    ("clocks", "package", "clocks", "clock app with a stopwatch and alarms"),
+    ("libtimer", "package", "libtimer", "timer library"),
+    ("libc", "package", "libc", "the C library"),
+    ("edit", "package", "edit", "a simple text editor application"),
+    ("paint", "package", "paint", "a simple drawing application"),
+    ("utils", "section", "utils", "utilities"),
+]
+EDGES = [
+    ("stopwatch", "libtimer", "depends"),
+    ("stopwatch", "libc", "depends"),
+    ("kronometer", "libc", "depends"),
+    ("stopwatch", "utils", "in_section"),
+    ("kronometer", "utils", "in_section"),
+]
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    out = tmp_path_factory.mktemp("graphs") / "packages"
+    return tiny_snapshot(out, NODES, EDGES, candidate_types=["package"])
+
+
+def ask(snapshot: Snapshot, question: str) -> list[str]:
+    agent = make_agent(snapshot, AgentConfig(n_agents=1))
+    return asyncio.run(agent.ask(question)).fused
+
+
+def test_a_question_for_something_like_the_named_node_is_answered_by_its_text(
+    packages: Snapshot,
+) -> None:
+    question = "Is there a simple stopwatch application?"
+    assert packages.external_id(int(packages.index.search(question, 1)[0][0])) == "kronometer"
+    assert ask(packages, question)[0] == "kronometer"  # not libtimer, reached from stopwatch
+
+
+def test_a_question_naming_a_relation_walks_from_the_named_node(packages: Snapshot) -> None:
+    assert ask(packages, "Which packages does stopwatch depend on?")[:2] in (
+        ["libtimer", "libc"],
+        ["libc", "libtimer"],
+    )
+
+
+def planned(snapshot: Snapshot, question: str) -> tuple[RulePlan, list[ListedNode]]:
+    """The offline plan of `question` and its first search's hits, as the rule agent reads them."""
+    text = Toolset(snapshot).call("search", {"query": question, "k": 20}).text
+    hits = parse_listing(text, ["package", "section"])
+    plan = RulePlanner(snapshot.manifest).plan(question, hits, parse_names(text, ["package"]))
+    return plan, hits
+
+
+def test_the_rival_is_the_first_hit_whose_text_uses_the_names_words(packages: Snapshot) -> None:
+    writer = RulePlanner(packages.manifest)
+    plan, hits = planned(packages, "Is there a simple stopwatch application?")
+    assert [route.node.node_id for route in plan.routes] == ["stopwatch"]
+    assert hits[0].node_id == "kronometer" and "stopwatch" in hits[0].snippet
+    assert writer.describing_rival(plan, hits) == hits[0]
+    assert writer.describing_rival(plan, hits, reached={"kronometer"}) is None
+    # a relation named: the question asks for a walk, no rival
+    walk, walk_hits = planned(packages, "Which simple application does stopwatch depend on?")
+    assert walk.relations == ("depends",) and walk_hits[0].node_id != "stopwatch"
+    assert writer.describing_rival(walk, walk_hits) is None
+    # the named node first: the question is about it
+    about, about_hits = planned(packages, "stopwatch timer")
+    assert about_hits[0].node_id == "stopwatch"
+    assert writer.describing_rival(about, about_hits) is None
+    # a first hit that matches only the question's other words does not rival the name
+    other, other_hits = planned(packages, "Is there a simple drawing application like stopwatch?")
+    assert other_hits[0].node_id == "paint"
+    assert writer.describing_rival(other, other_hits) is None
+
+
+def test_the_named_node_must_be_matched_clearly_better_to_lose() -> None:
+    assert named_first(10.0, 10.9)  # within the margin: the named nodes
+    assert not named_first(10.0, 11.5)
+    assert named_first(0.0, 0.0)
+
+
+def test_agreement_with_a_loose_anchor_does_not_rank_first() -> None:
+    reach = Reach(loose=frozenset({"A2"}))
+    reach.add(
+        "both", name="both", type="t", anchor="A1", anchor_score=1.0, relevance=1.0,
+        on_path=0, path="",
+    )  # fmt: skip
+    reach.add(
+        "both", name="both", type="t", anchor="A2", anchor_score=1.0, relevance=1.0,
+        on_path=0, path="",
+    )  # fmt: skip
+    reach.add(
+        "better", name="better", type="t", anchor="A1", anchor_score=1.0, relevance=5.0,
+        on_path=0, path="",
+    )  # fmt: skip
+    assert reach.ranking() == ["better", "both"]
+    assert not reach.agreed()
+    trusted = Reach(nodes=reach.nodes)
+    assert trusted.ranking() == ["both", "better"] and trusted.agreed()
