@@ -68,11 +68,14 @@ def test_a_question_naming_a_relation_walks_from_the_named_node(packages: Snapsh
     )
 
 
-def planned(snapshot: Snapshot, question: str) -> tuple[RulePlan, list[ListedNode]]:
+def planned(
+    snapshot: Snapshot, question: str, types: list[str] | None = None
+) -> tuple[RulePlan, list[ListedNode]]:
     """The offline plan of `question` and its first search's hits, as the rule agent reads them."""
+    types = types or ["package", "section"]
     text = Toolset(snapshot).call("search", {"query": question, "k": 20}).text
-    hits = parse_listing(text, ["package", "section"])
-    plan = RulePlanner(snapshot.manifest).plan(question, hits, parse_names(text, ["package"]))
+    hits = parse_listing(text, types)
+    plan = RulePlanner(snapshot.manifest).plan(question, hits, parse_names(text, types))
     return plan, hits
 
 
@@ -121,3 +124,33 @@ def test_agreement_with_a_loose_anchor_does_not_rank_first() -> None:
     assert not reach.agreed()
     trusted = Reach(nodes=reach.nodes)
     assert trusted.ranking() == ["both", "better"] and trusted.agreed()
+
+
+SHOP = [
+    ("cat-carrier", "category", "Pet Carriers", "pet carriers"),
+    ("fold", "product", "Flat Carrier", "a pet carrier that folds flat, 33 inches"),
+    ("rigid", "product", "Rigid Carrier", "a rigid pet carrier, 20 inches"),
+    ("bowl", "product", "Bowl", "a feeding bowl"),
+    ("mat", "product", "Mat", "a yoga mat"),
+]
+SHOP_EDGES = [
+    ("fold", "cat-carrier", "has_category"),
+    ("rigid", "cat-carrier", "has_category"),
+    ("fold", "bowl", "also_buy"),
+    ("rigid", "mat", "also_buy"),
+]
+
+
+def test_a_relation_between_other_types_asks_for_no_walk_from_the_named_node(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    out = tmp_path_factory.mktemp("graphs") / "shop"
+    shop = tiny_snapshot(out, SHOP, SHOP_EDGES, candidate_types=["product"])
+    question = "Looking to buy a pet carrier that folds flat, 33 inches?"
+    plan, hits = planned(shop, question, ["product", "category"])
+    # "buy" names also_buy, which links products, not the category the question names
+    assert plan.relations == ("also_buy",)
+    assert [route.node.node_id for route in plan.routes] == ["cat-carrier"]
+    assert RulePlanner(shop.manifest).describing_rival(plan, hits) == hits[0]
+    assert hits[0].node_id == "fold"
+    assert ask(shop, question)[0] == "fold"  # not bowl, bought with it

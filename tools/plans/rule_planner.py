@@ -338,16 +338,19 @@ class RulePlanner:
     ) -> ListedNode | None:
         """The whole question's first hit, when it rivals the named nodes as its subject.
 
-        Only for a question that names none of the graph's relations and whose named nodes
-        are all of the answer types (it may be asking for a node like them, not one linked to
-        them): the first of `hits` of the answer types, if it is neither named nor `reached`
-        and its name or snippet holds at least `RIVAL_SHARE` of an anchor's name weight (its
-        text uses the name's words: `kronometer`, "simple stopwatch application", for the
-        package `stopwatch`). None otherwise.
+        Only for a question that names no relation leaving a named node (none at all, or one
+        that touches none of their types, as "buy" names `also_buy` between products in
+        "Looking to buy a pet carrier ..."): it asks for no walk from them and may be asking
+        for a node like them. The rival is the first of `hits` of the answer types, if it is
+        neither named nor `reached` and its name or snippet holds at least `RIVAL_SHARE` of an
+        anchor's name weight (its text uses the name's words: `kronometer`, "simple stopwatch
+        application", for the package `stopwatch`). None otherwise.
         """
         types = set(rule_plan.plan.target.labels)
-        if rule_plan.relations or any(
-            types and route.node.type not in types for route in rule_plan.routes
+        if any(
+            self.schema.touches(relation, route.node.type)
+            for relation in rule_plan.relations
+            for route in rule_plan.routes
         ):
             return None
         top = next((hit for hit in hits if not types or hit.type in types), None)

@@ -51,8 +51,8 @@ class RulePlanner:
        anchor, among the first search's leading hits; not reached) scores above every
        reached node for those words (`graph_first`): then the question is answered by its
        text, and the first search's ranking comes first.
-       A question that names no relation of the graph, about nodes that could be answers
-       themselves, may use their names as words: when the whole question's first hit of
+       A question that names no relation leaving its named nodes may use their names as
+       words, asking for something like them: when the whole question's first hit of
        the answer types is another node whose name or snippet holds the anchor's name words
        (`RulePlanner.describing_rival`) and it matches the whole question clearly better
        than the named nodes and every reached node (`named_first`), the search comes first
