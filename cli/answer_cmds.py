@@ -23,7 +23,6 @@ from cli.guards import fail
 from cli.language_warning import LanguageWarning
 from cli.options import EndpointFlags, SpacyModelOpt, out_dir
 from evals.qa_records import check_question
-from graphs.errors import ArkError
 
 if TYPE_CHECKING:
     from answer.pipeline import Answerer
@@ -192,13 +191,10 @@ def answer_cmd(
         )
     warm = wiring.warm()
     started = time.perf_counter()
-    try:
-        opened, answerer = _answerer(snapshot, wiring, warm)
-        LanguageWarning(opened).note(question)
-        answering = time.perf_counter()
-        result = asyncio.run(answerer.answer(question))
-    except ArkError as error:
-        fail(str(error))
+    opened, answerer = _answerer(snapshot, wiring, warm)
+    LanguageWarning(opened).note(question)
+    answering = time.perf_counter()
+    result = asyncio.run(answerer.answer(question))
     if as_json:
         print(result.model_dump_json(indent=2))
         return
@@ -279,18 +275,15 @@ def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> 
 
 
 def _wiring(sarg: SargFlags, endpoint_flags: EndpointFlags) -> Wiring:
-    try:
-        # The flags are plain strings; SargConfig checks each against its choices.
-        settings: dict[str, Any] = {
-            name: getattr(sarg, name)
-            for name in ("method", "retriever", "retrieval", "extraction", "schema", "structured",
-                         "passages", "direction", "tau", "beam_width", "top_k", "max_depth",
-                         "max_neighbors", "max_tokens")
-        }  # fmt: skip
-        head = sarg.direction_head
-        config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)
-    except ArkError as error:
-        fail(str(error))
+    # The flags are plain strings; SargConfig checks each against its choices.
+    settings: dict[str, Any] = {
+        name: getattr(sarg, name)
+        for name in ("method", "retriever", "retrieval", "extraction", "schema", "structured",
+                     "passages", "direction", "tau", "beam_width", "top_k", "max_depth",
+                     "max_neighbors", "max_tokens")
+    }  # fmt: skip
+    head = sarg.direction_head
+    config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)
     return Wiring(
         config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint(),
         sarg.spacy_model,
@@ -344,11 +337,27 @@ def eval_answers(
     console = Console(stderr=True)
     if limit is not None and sample is not None:
         fail("give --limit N (the first N) or --sample N (a random N), not both")
+    drawn = QuestionSample(size=sample, seed=seed)
+    items = drawn.apply(load_answer_qa(qa))[:limit]
+    executor = where.config()
+    run_config = {
+        "baseline": {
+            **wiring.config.to_record(),
+            "model": wiring.model_spec or "offline",
+            **wiring.endpoint_record(),
+        },
+        "snapshot": str(snapshot.resolve()),
+        "qa": str(qa.resolve()),
+        "sample": drawn.to_record(),
+        "limit": limit,
+    }
+
+    def progress(record: Any) -> None:
+        mark = f"EM {record.em:.0f} F1 {record.f1:.2f}" if hasattr(record, "em") else "failed"
+        console.print(f"{record.question_id}: {mark}", highlight=False)
+
+    pool = None
     try:
-        drawn = QuestionSample(size=sample, seed=seed)
-        items = drawn.apply(load_answer_qa(qa))[:limit]
-        executor = where.config()
-        pool = None
         if executor.kind == "ray":
             from evals.ray_answers import RayAnswers
 
@@ -357,34 +366,15 @@ def eval_answers(
             answer_fn = pool.answer
         else:
             answer_fn = _answerer(snapshot, wiring)[1].answer
-        run_config = {
-            "baseline": {
-                **wiring.config.to_record(),
-                "model": wiring.model_spec or "offline",
-                **wiring.endpoint_record(),
-            },
-            "snapshot": str(snapshot.resolve()),
-            "qa": str(qa.resolve()),
-            "sample": drawn.to_record(),
-            "limit": limit,
-        }
-
-        def progress(record: Any) -> None:
-            mark = f"EM {record.em:.0f} F1 {record.f1:.2f}" if hasattr(record, "em") else "failed"
-            console.print(f"{record.question_id}: {mark}", highlight=False)
-
-        try:
-            records = asyncio.run(
-                run_answers(
-                    answer_fn, items, out, run_config, resume=resume, on_record=progress,
-                    concurrency=executor.workers if pool is not None else 1,
-                )
-            )  # fmt: skip
-        finally:
-            if pool is not None:
-                pool.close()
-    except ArkError as error:
-        fail(str(error))
+        records = asyncio.run(
+            run_answers(
+                answer_fn, items, out, run_config, resume=resume, on_record=progress,
+                concurrency=executor.workers if pool is not None else 1,
+            )
+        )  # fmt: skip
+    finally:
+        if pool is not None:
+            pool.close()
     summary = summarise(records, unresolved_failures(out, records))
     if as_json:
         print(json.dumps({"out": str(out), **summary}))
@@ -407,10 +397,7 @@ def answers_report(
     """Answers runs side by side: EM, F1 and timings per run, then every question's answers."""
     from evals.answer_report import load_answer_runs, markdown_answers_report
 
-    try:
-        loaded = load_answer_runs(runs)
-    except ArkError as error:
-        fail(str(error))
+    loaded = load_answer_runs(runs)
     if as_json:
         print(json.dumps([{"run": run.label, **run.summary()} for run in loaded]))
         return

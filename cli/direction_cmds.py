@@ -12,7 +12,6 @@ import typer
 
 from cli.flag_groups import with_flags
 from cli.options import AgentFlags, fail
-from graphs.errors import ArkError
 
 if TYPE_CHECKING:
     from agent.models.base import Model
@@ -62,8 +61,6 @@ def direction_labels(
             found, unusable = asyncio.run(model_labels(_questions(qa), labeller))
             rows += found
         write_labels(out, rows)
-    except ArkError as error:
-        fail(str(error))
     except OSError as error:
         fail(f"cannot write {out}: {error}")
     counts = Counter(row.direction.value for row in rows)
@@ -108,8 +105,6 @@ def direction_head(
             train, held, load_encoder(path), encoder_name=path.name, holdout=described
         )
         head.save(out)
-    except ArkError as error:
-        fail(str(error))
     except OSError as error:
         fail(f"cannot write {out}: {error}")
     if as_json:

@@ -12,7 +12,6 @@ from rich.console import Console
 
 from cli import direction_cmds, reranker_cmds
 from cli.options import fail, out_dir
-from graphs.errors import ArkError
 
 KeepOpt = Annotated[
     str,
@@ -75,21 +74,17 @@ def dataset(
 ) -> None:
     """Turn teacher trajectories into an SFT dataset (train/val split by question)."""
     from distill.dataset import DatasetOptions, build_sft_dataset
-    from distill.errors import DistillError
 
-    try:
-        options = DatasetOptions(
-            val_source=val_source,  # type: ignore[arg-type]
-            val_fraction=val_fraction,
-            sample=sample,
-            keep=keep,  # type: ignore[arg-type]
-            include_system_prompt=system_prompt,
-            seed=seed,
-        )
-        counter = _load_tokenizer(tokenizer) if tokenizer else None
-        stats = build_sft_dataset(run_dirs, out, options, tokenizer=counter)
-    except DistillError as error:
-        fail(str(error))
+    options = DatasetOptions(
+        val_source=val_source,  # type: ignore[arg-type]
+        val_fraction=val_fraction,
+        sample=sample,
+        keep=keep,  # type: ignore[arg-type]
+        include_system_prompt=system_prompt,
+        seed=seed,
+    )
+    counter = _load_tokenizer(tokenizer) if tokenizer else None
+    stats = build_sft_dataset(run_dirs, out, options, tokenizer=counter)
     if as_json:
         print(json.dumps(stats.to_dict()))
         return
@@ -160,7 +155,6 @@ def train(
 ) -> None:
     """Train a LoRA student with assistant-only loss (paper defaults; see distill/config.py)."""
     from distill.config import load_config
-    from distill.errors import DistillError
     from distill.train import train_student
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -174,8 +168,6 @@ def train(
         result = train_student(
             data_dir, base_model, out, config, resume=resume, gguf_cache=gguf_cache
         )
-    except DistillError as error:
-        fail(str(error))
     except OSError as error:
         fail(f"cannot load base model {base_model!r}: {error}")
     console = Console()
@@ -214,13 +206,9 @@ def merge(
     ],
 ) -> None:
     """Fold a LoRA adapter into its base model and save the merged student."""
-    from distill.errors import DistillError
     from distill.merge import merge_adapter
 
-    try:
-        target = merge_adapter(adapter_dir, out)
-    except DistillError as error:
-        fail(str(error))
+    target = merge_adapter(adapter_dir, out)
     Console().print(f"merged model saved to {target}; run it with -m hf:{target}")
 
 
@@ -247,7 +235,4 @@ def _gigabytes(text: str) -> float:
         return float(text)
     except ValueError:
         pass
-    try:
-        return parse_size(text) / GB
-    except ArkError as error:
-        fail(str(error))
+    return parse_size(text) / GB

@@ -31,7 +31,6 @@ from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt
 from cli.options import EndpointFlags, FlagError, SpacyModelOpt, out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
-from graphs.errors import ArkError
 from graphs.importers.documents.vocabulary import VocabularyConfig
 
 if TYPE_CHECKING:
@@ -216,8 +215,6 @@ def extract(
                 docs, out, extractor=worker, cache=store, config=config, encode=encode,
                 progress=progress,
             )  # fmt: skip
-    except ArkError as error:
-        fail(str(error))
     finally:
         if ray_worker is not None:
             ray_worker.close()  # its workers, and the local Ray instance it started

@@ -26,7 +26,6 @@ from cli.import_options import (
 from cli.options import out_dir
 from cli.verify_cmds import verify
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
-from graphs.errors import GraphError
 from graphs.stream.budget import current_rss
 from graphs.stream.progress import RateLines
 
@@ -41,13 +40,6 @@ def register(graph_app: typer.Typer, import_app: typer.Typer) -> None:
     extract_cmds.register(graph_app)
     graph_app.command("verify")(verify)
     import_app.command("tabular")(import_tabular_command)
-
-
-def _fail(error: Exception) -> typer.Exit:
-    Console(stderr=True).print(
-        f"[red]error:[/red] {error}", highlight=False, markup=True, soft_wrap=True
-    )
-    return typer.Exit(code=2)
 
 
 def _split(value: str | None) -> tuple[str, ...] | None:
@@ -67,10 +59,7 @@ def info(
     from graphs.snapshot import Snapshot
     from graphs.stats import snapshot_info
 
-    try:
-        summary = snapshot_info(Snapshot.open(snapshot, verify=verify))
-    except GraphError as error:
-        raise _fail(error) from None
+    summary = snapshot_info(Snapshot.open(snapshot, verify=verify))
     from graphs.importers.documents.summary import read_summary
 
     extraction = read_summary(snapshot)  # None unless built by `ark graph extract`
@@ -185,33 +174,30 @@ def import_tabular_command(
         delimiter=_SPECIAL_DELIMITERS.get(delimiter, delimiter) if delimiter else None,
     )
     console = Console(stderr=True)
-    try:
-        options = build_options(
-            overwrite=overwrite,
-            skip_invalid=skip_invalid,
-            report=report,
-            allow_empty_text=allow_empty_text,
-            strict=strict,
-            analyzer=analyzer,
-            memory_limit=memory_limit,
-            progress=RateLines(console.print),
+    options = build_options(
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        report=report,
+        allow_empty_text=allow_empty_text,
+        strict=strict,
+        analyzer=analyzer,
+        memory_limit=memory_limit,
+        progress=RateLines(console.print),
+    )
+    before = current_rss()
+    with console.status(f"importing {nodes} and {edges} into {out} ..."):
+        path = import_tabular(
+            nodes,
+            edges,
+            out,
+            columns=columns,
+            name=name,
+            candidate_types=_split(candidate_types) or (),
+            options=options,
         )
-        before = current_rss()
-        with console.status(f"importing {nodes} and {edges} into {out} ..."):
-            path = import_tabular(
-                nodes,
-                edges,
-                out,
-                columns=columns,
-                name=name,
-                candidate_types=_split(candidate_types) or (),
-                options=options,
-            )
-        from graphs.manifest import read_manifest
+    from graphs.manifest import read_manifest
 
-        manifest = read_manifest(path)
-    except GraphError as error:
-        raise _fail(error) from None
+    manifest = read_manifest(path)
     print(
         f"snapshot {path}: {manifest.num_nodes:,} nodes, {manifest.num_edges:,} edges, "
         f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations"

@@ -185,10 +185,7 @@ def _encoder(path: Path | None) -> TextEncoder | None:
         return None
     from graphs.dense.encoder import TextEncoder
 
-    try:
-        return TextEncoder.load(path)
-    except GraphError as error:
-        fail(str(error))
+    return TextEncoder.load(path)
 
 
 def _toolset(path: Path, encoder: TextEncoder | None) -> Toolset:

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from cli.guards import fail
-from graphs.errors import ArkError
 
 TOKEN_ENV_VAR = "ARK_SERVE_TOKEN"
 _SERVE_MODULES = frozenset({"fastapi", "uvicorn", "starlette", "multipart", "python_multipart"})
@@ -73,19 +72,16 @@ def serve(
         if (error.name or "").split(".")[0] not in _SERVE_MODULES:
             raise
         fail(f"ark serve needs the serve extra: pip install -e '.[serve]' ({error})")
-    try:
-        security = http_security(
-            host, token=token, allow_hosts=allow_host or (), allow_origins=allow_origin or (),
-            token_env=TOKEN_ENV_VAR,
-        )  # fmt: skip
-        options = serve_state.ServeOptions(
-            runs_dir=runs.resolve(), uploads_dir=uploads.resolve(),
-            doc_roots=tuple(root.resolve() for root in doc_root or ()),
-            max_upload_bytes=int(max_upload_mb * 2**20),
-        )  # fmt: skip
-        graphs = serve_state.GraphRegistry.open(_labelled(snapshots))
-    except ArkError as error:
-        fail(str(error))
+    security = http_security(
+        host, token=token, allow_hosts=allow_host or (), allow_origins=allow_origin or (),
+        token_env=TOKEN_ENV_VAR,
+    )  # fmt: skip
+    options = serve_state.ServeOptions(
+        runs_dir=runs.resolve(), uploads_dir=uploads.resolve(),
+        doc_roots=tuple(root.resolve() for root in doc_root or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20),
+    )  # fmt: skip
+    graphs = serve_state.GraphRegistry.open(_labelled(snapshots))
     ctx = ServeContext(graphs, options, answerers.default_deps(encoder))
     _check_listen(host, port)
     if not is_loopback(host):

@@ -23,7 +23,6 @@ from cli.import_options import (
 )
 from cli.options import out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
-from graphs.errors import GraphError
 from graphs.stream.budget import current_rss
 from graphs.stream.progress import RateLines
 
@@ -71,30 +70,26 @@ def import_stark_command(
     from graphs.manifest import read_manifest
 
     console = Console(stderr=True)
-    try:
-        options = build_options(
-            overwrite=overwrite,
-            skip_invalid=skip_invalid,
-            report=report,
-            allow_empty_text=allow_empty_text,
-            strict=strict,
-            analyzer=analyzer,
-            memory_limit=memory_limit,
-            progress=RateLines(console.print),
+    options = build_options(
+        overwrite=overwrite,
+        skip_invalid=skip_invalid,
+        report=report,
+        allow_empty_text=allow_empty_text,
+        strict=strict,
+        analyzer=analyzer,
+        memory_limit=memory_limit,
+        progress=RateLines(console.print),
+    )
+    before = current_rss()
+    with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
+        path = import_stark(
+            root,
+            dataset.value,
+            out,
+            options=options,
+            text=StarkTextConfig(compact=compact),
         )
-        before = current_rss()
-        with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
-            path = import_stark(
-                root,
-                dataset.value,
-                out,
-                options=options,
-                text=StarkTextConfig(compact=compact),
-            )
-        manifest = read_manifest(path)
-    except GraphError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=2) from None
+    manifest = read_manifest(path)
     print(
         f"snapshot {path}: {manifest.num_nodes:,} nodes, {manifest.num_edges:,} edges, "
         f"{len(manifest.node_types)} node types, {len(manifest.relations)} relations; "

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from cli.guards import fail
 from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
 from cli.options import out_dir
 from graphs.build_options import DEFAULT_BUILD_ANALYZER
@@ -36,20 +37,12 @@ def synth(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
-    from graphs.errors import GraphError
     from graphs.synth.generate import DOMAINS, generate
 
     if domain not in DOMAINS:
-        typer.echo(
-            f"error: unknown --domain {domain!r}; choose one of: {', '.join(DOMAINS)}", err=True
-        )
-        raise typer.Exit(2)
-    try:
-        options = build_options(overwrite=overwrite, strict=strict, analyzer=analyzer)
-        result = generate(domain, seed, out, nodes, options=options)
-    except GraphError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from error
+        fail(f"unknown --domain {domain!r}; choose one of: {', '.join(DOMAINS)}")
+    options = build_options(overwrite=overwrite, strict=strict, analyzer=analyzer)
+    result = generate(domain, seed, out, nodes, options=options)
     summary = {
         "snapshot": str(result.snapshot),
         "domain": result.domain,

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cli.safe_text import printable
-from graphs.errors import GraphError
 from tools.config import ToolConfig
 
 if TYPE_CHECKING:
@@ -110,9 +109,6 @@ def _run(snapshot_path: Path, tool: str, arguments: dict[str, Any], *, as_json: 
 
     try:
         snapshot = Snapshot.open(snapshot_path)
-    except GraphError as error:
-        typer.echo(printable(f"error: {error}"), err=True)
-        raise typer.Exit(code=2) from None
     except OSError as error:  # a file the manifest did not list (e.g. an older snapshot format)
         message = f"error: cannot open snapshot {snapshot_path}: {error}; rebuild it"
         typer.echo(printable(message), err=True)

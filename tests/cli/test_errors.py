@@ -188,3 +188,20 @@ def test_graph_embed_without_the_dense_extra_keeps_the_brackets(
     assert result.exit_code == 2, result.output
     [line] = result.output.strip().splitlines()
     assert "[dense]" in line and "sentence-transformers is not installed" in line
+
+
+def test_commands_leave_user_errors_to_the_one_handler() -> None:
+    """No command re-prints an ArkError itself (ArkGroup does: one line, plain text, exit 2)."""
+    import re
+
+    cli_dir = Path(__file__).parents[2] / "cli"
+    reprint = re.compile(
+        r"except \(?[\w, ]*(?:Ark|Graph|Distill|Import)Error\)? as error:\n\s+"
+        r"(?:fail\(str\(error\)\)|raise _fail|typer\.echo|console\.print)"
+    )
+    offenders = []
+    for path in sorted(cli_dir.glob("*_cmds.py")):
+        text = path.read_text(encoding="utf-8")
+        if reprint.search(text) or "[red]error" in text:
+            offenders.append(path.name)
+    assert offenders == []

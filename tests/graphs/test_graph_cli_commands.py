@@ -10,13 +10,14 @@ import typer
 from typer.testing import CliRunner
 
 from cli import graph_cmds
+from cli.app import ArkGroup
 
 runner = CliRunner()
 
 
 def build_app() -> typer.Typer:
     """Only this module's commands, wired the way cli/app.py wires them."""
-    app = typer.Typer(pretty_exceptions_enable=False)
+    app = typer.Typer(cls=ArkGroup, pretty_exceptions_enable=False)  # its one error handler
     graph_app, import_app = typer.Typer(), typer.Typer()
     graph_app.add_typer(import_app, name="import")
     app.add_typer(graph_app, name="graph")

@@ -10,12 +10,13 @@ import typer
 from typer.testing import CliRunner
 
 from cli import tool_cmds
+from cli.app import ArkGroup
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 
 
 def _run(*args: str) -> tuple[int, str, str]:
-    app = typer.Typer(pretty_exceptions_enable=False)  # as `ark` registers this module
+    app = typer.Typer(cls=ArkGroup, pretty_exceptions_enable=False)  # as `ark` registers it
     tool_cmds.register(app)
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
