@@ -167,7 +167,7 @@ class RulePlanner:
             return self.text_plan(question)
         # type and relation words inside a name name nothing ("Carrovich disease")
         unnamed = _blanked(question, [named for named, _, _ in mentions])
-        target = self.answer_type(unnamed)
+        target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
@@ -386,13 +386,26 @@ class RulePlanner:
         weights = self.vocabulary.idf(tokens)
         return {stem: weight for (_, stem), weight in zip(spans, weights, strict=True)}
 
-    def answer_type(self, question: str) -> str | None:
-        """The node type the answers should have, if the question or snapshot tells."""
+    def answer_type(self, question: str, anchor_types: Sequence[str] = ()) -> str | None:
+        """The node type the answers should have, if the question or snapshot tells.
+
+        The snapshot's only candidate type; else of the candidate types the question names,
+        the one farthest from the named nodes' types over the schema (the others lie on the
+        way: "X acts on some genes; what diseases are those genes associated with?" walks
+        drug -> gene -> disease), the first named among equals.
+        """
         if len(self.candidate_types) == 1:
             return self.candidate_types[0]
         mentioned = self.reader.mentioned_types(question)
         allowed = [t for t in mentioned if not self.candidate_types or t in self.candidate_types]
+        if len(allowed) > 1 and anchor_types:
+            return max(allowed, key=lambda t: self._nearest(anchor_types, t))
         return allowed[0] if allowed else None
+
+    def _nearest(self, anchor_types: Sequence[str], node_type: str) -> int:
+        """Schema hops from the nearest of `anchor_types` to `node_type` (-1: unlinked)."""
+        found = [self.schema.distance(a, node_type) for a in anchor_types]
+        return min((d for d in found if d is not None), default=-1)
 
     def anchors(
         self,

@@ -55,6 +55,17 @@ class SchemaPaths:
         ]
         return max(options, key=lambda option: (option[0], option[1]))[1] if options else None
 
+    def distance(self, source: str, target: str) -> int | None:
+        """Hops between two node types over the schema's links (None: not linked at all)."""
+        seen, frontier, hops = {source}, [source], 0
+        while frontier:
+            if target in frontier:
+                return hops
+            frontier = [b for a in frontier for b in self.links.get(a, {}) if b not in seen]
+            seen.update(frontier)
+            hops += 1
+        return None
+
     def entry_type(self, relations: Sequence[str], source: str) -> str | None:
         """An end type of the first of `relations` that `source` links to (to reach it)."""
         for relation in relations:
