@@ -23,7 +23,7 @@ import numpy as np
 
 from tools.mentions import loose, usage
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
-from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_text
+from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_on, path_text
 from tools.plans.validate import check_plan
 from tools.schemas import GraphPlan, PlanHop, RiskLevel
 
@@ -176,14 +176,16 @@ class PlanExecutor:
             return
         snapshot = self.snapshot
         bound = bindings.as_dict()
-        paths: dict[int, tuple[list[int], list[Step]]] = {n: ([n], []) for n in bound}
+        paths: dict[int, tuple[list[int], list[Step], int | None]] = {
+            n: ([n], [], None) for n in bound
+        }
         for index, (hop, outward) in enumerate(chain):
             to_var = hop.to_var if outward else hop.from_var
             codes = type_codes(snapshot, labels.get(to_var, []))
             relation = snapshot.relation_code(hop.rel) if hop.rel else None
             wanted = _wanted_direction(hop, outward)
-            reached: dict[int, tuple[list[int], list[Step], int]] = {}
-            for node, (nodes, steps) in paths.items():
+            reached: dict[int, tuple[list[int], list[Step], int | None]] = {}
+            for node, (nodes, steps, before) in paths.items():
                 hood = snapshot.neighbors(
                     node, node_types=codes, relations=None if relation is None else [relation]
                 )
@@ -198,9 +200,12 @@ class PlanExecutor:
                 for n, r, d in rows:
                     if n in nodes:
                         continue
-                    on = 0 if r != relation else 1 + (d == wanted)
+                    on = path_on(
+                        before,
+                        None if relation is None else int(r == relation) * (1 + (d == wanted)),
+                    )
                     held = reached.get(n)
-                    if held is None or on > held[2]:
+                    if held is None or (on or 0) > (held[2] or 0):
                         step = Step(snapshot.relation_names[r], forward=d > 0)
                         reached[n] = ([*nodes, n], [*steps, step], on)
             if not reached:
@@ -211,9 +216,10 @@ class PlanExecutor:
                 if query
                 else np.zeros(len(ids))
             )
-            if index < len(chain) - 1:
-                keep = np.lexsort((ids, -relevance))[:MAX_INTERMEDIATES].tolist()
-                paths = {int(ids[i]): reached[int(ids[i])][:2] for i in keep}
+            if index < len(chain) - 1:  # along the question's path first, then its words
+                on_path = np.array([reached[int(n)][2] or 0 for n in ids])
+                keep = np.lexsort((ids, -relevance, -on_path))[:MAX_INTERMEDIATES].tolist()
+                paths = {int(ids[i]): reached[int(ids[i])] for i in keep}
                 continue
             external, names, types = snapshot.labels(ids)
             for i, node_id in enumerate(external):
@@ -225,7 +231,7 @@ class PlanExecutor:
                     anchor=var,
                     anchor_score=bound[nodes[0]],
                     relevance=float(relevance[i]),
-                    on_path=on,
+                    on_path=on or 0,
                     path=path_text([snapshot.name(n) for n in nodes], steps),
                 )
 

@@ -172,6 +172,19 @@ def named_first(named: float, rival: float) -> bool:
     return TEXT_MARGIN * named >= rival
 
 
+def path_on(before: int | None, hop: int | None) -> int | None:
+    """How much of a path lies on the question's path, one more hop walked.
+
+    `hop`: the hop's own share (2: along the relation the question names, in its direction;
+    1: along it; 0: another relation), None for a hop that names no relation. A path is as
+    much on the question's path as its least hop that names one (None: none does), so a
+    walk that left the named direction on its first hop ranks after one that kept it.
+    """
+    if hop is None:
+        return before
+    return hop if before is None else min(before, hop)
+
+
 def arrow(relation: str, *, forward: bool) -> str:
     """`-[r]->` for an edge walked forward, `<-[r]-` for one walked against its direction."""
     return f"-[{relation}]->" if forward else f"<-[{relation}]-"

@@ -173,8 +173,16 @@ class RulePlanner:
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
         )
+        types_named = [node.type for _, node, _ in mentions]
         walks = {
-            f"A{number}": self.hops_for(node.type, target, relations, question, named)
+            f"A{number}": self.hops_for(
+                node.type,
+                target,
+                relations,
+                question,
+                named,
+                claimed=self._claimed(relations, types_named, number - 1, target),
+            )
             for number, (named, node, _) in enumerate(mentions, start=1)
         }
         types = {f"A{number}": node.type for number, (_, node, _) in enumerate(mentions, 1)}
@@ -219,12 +227,19 @@ class RulePlanner:
         relations: list[str],
         question: str,
         words: str,
+        *,
+        claimed: Collection[str] = (),
     ) -> tuple[RoutedHop, ...]:
         """One hop to the target, or two through an intermediate type.
 
         Two hops through a type the question names that links both ends, through an end type
-        of a named relation that does not touch the anchor's type, or through the best-linked
-        type when the anchor's type has no direct link to the answer type.
+        of a named relation that does not touch the anchor's type, through the far end of a
+        named relation that leaves the anchor's type but does not reach the answer type
+        while another named relation goes on to it ("the packages that recommend patch: who
+        maintains them?" walks `recommends`, then `maintained_by`; a relation `claimed` by
+        another anchor, which joins its type to the answer type, is that anchor's), or
+        through the best-linked type when the anchor's type has no direct link to the answer
+        type.
         """
         near = tuple(r for r in relations if self.schema.touches(r, anchor_type))
         far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
@@ -244,6 +259,15 @@ class RulePlanner:
             )
             if entry is not None and (joined or not direct):
                 middle = entry
+        if middle is None and target is not None:
+            chain = self._step_then_target(anchor_type, target, near, relations, claimed)
+            if chain is not None:
+                step, last = chain
+                first = self._first(near, anchor_type, target, claimed, step)
+                return (
+                    RoutedHop(step, first, self.reader.direction(question, words, first)),
+                    RoutedHop(target, last),
+                )
         if middle is None and target and not direct:
             middle = self.schema.bridge(anchor_type, target)
         if middle is None:
@@ -254,6 +278,56 @@ class RulePlanner:
             RoutedHop(middle, first, self.reader.direction(question, words, first)),
             RoutedHop(target, far, self.reader.direction(question, words, far)),
         )
+
+    def _first(
+        self,
+        near: Sequence[str],
+        anchor_type: str,
+        target: str,
+        claimed: Collection[str],
+        step: str,
+    ) -> tuple[str, ...]:
+        """The named relations leaving `anchor_type` for `step` that do not reach `target`."""
+        return tuple(
+            r
+            for r in near
+            if r not in claimed
+            and not self.schema.joins(r, anchor_type, target)
+            and self.schema.joins(r, anchor_type, step)
+        )
+
+    def _step_then_target(
+        self,
+        anchor_type: str,
+        target: str,
+        near: Sequence[str],
+        relations: Sequence[str],
+        claimed: Collection[str],
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """A chain of two named relations from `anchor_type` to `target` (see `hops_for`).
+
+        Returns:
+            (the intermediate type, the last hop's relations), or None when there is none.
+        """
+        for relation in near:
+            if relation in claimed or self.schema.joins(relation, anchor_type, target):
+                continue
+            for step in self.schema.other_ends(relation, anchor_type):
+                last = tuple(
+                    r for r in relations if r != relation and self.schema.joins(r, step, target)
+                )
+                if last:
+                    return step, last
+        return None
+
+    def _claimed(
+        self, relations: Sequence[str], types: Sequence[str], own: int, target: str | None
+    ) -> frozenset[str]:
+        """Named relations joining another anchor's type to the answer type (that anchor's)."""
+        if target is None:
+            return frozenset()
+        others = [t for i, t in enumerate(types) if i != own]
+        return frozenset(r for r in relations for t in others if self.schema.joins(r, t, target))
 
     def one_chain(
         self,

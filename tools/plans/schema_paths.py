@@ -55,6 +55,15 @@ class SchemaPaths:
         ]
         return max(options, key=lambda option: (option[0], option[1]))[1] if options else None
 
+    def other_ends(self, relation: str, node_type: str) -> list[str]:
+        """The types `relation` links `node_type` to (itself for a relation within a type)."""
+        ends = set()
+        for pair in self.pairs.get(relation, frozenset()):
+            if node_type in pair:
+                rest = pair - {node_type}
+                ends.add(next(iter(rest)) if rest else node_type)
+        return sorted(ends)
+
     def distance(self, source: str, target: str) -> int | None:
         """Hops between two node types over the schema's links (None: not linked at all)."""
         seen, frontier, hops = {source}, [source], 0

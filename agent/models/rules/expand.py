@@ -15,7 +15,7 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.listing_parse import ListedNode
-from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_text
+from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_on, path_text
 from tools.plans.rule_planner import Route, RoutedHop, RulePlan
 
 
@@ -31,6 +31,8 @@ class Walk:
     """The path from the anchor to `start` (empty on the first hop)."""
     origin: tuple[ListedNode, float] | None = None
     """The anchor node the walk left from, and its score (None: `start`)."""
+    on: int | None = None
+    """How much of the path to `start` lies on the question's path (`path_on`)."""
 
 
 class Expansion:
@@ -142,13 +144,23 @@ class Expansion:
             if "edge_types" not in walk.call.arguments:
                 return []
             relaxed = RoutedHop(hop.node_type, ())
-            return [self._walk(walk.route, walk.hop, walk.start, walk.before, origin, relaxed)]
-        if walk.hop + 1 < len(walk.route.hops):
             return [
                 self._walk(
-                    walk.route, walk.hop + 1, row, (*walk.before, (row, _step(row, hop))), origin
+                    walk.route, walk.hop, walk.start, walk.before, origin, relaxed, on=walk.on
                 )
-                for row in rows[:MAX_INTERMEDIATES]
+            ]
+        if walk.hop + 1 < len(walk.route.hops):  # along the question's path first
+            ranked = sorted(rows, key=lambda row: -(path_on(walk.on, _hop_on(row, hop)) or 0))
+            return [
+                self._walk(
+                    walk.route,
+                    walk.hop + 1,
+                    row,
+                    (*walk.before, (row, _step(row, hop))),
+                    origin,
+                    on=path_on(walk.on, _hop_on(row, hop)),
+                )
+                for row in ranked[:MAX_INTERMEDIATES]
             ]
         if len(walk.route.hops) == 1 and len(rows) >= walk.call.arguments.get("k", MAX_LISTED):
             self.cut.add(walk.route.var)
@@ -162,7 +174,7 @@ class Expansion:
                 anchor=walk.route.var,
                 anchor_score=origin[1],
                 relevance=row.score or 0.0,
-                on_path=_on_path(row, hop),
+                on_path=path_on(walk.on, _hop_on(row, hop)) or 0,
                 path=path_text(names, [step for _, step in steps]),
             )
         return []
@@ -175,6 +187,8 @@ class Expansion:
         before: tuple[tuple[ListedNode, Step], ...],
         origin: tuple[ListedNode, float] | None = None,
         hop: RoutedHop | None = None,
+        *,
+        on: int | None = None,
     ) -> Walk:
         hop = hop or route.hops[index]
         last = index == len(route.hops) - 1
@@ -187,7 +201,7 @@ class Expansion:
             arguments["query"] = route.query
         if "k" in self.properties:
             arguments["k"] = MAX_LISTED if last else MAX_INTERMEDIATES
-        return Walk(route, index, start, PlannedCall("neighbors", arguments), before, origin)
+        return Walk(route, index, start, PlannedCall("neighbors", arguments), before, origin, on)
 
 
 def _step(row: ListedNode, hop: RoutedHop) -> Step:
@@ -201,8 +215,14 @@ def _step(row: ListedNode, hop: RoutedHop) -> Step:
     return Step(link.relation, forward=link.outgoing)
 
 
-def _on_path(row: ListedNode, hop: RoutedHop) -> int:
-    """2: along the question's relation in its direction; 1: along it; 0: another relation."""
+def _hop_on(row: ListedNode, hop: RoutedHop) -> int | None:
+    """How much a listed row's link lies on the question's path (see `path_on`).
+
+    2: along the question's relation in its direction; 1: along it; 0: another relation;
+    None: the hop names no relation.
+    """
+    if not hop.relations:
+        return None
     on = [link for link in row.links if link.relation in hop.relations]
     if not on:
         return 0

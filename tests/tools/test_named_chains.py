@@ -1,0 +1,95 @@
+"""Two named relations in a chain: the first leaves the named node, the second reaches the answer.
+
+"pass recommends a few packages; which sections do those belong to?" names `recommends`
+(package -> package) and `in_section` (package -> section): the walk is pass -[recommends]->
+package -[in_section]-> section, not pass's own section. A relation that joins another named
+node's type to the answer type is that node's ("Which packages from the python section
+depend on git?" walks one hop from each). Direction is preferred at every hop of a chain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tiny_graph import tiny_snapshot
+
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from agent.planner import OfflinePlanner
+from graphs.snapshot import Snapshot
+from tools.plans.execute import PlanExecutor
+from tools.plans.reach import path_on
+
+NODES = [
+    ("pass", "package", "pass", "the standard unix password manager"),
+    ("tree", "package", "tree", "displays an indented directory tree"),
+    ("xclip", "package", "xclip", "command line interface to the X clipboard"),
+    ("git", "package", "git", "fast distributed revision control system"),
+    ("qtpass", "package", "qtpass", "a graphical interface for pass"),
+    ("sec-admin", "section", "admin", "the admin section"),
+    ("sec-utils", "section", "utils", "the utils section"),
+    ("sec-x11", "section", "x11", "the x11 section"),
+    ("sec-vcs", "section", "vcs", "the vcs section"),
+    ("sec-python", "section", "python", "the python section"),
+    ("pyg", "package", "python3-git", "python library for git"),
+]
+EDGES = [
+    ("pass", "tree", "recommends"),
+    ("pass", "xclip", "recommends"),
+    ("pass", "git", "recommends"),
+    ("qtpass", "pass", "recommends"),
+    ("pass", "sec-admin", "in_section"),
+    ("tree", "sec-utils", "in_section"),
+    ("xclip", "sec-x11", "in_section"),
+    ("git", "sec-vcs", "in_section"),
+    ("qtpass", "sec-python", "in_section"),
+    ("pyg", "sec-python", "in_section"),
+    ("pyg", "git", "depends"),
+]
+CHAIN = "pass recommends a few packages; which sections do those belong to?"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "debian", NODES, EDGES)
+
+
+def test_a_relation_that_does_not_reach_the_answer_type_is_the_first_step(
+    graph: Snapshot,
+) -> None:
+    planner = OfflinePlanner(graph)
+    rule_plan = planner.writer.plan(CHAIN, planner.hits(CHAIN), planner.names(CHAIN))
+    (route,) = rule_plan.routes
+    assert [(hop.node_type, hop.relations) for hop in route.hops] == [
+        ("package", ("recommends",)),
+        ("section", ("in_section",)),
+    ]
+    assert route.hops[0].direction == "out"
+    agent = make_agent(graph, AgentConfig(n_agents=1))
+    found = asyncio.run(agent.ask(CHAIN)).fused
+    # the sections of what pass recommends, before qtpass's (which recommends pass)
+    assert sorted(found[:3]) == ["sec-utils", "sec-vcs", "sec-x11"]
+    assert "sec-admin" not in found[:3]
+    ranked = [c.node_id for c in PlanExecutor(graph).run(rule_plan.plan).ranking]
+    assert sorted(ranked[:3]) == ["sec-utils", "sec-vcs", "sec-x11"]
+
+
+def test_a_relation_joining_another_named_node_to_the_answer_is_that_nodes(
+    graph: Snapshot,
+) -> None:
+    question = "Which packages from the python section depend on git?"
+    planner = OfflinePlanner(graph)
+    rule_plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    hops = {route.node.node_id: len(route.hops) for route in rule_plan.routes}
+    assert hops == {"sec-python": 1, "git": 1}
+    agent = make_agent(graph, AgentConfig(n_agents=1))
+    assert asyncio.run(agent.ask(question)).fused[0] == "pyg"
+
+
+def test_a_path_is_as_much_on_the_question_as_its_least_named_hop() -> None:
+    assert path_on(None, None) is None  # no hop names a relation
+    assert path_on(None, 2) == 2
+    assert path_on(2, None) == 2  # a hop naming no relation changes nothing
+    assert path_on(2, 1) == 1  # left the named direction on the way
+    assert path_on(1, 2) == 1
