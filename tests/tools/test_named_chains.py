@@ -93,3 +93,32 @@ def test_a_path_is_as_much_on_the_question_as_its_least_named_hop() -> None:
     assert path_on(2, None) == 2  # a hop naming no relation changes nothing
     assert path_on(2, 1) == 1  # left the named direction on the way
     assert path_on(1, 2) == 1
+
+
+def test_a_hub_agrees_only_along_the_relation_the_question_names(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """python3's listing is cut (60 dependants); checking pass finds python3 only through
+    `suggests`, which is not the question's `depends`: it does not agree."""
+    # the fillers' text ranks them before pypass in python3's cut listing (its query holds
+    # "tree"); pass's text ranks it first in tree's (its query holds "python3")
+    fillers = [(f"lib{i}", "package", f"lib{i}", f"tree library number {i}") for i in range(60)]
+    nodes = [
+        ("python3", "package", "python3", "interactive high-level object-oriented language"),
+        ("tree", "package", "tree", "displays an indented directory tree"),
+        ("pass", "package", "pass", "password manager with python3 hooks"),
+        ("pypass", "package", "pypass", "password manager library"),
+        *fillers,
+    ]
+    edges = [
+        *((name, "python3", "depends") for name, *_ in fillers),
+        ("pass", "tree", "depends"),
+        ("pass", "python3", "suggests"),
+        ("pypass", "tree", "depends"),
+        ("pypass", "python3", "depends"),
+    ]
+    graph = tiny_snapshot(tmp_path_factory.mktemp("graphs") / "hub", nodes, edges)
+    agent = make_agent(graph, AgentConfig(n_agents=1))
+    assert asyncio.run(agent.ask("Which packages depend on python3 and on tree?")).fused[0] == (
+        "pypass"
+    )

@@ -112,8 +112,8 @@ class Expansion:
         A listing shows at most `MAX_LISTED` neighbours: a named node with more (a colour,
         a country's cities) may not have listed a node the other anchors reached. The
         `MAX_CHECKED` best reached nodes such an anchor did not list each list their
-        neighbours of the anchor's type, ranked by the anchor's name: if the anchor is among
-        them, it agrees on the node. Only one-hop anchors whose listing was full are checked
+        neighbours of the anchor's type, along the relation the anchor's walk named, ranked by
+        the anchor's name: if the anchor is among them, it agrees on the node. Only one-hop anchors whose listing was full are checked
         (a shorter listing showed every neighbour; a node two hops away is not a neighbour).
         """
         cut = [route for route in self.rule_plan.routes if route.var in self.cut]
@@ -128,6 +128,8 @@ class Expansion:
             arguments: dict[str, Any] = {"node_id": node_id}
             if "node_types" in self.properties:
                 arguments["node_types"] = [route.node.type]
+            if route.hops[-1].relations and "edge_types" in self.properties:
+                arguments["edge_types"] = list(route.hops[-1].relations)
             if "query" in self.properties:
                 arguments["query"] = route.node.name
             if "k" in self.properties:
