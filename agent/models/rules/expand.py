@@ -113,8 +113,9 @@ class Expansion:
         a country's cities) may not have listed a node the other anchors reached. The
         `MAX_CHECKED` best reached nodes such an anchor did not list each list their
         neighbours of the anchor's type, along the relation the anchor's walk named, ranked by
-        the anchor's name: if the anchor is among them, it agrees on the node. Only one-hop anchors whose listing was full are checked
-        (a shorter listing showed every neighbour; a node two hops away is not a neighbour).
+        the anchor's name: if the anchor is among them, it agrees on the node. Only one-hop
+        anchors whose listing was full are checked (a shorter listing showed every
+        neighbour; a node two hops away is not a neighbour).
         """
         cut = [route for route in self.rule_plan.routes if route.var in self.cut]
         wanted = [
