@@ -18,10 +18,12 @@ from rich.text import Text
 from answer.config import SargConfig
 from cli.answerers import WarmAnswerers
 from cli.executor_options import ExecutorFlags
-from cli.flag_groups import flag_group, with_flags
+from cli.flag_groups import with_flags
 from cli.guards import fail
 from cli.language_warning import LanguageWarning
-from cli.options import EndpointFlags, SpacyModelOpt, out_dir
+from cli.options import EndpointFlags, out_dir
+from cli.run_options import SampleFlags
+from cli.sarg_options import SargFlags
 from evals.qa_records import check_question
 
 if TYPE_CHECKING:
@@ -29,119 +31,8 @@ if TYPE_CHECKING:
     from answer.result import AnswerResult
     from graphs.snapshot import Snapshot
 
-_PAPER = SargConfig()
-
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (documents or a typed KG).")]
-ModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "-m",
-        "--model",
-        help="Generator: hf:PATH (a model dir or .gguf), openai:NAME or a served NAME; "
-        "omitted: answer offline from the best chain.",
-    ),
-]
-RetrieverOpt = Annotated[
-    str, typer.Option("--retriever", help="bm25 | agents | dense (needs `ark graph embed`).")
-]
-RetrievalOpt = Annotated[
-    str,
-    typer.Option(
-        "--retrieval",
-        help="search (the whole snapshot) | gold (`ark eval answers`: only the passages each "
-        'QA row names in "supporting" / "context", as the paper evaluates).',
-    ),
-]
-ExtractionOpt = Annotated[
-    str,
-    typer.Option(
-        "--extraction",
-        help="auto (per-query with -m on a document snapshot) | per-query (the model extracts "
-        "each question's passages, cached) | snapshot (the stored facts / KG edges).",
-    ),
-]
-SchemaOpt = Annotated[
-    str,
-    typer.Option(
-        "--schema",
-        help="Per-query extraction: reasoning (the paper's cause-relation-effect) | entity "
-        "(generic subject-predicate-object, the ablation).",
-    ),
-]
-StructuredOpt = Annotated[
-    str,
-    typer.Option(
-        "--structured",
-        help="Per-query extraction's JSON: auto (the schema enforced by the server where it "
-        "takes response_format, else the prompt) | schema | prompt | tools (a tool call).",
-    ),
-]
-PassagesOpt = Annotated[
-    int, typer.Option("--passages", min=1, help="Passages / nodes retrieved (paper: 10–50).")
-]
-MethodOpt = Annotated[
-    str,
-    typer.Option(
-        "--method", help="sarg | direct | rag | cot-rag | flat-chains (baselines, ablation)."
-    ),
-]
-DirectionOpt = Annotated[
-    str,
-    typer.Option(
-        "--direction",
-        help="rule | learned (the trained head, see --direction-head) | llm | forward | "
-        "backward | bidirectional (blind ablation).",
-    ),
-]
-DirectionHeadOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--direction-head",
-        help="Head for --direction learned (`ark distill direction-head`; default: shipped).",
-    ),
-]
-TauOpt = Annotated[float, typer.Option("--tau", help="Entry-node cosine threshold (Eq. 3).")]
-BeamOpt = Annotated[int, typer.Option("--beam-width", min=1, help="β (paper: 3).")]
-TopKOpt = Annotated[int, typer.Option("--top-k", min=1, help="Chains given to the model, K.")]
-DepthOpt = Annotated[int, typer.Option("--max-depth", min=1, help="Hops per chain at most.")]
-NeighborsOpt = Annotated[
-    int, typer.Option("--max-neighbors", min=0, help="Neighbours per retrieved KG node.")
-]
-EncoderOpt = Annotated[
-    Path | None,
-    typer.Option("--encoder", help="Sentence-transformers dir (default all-MiniLM-L6-v2)."),
-]
-AgentModelOpt = Annotated[
-    str, typer.Option("--agent-model", help="Model of ARK's agents for --retriever agents.")
-]
-MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Generator token cap.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-@flag_group
-@dataclass(frozen=True, kw_only=True)
-class SargFlags:
-    """SARG's flags (paper defaults), declared once for `ark answer` and `ark eval answers`."""
-
-    model: ModelOpt = None
-    retriever: RetrieverOpt = _PAPER.retriever
-    retrieval: RetrievalOpt = _PAPER.retrieval
-    extraction: ExtractionOpt = _PAPER.extraction
-    schema: SchemaOpt = _PAPER.schema
-    structured: StructuredOpt = _PAPER.structured
-    passages: PassagesOpt = _PAPER.passages
-    method: MethodOpt = _PAPER.method
-    direction: DirectionOpt = _PAPER.direction
-    direction_head: DirectionHeadOpt = None
-    tau: TauOpt = _PAPER.tau
-    beam_width: BeamOpt = _PAPER.beam_width
-    top_k: TopKOpt = _PAPER.top_k
-    max_depth: DepthOpt = _PAPER.max_depth
-    max_neighbors: NeighborsOpt = _PAPER.max_neighbors
-    max_tokens: MaxTokensOpt = _PAPER.max_tokens
-    encoder: EncoderOpt = None
-    spacy_model: SpacyModelOpt = None
-    agent_model: AgentModelOpt = "rules"
 
 
 @dataclass(frozen=True)
@@ -275,15 +166,7 @@ def print_answer(result: AnswerResult, snapshot: Snapshot, console: Console) -> 
 
 
 def _wiring(sarg: SargFlags, endpoint_flags: EndpointFlags) -> Wiring:
-    # The flags are plain strings; SargConfig checks each against its choices.
-    settings: dict[str, Any] = {
-        name: getattr(sarg, name)
-        for name in ("method", "retriever", "retrieval", "extraction", "schema", "structured",
-                     "passages", "direction", "tau", "beam_width", "top_k", "max_depth",
-                     "max_neighbors", "max_tokens")
-    }  # fmt: skip
-    head = sarg.direction_head
-    config = SargConfig(**settings, direction_head=str(head.resolve()) if head else None)
+    config = sarg.config()
     return Wiring(
         config, sarg.model, sarg.encoder, sarg.agent_model, endpoint_flags.endpoint(),
         sarg.spacy_model,
@@ -316,14 +199,8 @@ def eval_answers(
     sarg: SargFlags,
     endpoint: EndpointFlags,
     where: ExecutorFlags,
+    questions: SampleFlags,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="The first N questions only.")
-    ] = None,
-    sample: Annotated[
-        int | None, typer.Option("--sample", min=1, help="A random N questions (see --seed).")
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a QA file into a resumable run directory, scored by EM and token F1.
@@ -331,13 +208,13 @@ def eval_answers(
     A question whose attempt failed scores 0 in the means (and is listed); --resume retries it.
     """
     from evals.answer_run import load_answer_qa, run_answers, summarise, unresolved_failures
-    from evals.sampling import QuestionSample
 
     wiring = _wiring(sarg, endpoint)
     console = Console(stderr=True)
-    if limit is not None and sample is not None:
+    limit = questions.limit
+    if limit is not None and questions.sample is not None:
         fail("give --limit N (the first N) or --sample N (a random N), not both")
-    drawn = QuestionSample(size=sample, seed=seed)
+    drawn = questions.question_sample()
     items = drawn.apply(load_answer_qa(qa))[:limit]
     executor = where.config()
     run_config = {

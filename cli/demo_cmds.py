@@ -12,7 +12,7 @@ from rich.console import Console
 
 from agent.config import AgentConfig
 from cli.flag_groups import with_flags
-from cli.guards import fail, interrupt_hint, user_errors
+from cli.guards import fail, interrupt_hint
 from cli.options import AgentFlags, out_dir
 
 
@@ -44,14 +44,12 @@ def demo(
         fail(f"-m {model} needs an endpoint: pass --base-url or set OPENAI_BASE_URL (and "
              "OPENAI_API_KEY if it asks for one), or leave out -m to run the offline rule "
              "policy", err)  # fmt: skip
-    with user_errors(err):
-        config = replace(agent, model=model or AgentConfig.model).config()
-        request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
+    config = replace(agent, model=model or AgentConfig.model).config()
+    request = DemoRequest(domain=domain, out=out, agent=config, limit=limit)
     console.print(f"[bold]ARK demo[/]: {domain} graph, {config.model} agent vs BM25, "
                   f"first {limit} test questions")  # fmt: skip
     with (
         ProgressPerRun(console) as bars,
-        user_errors(err),
         interrupt_hint(err, out, how="(the graph is kept)"),
     ):
         result = run_demo(request, handlers=bars.handlers)

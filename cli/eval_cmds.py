@@ -76,7 +76,6 @@ def run_with_progress(
 
     with (
         interrupt_hint(err, out),
-        user_errors(err),
         RunProgress(console, enabled=show, label=label) as progress,
     ):
         execute(on_start=on_start, on_outcome=on_outcome)
@@ -128,11 +127,9 @@ def eval_run(
     """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
     from evals.runner import evaluate
 
-    err = Console(stderr=True)
-    with user_errors(err):
-        config = agent.config()
-        request = run.request(snapshot, concurrency=concurrency)
-        spread = where.config()
+    config = agent.config()
+    request = run.request(snapshot, concurrency=concurrency)
+    spread = where.config()
     run_with_progress(
         Console(),
         run.out,
@@ -163,8 +160,7 @@ def baseline_bm25(
     if preset not in PRESETS:
         raise typer.BadParameter(f"choose one of: {', '.join(PRESETS)}", param_hint="--preset")
 
-    with user_errors(Console(stderr=True)):
-        request = run.request(snapshot)
+    request = run.request(snapshot)
     run_with_progress(
         Console(),
         run.out,
@@ -189,8 +185,7 @@ def eval_report(
     """Compare runs side by side (overall and per family, both protocols) with figures."""
     from evals.report import build_report
 
-    with user_errors(Console(stderr=True)):
-        report = build_report(run_dirs, out)
+    report = build_report(run_dirs, out)
     if out is None:
         print(report.markdown, end="")
         return
@@ -233,7 +228,6 @@ def eval_sweep(
         )
     with (
         ProgressPerRun(console) as bars,
-        user_errors(err),
         interrupt_hint(err, run.out, how="(finished cells are kept)"),
     ):
         report = run_sweep(request, on_cell=bars.handlers)

@@ -28,9 +28,8 @@ from rich.text import Text
 from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import fail
-from cli.import_options import AnalyzerOpt, OverwriteOpt
+from cli.import_options import EXTRACT_WITHOUT, ImportFlags
 from cli.options import EndpointFlags, FlagError, SpacyModelOpt, out_dir
-from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.importers.documents.vocabulary import VocabularyConfig
 
 if TYPE_CHECKING:
@@ -84,7 +83,7 @@ class _Bar:
         self._bar.update(self._task, completed=done)
 
 
-@with_flags(without={"where": ("shard_size",)})
+@with_flags(without={"where": ("shard_size",), "import_flags": EXTRACT_WITHOUT})
 def extract(
     docs: Annotated[list[Path], typer.Argument(help="Folders or .txt/.md/.jsonl/.pdf files.")],
     out: Annotated[
@@ -93,6 +92,7 @@ def extract(
     *,
     endpoint_flags: EndpointFlags,
     where: ExecutorFlags,
+    import_flags: ImportFlags,
     extractor: Annotated[
         ExtractorName,
         typer.Option(help="spacy: offline NER + dependency triples; llm: a served model (-m)."),
@@ -154,7 +154,6 @@ def extract(
     candidate_types: Annotated[
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
-    overwrite: OverwriteOpt = False,
     update: Annotated[
         bool,
         typer.Option(
@@ -164,11 +163,9 @@ def extract(
             "the snapshot in whole (readers keep the old one); the same graph as a rebuild.",
         ),
     ] = False,
-    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Build a snapshot from documents: passages, typed entities, relations with evidence."""
-    from graphs.build_options import BuildOptions
     from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
     from graphs.importers.documents.cache import ExtractionCache, default_cache_path
     from graphs.importers.documents.chunker import ChunkConfig
@@ -187,7 +184,7 @@ def extract(
             chunk=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=chunk_overlap),
             resolve=ResolveConfig(aliases=aliases, similarity=merge_similarity),
             vocabulary=VocabularyConfig(max_types=relation_types, min_count=relation_min),
-            options=BuildOptions(overwrite=overwrite, analyzer=analyzer),
+            options=import_flags.options(),
             name=name,
             candidate_types=tuple(t.strip() for t in (candidate_types or "").split(",") if t),
             max_failed_share=max_failed_share,

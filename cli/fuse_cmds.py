@@ -13,11 +13,12 @@ from rich.console import Console
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
 from cli.options import EndpointFlags, out_dir
-from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFractionOpt, SampleOpt, SeedOpt
+from cli.rerank_options import RerankDocFlags
+from cli.run_options import JsonOpt, LimitOpt, QaOpt, SampleFlags
 from graphs.cache_dir import cache_path
 
 if TYPE_CHECKING:
-    from evals.sampling import QuestionSample
+    pass
 
 SourcesArg = Annotated[
     list[str],
@@ -61,13 +62,6 @@ def _finite_k(value: float) -> float:
     if not math.isfinite(value):
         raise typer.BadParameter(f"--k must be a finite number (the RRF constant), got {value}")
     return value
-
-
-def _sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
-    """The per-split sample of --sample / --sample-fraction (SampleError on bad values)."""
-    from evals.sampling import QuestionSample
-
-    return QuestionSample(size=size, fraction=fraction, seed=seed)
 
 
 def _summary_lines(out: Path) -> list[str]:
@@ -184,6 +178,8 @@ def rerank(
     out: OutOpt,
     *,
     endpoint: EndpointFlags,
+    doc: RerankDocFlags,
+    questions: SampleFlags,
     depth: Annotated[
         int, typer.Option("--depth", min=1, help="Candidates reranked per question (GRASP: 100).")
     ] = 100,
@@ -191,29 +187,12 @@ def rerank(
         int,
         typer.Option("--batch-size", min=1, help="Chats per forward pass / requests in flight."),
     ] = 8,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    sample_fraction: SampleFractionOpt = None,
-    seed: SeedOpt = 0,
     cache: Annotated[
         Path | None,
         typer.Option(
             "--cache",
             help="Score cache (SQLite; default rerank.sqlite in ARK's cache, ~/.cache/ark); "
             "reruns read scores from it.",
-        ),
-    ] = None,
-    neighbors_per_relation: Annotated[
-        int,
-        typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
-    ] = 10,
-    max_field_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-field-tokens",
-            min=1,
-            help="Tokens kept per text field (default: GRASP's limit for the graph, 512 for "
-            "MAG, 300 otherwise).",
         ),
     ] = None,
     split: SplitOpt = "test",
@@ -231,20 +210,17 @@ def rerank(
     from agent.config import AgentConfig
     from rank.rankings import RankingError
     from rank.rerank_cache import RerankCacheError
-    from rank.rerank_doc import DocConfig
     from rank.rerank_models import RerankError
     from rank.rerank_run import RerankRequest, run_rerank
     from rank.rerank_scorer import make_scorer
 
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,
-        tune_split=None if tune_split == "none" else tune_split, depth=depth, limit=limit,
-        sample=_sample(sample, sample_fraction, seed),
+        tune_split=None if tune_split == "none" else tune_split, depth=depth,
+        limit=questions.limit, sample=questions.question_sample(),
         cache=(cache or cache_path("rerank")).expanduser(),
         snapshot=snapshot, protocol=protocol,
-        doc=DocConfig(
-            max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
-        ),
+        doc=doc.doc(),
     )  # fmt: skip
     err = Console(stderr=True)
     with user_errors(err, RankingError, RerankError, RerankCacheError):

@@ -11,21 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from cli.import_options import (
-    AllowEmptyTextOpt,
-    AnalyzerOpt,
-    MemoryLimitOpt,
-    OverwriteOpt,
-    SkipInvalidOpt,
-    SkipReportOpt,
-    StrictOpt,
-    build_options,
-    memory_line,
-    summary_lines,
-)
+from cli.flag_groups import with_flags
+from cli.import_options import ImportFlags, memory_line, summary_lines
 from cli.options import out_dir
 from cli.verify_cmds import verify
-from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.stream.budget import current_rss
 from graphs.stream.progress import RateLines
 
@@ -114,6 +103,7 @@ def _print_info(summary: dict[str, Any]) -> None:
         console.print(table)
 
 
+@with_flags()
 def import_tabular_command(
     nodes: Annotated[Path, typer.Option("--nodes", help="Nodes file (.csv/.tsv/.parquet/.jsonl).")],
     edges: Annotated[Path, typer.Option("--edges", help="Edges file (.csv/.tsv/.parquet/.jsonl).")],
@@ -147,13 +137,8 @@ def import_tabular_command(
         str | None, typer.Option(help="Comma-separated node types that can be answers (all).")
     ] = None,
     name: Annotated[str | None, typer.Option(help="Snapshot name (default: --out's name).")] = None,
-    allow_empty_text: AllowEmptyTextOpt = False,
-    skip_invalid: SkipInvalidOpt = False,
-    report: SkipReportOpt = None,
-    overwrite: OverwriteOpt = False,
-    strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
-    memory_limit: MemoryLimitOpt = None,
+    *,
+    import_flags: ImportFlags,
 ) -> None:
     """Import a graph from a nodes file and an edges file, mapping columns with flags.
 
@@ -174,16 +159,7 @@ def import_tabular_command(
         delimiter=_SPECIAL_DELIMITERS.get(delimiter, delimiter) if delimiter else None,
     )
     console = Console(stderr=True)
-    options = build_options(
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report=report,
-        allow_empty_text=allow_empty_text,
-        strict=strict,
-        analyzer=analyzer,
-        memory_limit=memory_limit,
-        progress=RateLines(console.print),
-    )
+    options = import_flags.options(progress=RateLines(console.print))
     before = current_rss()
     with console.status(f"importing {nodes} and {edges} into {out} ..."):
         path = import_tabular(

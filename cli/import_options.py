@@ -1,12 +1,14 @@
-"""The flags every import command shares, mapped onto one BuildOptions, and the import summary."""
+"""The import flags, declared once (ImportFlags), mapped onto one BuildOptions; the summary."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from cli.flag_groups import flag_group
 from graphs.build_options import DEFAULT_BUILD_ANALYZER, BuildOptions
 from graphs.layout import REPORT_FILE
 from graphs.manifest import Manifest
@@ -58,6 +60,48 @@ MemoryLimitOpt = Annotated[
         "memory, at most 16GB). Past it, sorts and joins spill to disk beside --out.",
     ),
 ]
+
+
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class ImportFlags:
+    """The flags of every command that builds a snapshot (see cli.flag_groups).
+
+    `ark graph import tabular` and `ark graph import stark` offer all seven; `ark graph synth`
+    (generated rows are valid and small) and `ark graph extract` (its own rows) offer the
+    ones that apply to them, named in SYNTH_WITHOUT and EXTRACT_WITHOUT.
+    """
+
+    overwrite: OverwriteOpt = False
+    skip_invalid: SkipInvalidOpt = False
+    report: SkipReportOpt = None
+    allow_empty_text: AllowEmptyTextOpt = False
+    strict: StrictOpt = False
+    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER
+    memory_limit: MemoryLimitOpt = None
+
+    def options(self, progress: Progress = no_progress) -> BuildOptions:
+        """The BuildOptions these flags ask for (see `build_options`).
+
+        Raises:
+            GraphImportError: --memory-limit is not a size (the message shows good ones).
+        """
+        return build_options(
+            overwrite=self.overwrite,
+            skip_invalid=self.skip_invalid,
+            report=self.report,
+            allow_empty_text=self.allow_empty_text,
+            strict=self.strict,
+            analyzer=self.analyzer,
+            memory_limit=self.memory_limit,
+            progress=progress,
+        )
+
+
+SYNTH_WITHOUT = ("skip_invalid", "report", "allow_empty_text", "memory_limit")
+"""Import flags `ark graph synth` does not offer: its generated rows are all valid."""
+EXTRACT_WITHOUT = ("skip_invalid", "report", "allow_empty_text", "strict", "memory_limit")
+"""Import flags `ark graph extract` does not offer: it makes its own rows from documents."""
 
 
 def build_options(

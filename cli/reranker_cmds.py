@@ -9,10 +9,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.guards import fail, user_errors
+from cli.flag_groups import with_flags
+from cli.guards import fail
 from cli.options import out_dir
+from cli.rerank_options import RerankDocFlags
 
 
+@with_flags()
 def reranker(
     source: Annotated[
         str,
@@ -31,6 +34,8 @@ def reranker(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Adapter directory to write.", parser=out_dir)
     ],
+    *,
+    doc: RerankDocFlags,
     split: Annotated[str, typer.Option("--split", help="Split to train on.")] = "train",
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Only the first N questions.")
@@ -42,19 +47,6 @@ def reranker(
     hard_negatives: Annotated[
         int, typer.Option("--hard-negatives", min=1, help="Negatives stored per question (30).")
     ] = 30,
-    neighbors_per_relation: Annotated[
-        int,
-        typer.Option("--neighbors-per-relation", min=0, help="Neighbour names per relation (10)."),
-    ] = 10,
-    max_field_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-field-tokens",
-            min=1,
-            help="Tokens kept per text field (default: GRASP's limit for the graph, 512 for "
-            "MAG, 300 otherwise).",
-        ),
-    ] = None,
     group_size: Annotated[
         int | None, typer.Option("--group-size", min=2, help="Chats per group (GRASP: 24).")
     ] = None,
@@ -83,7 +75,7 @@ def reranker(
     from evals.qa import load_qa
     from graphs.snapshot import Snapshot
     from rank.rankings import read_rankings
-    from rank.rerank_doc import DocConfig, RerankPrompt
+    from rank.rerank_doc import RerankPrompt
     from rank.rerank_models import ModelSource
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -91,32 +83,29 @@ def reranker(
     console = Console()
     options = RerankDataOptions(
         pool_depth=depth, hard_negatives=hard_negatives,
-        doc=DocConfig(
-            max_field_tokens=max_field_tokens, max_neighbors_per_relation=neighbors_per_relation
-        ),
+        doc=doc.doc(),
     )  # fmt: skip
-    with user_errors(err):
-        config = RerankerTrainConfig().with_overrides(
-            group_size=group_size, gradient_accumulation_steps=grad_accum, max_steps=max_steps,
-            max_length=max_length, learning_rate=learning_rate, num_train_epochs=epochs,
-            max_minutes=max_minutes,
-        )  # fmt: skip
-        ranking = read_rankings(source)
-        snapshot_path = snapshot or ranking.snapshot
-        if snapshot_path is None:
-            fail("the source names no snapshot; pass --snapshot DIR", err)
-        graph = Snapshot.open(snapshot_path)
-        items = load_qa(qa, split)[:limit]
-        # Text fields are cut in the base model's tokens, as GRASP counts them.
-        tokenizer = load_tokenizer(ModelSource.parse(base_model).path)
-        records, stats = build_records(ranking, items, graph, options, tokenizer=tokenizer)
-        data_dir = write_data(out / "data", records, RerankPrompt.for_snapshot(graph), options)
-        console.print(
-            f"training data: {stats.kept} questions ({stats.positives} positives, "
-            f"{stats.negatives} negatives); skipped {stats.no_positive} without a positive in "
-            f"the pool, {stats.no_negative} without a negative, {stats.missing} unranked"
-        )
-        result = train_reranker(data_dir, base_model, out, config)
+    config = RerankerTrainConfig().with_overrides(
+        group_size=group_size, gradient_accumulation_steps=grad_accum, max_steps=max_steps,
+        max_length=max_length, learning_rate=learning_rate, num_train_epochs=epochs,
+        max_minutes=max_minutes,
+    )  # fmt: skip
+    ranking = read_rankings(source)
+    snapshot_path = snapshot or ranking.snapshot
+    if snapshot_path is None:
+        fail("the source names no snapshot; pass --snapshot DIR", err)
+    graph = Snapshot.open(snapshot_path)
+    items = load_qa(qa, split)[:limit]
+    # Text fields are cut in the base model's tokens, as GRASP counts them.
+    tokenizer = load_tokenizer(ModelSource.parse(base_model).path)
+    records, stats = build_records(ranking, items, graph, options, tokenizer=tokenizer)
+    data_dir = write_data(out / "data", records, RerankPrompt.for_snapshot(graph), options)
+    console.print(
+        f"training data: {stats.kept} questions ({stats.positives} positives, "
+        f"{stats.negatives} negatives); skipped {stats.no_positive} without a positive in "
+        f"the pool, {stats.no_negative} without a negative, {stats.missing} unranked"
+    )
+    result = train_reranker(data_dir, base_model, out, config)
     last = (
         f"last loss {result.losses[-1][1]:.4f}"
         if result.losses

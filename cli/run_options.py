@@ -1,4 +1,4 @@
-"""The run flags, declared once (RunFlags): which questions to run into which run directory."""
+"""The run flags, declared once: which questions (SampleFlags) to run into which run (RunFlags)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from cli.options import out_dir
 
 if TYPE_CHECKING:
     from evals.request import RunRequest
+    from evals.sampling import QuestionSample
 
 QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
 OutOpt = Annotated[
@@ -65,6 +66,36 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable 
 
 @flag_group
 @dataclass(frozen=True, kw_only=True)
+class SampleFlags:
+    """Which questions of a set to take, for commands whose --qa and --out mean their own thing.
+
+    `ark plan --qa`, `ark rerank` and `ark eval answers` take these; RunFlags holds the same
+    four flags from the same declarations.
+    """
+
+    sample: SampleOpt = None
+    sample_fraction: SampleFractionOpt = None
+    seed: SeedOpt = 0
+    limit: LimitOpt = None
+
+    def question_sample(self) -> QuestionSample:
+        """The per-split sample these flags ask for.
+
+        Raises:
+            SampleError: both a size and a fraction, or a fraction out of range.
+        """
+        return question_sample(self.sample, self.sample_fraction, self.seed)
+
+
+def question_sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
+    """The QuestionSample of --sample / --sample-fraction / --seed (SampleError on bad values)."""
+    from evals.sampling import QuestionSample
+
+    return QuestionSample(size=size, fraction=fraction, seed=seed)
+
+
+@flag_group
+@dataclass(frozen=True, kw_only=True)
 class RunFlags:
     """The flags of every command that answers a question set into a run directory."""
 
@@ -86,9 +117,8 @@ class RunFlags:
             ConfigError: a limit or concurrency below 1.
         """
         from evals.request import RunRequest
-        from evals.sampling import QuestionSample
 
-        sample = QuestionSample(size=self.sample, fraction=self.sample_fraction, seed=self.seed)
+        sample = question_sample(self.sample, self.sample_fraction, self.seed)
         return RunRequest(
             snapshot=snapshot,
             qa=self.qa,

@@ -9,20 +9,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.import_options import (
-    AllowEmptyTextOpt,
-    AnalyzerOpt,
-    MemoryLimitOpt,
-    OverwriteOpt,
-    SkipInvalidOpt,
-    SkipReportOpt,
-    StrictOpt,
-    build_options,
-    memory_line,
-    summary_lines,
-)
+from cli.flag_groups import with_flags
+from cli.import_options import ImportFlags, memory_line, summary_lines
 from cli.options import out_dir
-from graphs.build_options import DEFAULT_BUILD_ANALYZER
 from graphs.stream.budget import current_rss
 from graphs.stream.progress import RateLines
 
@@ -40,6 +29,7 @@ def register(import_app: typer.Typer) -> None:
     import_app.command("stark")(import_stark_command)
 
 
+@with_flags()
 def import_stark_command(
     root: Annotated[
         Path,
@@ -53,16 +43,11 @@ def import_stark_command(
     out: Annotated[
         Path, typer.Option("--out", help="Snapshot directory to create.", parser=out_dir)
     ],
-    overwrite: OverwriteOpt = False,
-    skip_invalid: SkipInvalidOpt = False,
-    report: SkipReportOpt = None,
-    allow_empty_text: AllowEmptyTextOpt = False,
-    strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
+    *,
+    import_flags: ImportFlags,
     compact: Annotated[
         bool, typer.Option(help="Compact node text as STaRK's get_doc_info(compact=True).")
     ] = False,
-    memory_limit: MemoryLimitOpt = None,
 ) -> None:
     """Import a STaRK SKB; node text is rendered as STaRK's get_doc_info renders it."""
     from graphs.importers.stark import import_stark
@@ -70,16 +55,7 @@ def import_stark_command(
     from graphs.manifest import read_manifest
 
     console = Console(stderr=True)
-    options = build_options(
-        overwrite=overwrite,
-        skip_invalid=skip_invalid,
-        report=report,
-        allow_empty_text=allow_empty_text,
-        strict=strict,
-        analyzer=analyzer,
-        memory_limit=memory_limit,
-        progress=RateLines(console.print),
-    )
+    options = import_flags.options(progress=RateLines(console.print))
     before = current_rss()
     with console.status(f"importing STaRK {dataset.value} from {root} into {out} ..."):
         path = import_stark(

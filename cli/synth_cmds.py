@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
+from cli.flag_groups import with_flags
 from cli.guards import fail
-from cli.import_options import AnalyzerOpt, OverwriteOpt, StrictOpt, build_options
+from cli.import_options import SYNTH_WITHOUT, ImportFlags
 from cli.options import out_dir
-from graphs.build_options import DEFAULT_BUILD_ANALYZER
 
 
 def register(graph_app: typer.Typer) -> None:
@@ -19,6 +19,7 @@ def register(graph_app: typer.Typer) -> None:
     graph_app.command("synth")(synth)
 
 
+@with_flags(without={"import_flags": SYNTH_WITHOUT})
 def synth(
     domain: Annotated[str, typer.Option("--domain", help="products, academic or biomed.")],
     out: Annotated[
@@ -31,9 +32,8 @@ def synth(
         int | None,
         typer.Option("--nodes", help="Approximate node count (default: a ~6,000-node demo graph)."),
     ] = None,
-    overwrite: OverwriteOpt = False,
-    strict: StrictOpt = False,
-    analyzer: AnalyzerOpt = DEFAULT_BUILD_ANALYZER,
+    *,
+    import_flags: ImportFlags,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Generate a snapshot plus train/val/test questions (OUT/qa/*.jsonl) with exact gold."""
@@ -41,8 +41,7 @@ def synth(
 
     if domain not in DOMAINS:
         fail(f"unknown --domain {domain!r}; choose one of: {', '.join(DOMAINS)}")
-    options = build_options(overwrite=overwrite, strict=strict, analyzer=analyzer)
-    result = generate(domain, seed, out, nodes, options=options)
+    result = generate(domain, seed, out, nodes, options=import_flags.options())
     summary = {
         "snapshot": str(result.snapshot),
         "domain": result.domain,

@@ -16,8 +16,11 @@ from agent.config import AgentConfig
 from cli.app import build_app
 from cli.direction_cmds import LABELLER_FLAGS_ONLY
 from cli.flag_groups import flag_group, injected_flags, with_flags
+from cli.import_options import EXTRACT_WITHOUT, SYNTH_WITHOUT, ImportFlags
 from cli.options import AgentFlags, EndpointFlags
-from cli.run_options import RunFlags
+from cli.rerank_options import RerankDocFlags
+from cli.run_options import RunFlags, SampleFlags
+from cli.sarg_options import SargFlags
 from evals.sampling import SampleError
 from graphs.errors import ConfigError
 
@@ -25,11 +28,18 @@ AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "distill dire
 # commands whose model has its own -m and --max-tokens: only where it is served, and how long
 ENDPOINT_COMMANDS = {"answer", "eval answers", "plan", "graph extract", "rerank"}
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
+# their --qa and --out mean their own thing (optional, JSONL answers, a new fused run)
+SAMPLE_COMMANDS = {"plan", "rerank", "eval answers"}
+SARG_COMMANDS = {"answer", "eval answers"}
+RERANK_DOC_COMMANDS = {"distill reranker", "rerank"}
+IMPORT_COMMANDS = {"graph import tabular", "graph import stark", "graph synth", "graph extract"}
 EXCEPTIONS = {
     ("eval sweep", AgentFlags): {"agents", "max_steps"},  # grids of them instead
     ("eval sweep", RunFlags): {"resume", "as_json"},  # always resumes; writes a report
     # the model that labels directions: -m and its endpoint
     ("distill direction-labels", AgentFlags): set(LABELLER_FLAGS_ONLY["agent"]),
+    ("graph synth", ImportFlags): set(SYNTH_WITHOUT),  # generated rows are all valid
+    ("graph extract", ImportFlags): set(EXTRACT_WITHOUT),  # rows made from documents
 }
 
 
@@ -52,21 +62,34 @@ def declared_options(group: type) -> dict[str, set[str]]:
         )
         # In Annotated, Typer keeps the first declaration in `default`, the rest in param_decls
         names = (info.default, *(info.param_decls or ()))
-        options[field.name] = {d for d in names if isinstance(d, str) and d.startswith("--")}
-        assert options[field.name], field.name
+        options[field.name] = {
+            part
+            for d in names
+            if isinstance(d, str) and d.startswith("--")
+            for part in d.split("/")[:1]
+        } or {"--" + field.name.replace("_", "-")}  # no name given: Typer's from the field
     return options
 
 
 COMMANDS = dict(walk(typer.main.get_command(build_app())))
 
 
-@pytest.mark.parametrize("group", [AgentFlags, EndpointFlags, RunFlags])
+TAKERS = {
+    AgentFlags: AGENT_COMMANDS,
+    EndpointFlags: ENDPOINT_COMMANDS,
+    RunFlags: RUN_COMMANDS,
+    ImportFlags: IMPORT_COMMANDS,
+    SargFlags: SARG_COMMANDS,
+    RerankDocFlags: RERANK_DOC_COMMANDS,
+    SampleFlags: SAMPLE_COMMANDS,
+}
+
+
+@pytest.mark.parametrize("group", list(TAKERS))
 def test_every_command_taking_a_group_offers_all_of_it_from_the_one_declaration(
     group: type,
 ) -> None:
-    expected = {AgentFlags: AGENT_COMMANDS, EndpointFlags: ENDPOINT_COMMANDS}.get(
-        group, RUN_COMMANDS
-    )
+    expected = TAKERS[group]
     declared = declared_options(group)
     takers = {name for name, cmd in COMMANDS.items() if group in injected_flags(cmd.callback)}
     assert takers == expected
@@ -99,8 +122,9 @@ def test_no_command_declares_an_agent_or_endpoint_flag_by_itself() -> None:
 def test_repl_gains_temperature_and_ablate_and_rerank_sample_fraction() -> None:
     repl = {opt for param in COMMANDS["repl"].params for opt in param.opts}
     assert {"--temperature", "--ablate", "--request-timeout", "--call-deadline"} <= repl
-    rerank = {opt for param in COMMANDS["rerank"].params for opt in param.opts}
-    assert "--sample-fraction" in rerank
+    for name in ("rerank", "plan", "eval answers"):
+        offered = {opt for param in COMMANDS[name].params for opt in param.opts}
+        assert "--sample-fraction" in offered, name
 
 
 def test_agent_flags_map_onto_agent_config_once() -> None:
@@ -178,9 +202,32 @@ def test_with_flags_gathers_values_into_the_group_and_refuses_clashes() -> None:
         with_flags()(clashing)
 
 
-def test_rerank_sample_fraction_reaches_its_sample() -> None:
-    from cli.fuse_cmds import _sample
-
-    assert _sample(None, 0.25, 3).to_record() == {"size": None, "fraction": 0.25, "seed": 3}
+def test_the_sample_flags_reach_their_sample() -> None:
+    flags = SampleFlags(sample_fraction=0.25, seed=3)
+    assert flags.question_sample().to_record() == {"size": None, "fraction": 0.25, "seed": 3}
     with pytest.raises(SampleError, match="fraction"):
-        _sample(5, 0.25, 0)
+        SampleFlags(sample=5, sample_fraction=0.25).question_sample()
+
+
+def test_no_command_declares_an_import_flag_by_itself() -> None:
+    """--skip-invalid, --strict, --analyzer, ... come only from ImportFlags."""
+    imports = set().union(*declared_options(ImportFlags).values())
+    assert {"--skip-invalid", "--memory-limit", "--analyzer", "--strict"} <= imports
+    for name, command in COMMANDS.items():
+        offered = {opt for param in command.params for opt in param.opts}
+        # --overwrite and --memory-limit also name other things (an embedding, training)
+        if offered & (imports - {"--overwrite", "--memory-limit"}):
+            assert ImportFlags in injected_flags(command.callback), name
+
+
+def test_the_flag_contract_lists_every_command_module() -> None:
+    """The import contract (pyproject.toml) that keeps commands from importing each other."""
+    import tomllib
+
+    root = Path(__file__).parents[2]
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contract = next(
+        c for c in contracts["contracts"] if c["name"].startswith("Commands take their flags")
+    )
+    commands = {f"cli.{path.stem}" for path in (root / "cli").glob("*_cmds.py")}
+    assert set(contract["modules"]) == commands
