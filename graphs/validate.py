@@ -1,4 +1,4 @@
-"""Vectorised validation of node and edge tables (rules: graphs/row_rules.py), encoded."""
+"""Vectorised validation of node and edge tables by graphs/row_rules.py, and their encoding."""
 
 from __future__ import annotations
 
