@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from benchmarks.datasets.icd10 import build_icd_snapshot, icd_questions
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.synth.generate import generate
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from evals.request import RunRequest
 from evals.runner import StartHandler, evaluate
 from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, SynthError, generate
 from rank.baseline import run_baseline
 

@@ -229,7 +229,7 @@ def register(app: typer.Typer) -> None:
 def _gigabytes(text: str) -> float:
     """GB in a --memory-limit: a size such as 8GB or 7.5GiB, or a bare number of GB."""
     from distill.memory import GB
-    from graphs.stream.budget import parse_size
+    from graphs.build.stream.budget import parse_size
 
     try:
         return float(text)

@@ -15,8 +15,8 @@ from cli.flag_groups import with_flags
 from cli.import_options import ImportFlags, memory_line, summary_lines
 from cli.options import out_dir
 from cli.verify_cmds import verify
-from graphs.stream.budget import current_rss
-from graphs.stream.progress import RateLines
+from graphs.build.stream.budget import current_rss
+from graphs.build.stream.progress import RateLines
 
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
@@ -46,7 +46,7 @@ def info(
 ) -> None:
     """Show a snapshot's counts, types, relation signatures and degree/text percentiles."""
     from graphs.snapshot import Snapshot
-    from graphs.stats import snapshot_info
+    from graphs.snapshot.stats import snapshot_info
 
     summary = snapshot_info(Snapshot.open(snapshot, verify=verify))
     from graphs.importers.documents.summary import read_summary

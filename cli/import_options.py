@@ -9,17 +9,17 @@ from typing import Annotated
 import typer
 
 from cli.flag_groups import flag_group
-from graphs.build_options import DEFAULT_BUILD_ANALYZER, BuildOptions
-from graphs.layout import REPORT_FILE
-from graphs.manifest import Manifest
-from graphs.stream.budget import (
+from graphs.build.options import DEFAULT_BUILD_ANALYZER, BuildOptions
+from graphs.build.stream.budget import (
     default_memory_limit,
     format_size,
     parse_size,
     peak_child_rss,
     peak_rss,
 )
-from graphs.stream.progress import Progress, no_progress
+from graphs.build.stream.progress import Progress, no_progress
+from graphs.layout import REPORT_FILE
+from graphs.manifest import Manifest
 
 OverwriteOpt = Annotated[bool, typer.Option(help="Replace an existing snapshot at --out.")]
 SkipInvalidOpt = Annotated[

@@ -12,8 +12,8 @@ from rich.console import Console
 from cli.flag_groups import with_flags
 from cli.import_options import ImportFlags, memory_line, summary_lines
 from cli.options import out_dir
-from graphs.stream.budget import current_rss
-from graphs.stream.progress import RateLines
+from graphs.build.stream.budget import current_rss
+from graphs.build.stream.progress import RateLines
 
 
 class StarkDataset(StrEnum):

@@ -250,7 +250,7 @@ def return_freed_memory(threshold: int = RETURNED_BLOCK_BYTES) -> bool:
 
 def default_limit_gb() -> float:
     """90% of the memory available now (Linux `MemAvailable`; else of the total), in GB."""
-    from graphs.stream.budget import total_memory
+    from graphs.build.stream.budget import total_memory
 
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():

@@ -5,12 +5,13 @@ A snapshot directory holds::
     manifest.json            counts, types, signatures, sizes, content hash (graphs/manifest.py)
     nodes.parquet            the validated node table (hashed into the content hash)
     edges.parquet            the validated edge table (hashed into the content hash)
-    nodes.arrow              id, name, text in internal order (graphs/nodestore.py)
+    nodes.arrow              id, name, text in internal order (graphs/snapshot/nodestore.py)
     skipped_rows.csv         invalid input rows, when some were skipped
-    ids/                     sorted_ids.npy, order.npy, meta.json (graphs/idmap.py)
-    csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/csr.py)
+    ids/                     sorted_ids.npy, order.npy, meta.json (graphs/snapshot/idmap.py)
+    csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/snapshot/csr.py)
     index/                   vocab.npy, types.npy, text.*.npy, meta.json (graphs/bm25/)
-    names/                   keys, nodes, forms, starts, longest .npy, meta.json (graphs/names.py)
+    names/                   keys, nodes, forms, starts, longest .npy, meta.json
+                             (graphs/snapshot/names.py)
     embeddings/              an optional add-on (graphs/dense/embeddings.py)
 """
 

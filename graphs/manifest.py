@@ -56,7 +56,7 @@ class Manifest(BaseModel):
     )
     file_checksums: dict[str, str] = Field(
         default_factory=dict,
-        description="xxh3-128 of every file the build wrote (graphs/checksums.py); "
+        description="xxh3-128 of every file the build wrote (graphs/snapshot/checksums.py); "
         "{} for a snapshot built before they were recorded.",
     )
     skipped_rows: int = Field(default=0, description="Invalid input rows skipped at import.")

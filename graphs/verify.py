@@ -22,16 +22,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from graphs.checksums import checksum
-from graphs.csr import CSR, csr_edges
 from graphs.dense.embeddings import Embeddings, read_embedding_manifest
 from graphs.errors import GraphError, SnapshotError
-from graphs.idmap import IdMap
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
-from graphs.names import NameArrays, NameIndex
-from graphs.nodestore import NodeStore, write_node_store
 from graphs.snapshot import Snapshot
+from graphs.snapshot.checksums import checksum
+from graphs.snapshot.csr import CSR, csr_edges
+from graphs.snapshot.idmap import IdMap
+from graphs.snapshot.names import NameArrays, NameIndex
+from graphs.snapshot.nodestore import NodeStore, write_node_store
 
 REBUILD = "rebuild the snapshot with `ark graph import ...` (--overwrite)"
 
@@ -125,7 +125,7 @@ def verify_snapshot(path: str | Path) -> list[Check]:
 
 
 def _check_names(snapshot: Snapshot) -> None:
-    """names/ equals the index rebuilt from nodes.arrow's names (graphs/names.py)."""
+    """names/ equals the index rebuilt from nodes.arrow's names (graphs/snapshot/names.py)."""
     stored = snapshot.names
     names = [snapshot.name(node) for node in range(snapshot.num_nodes)]
     built = NameIndex.from_names(names, snapshot.manifest.analyzer)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# The dense tests live beside their owners (graphs/dense, tools, agent, rank, cli): one fixture set.
+pytest_plugins = ["dense_fixtures"]
+
 _real_connect = socket.socket.connect
 
 

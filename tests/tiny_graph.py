@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 
 NODE_COLUMNS = ("id", "type", "name", "text")

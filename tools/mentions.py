@@ -1,8 +1,8 @@
 """The graph's names a question mentions: linking from the snapshot's name index.
 
 A question is read as its run of words (lower-cased, punctuation dropped, as the name index
-normalises names; graphs/names.py). Every run of up to the index's longest name is looked up
-at once (one vectorised search over the sorted keys), and the mentions are chosen longest
+normalises names; graphs/snapshot/names.py). Every run of up to the index's longest name is looked
+up at once (one vectorised search over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
 also `glass`), and a run that matches only after stemming and is, stemmed, a node type's name
 names that type, not a node (`packages` in "Which packages depend on X?" is the type

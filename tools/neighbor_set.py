@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from graphs.csr import Neighborhood
+from graphs.snapshot.csr import Neighborhood
 from tools import neighbor_kernels
 
 _KEY_BITS = 63

@@ -56,8 +56,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 DATA = Path(__file__).with_name("debian")
 APT_LISTS = Path("/var/lib/apt/lists")

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 MIN_CITY = 200_000
 Found = dict[str, list[tuple[str, list[str]]]]

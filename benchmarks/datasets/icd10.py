@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 _SECTIONS: tuple[tuple[str, str], ...] = (
     ("get_inclusion_term", "Inclusion terms"),

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 DEFAULT_EXCLUDED = ("13", "19", "20")
 

@@ -41,8 +41,8 @@ import pyarrow as pa
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, CandidateFilter, aggregate
 from evals.metrics import score_question as score
 from evals.qa import load_qa
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import DOMAINS, generate
 

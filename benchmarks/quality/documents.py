@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.config import AgentConfig
 from agent.factory import make_agent
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.spacy_extractor import RULES_VERSION, SpacyExtractor

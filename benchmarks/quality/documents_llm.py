@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.extract.llm import LLMExtractConfig, LLMExtractor
 from agent.models.openai import OpenAIChatModel
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 

@@ -28,8 +28,8 @@ import pyarrow as pa
 from benchmarks.harness import ark
 from benchmarks.run_tables import heatmap, subset_summary, table
 from evals.metrics import PROTOCOL_TITLES, PROTOCOLS
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 SECTIONS = ("get_inclusion_term", "get_includes", "get_notes")
 

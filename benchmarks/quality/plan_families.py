@@ -40,7 +40,7 @@ from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
 from benchmarks.datasets.icd10 import build_icd_snapshot
 from evals.summary import summarize_run
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, generate
 
 METRICS = ("hit@1", "hit@5", "recall@20", "mrr")

@@ -23,7 +23,7 @@ from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES,
 from evals.request import RunRequest
 from evals.runner import evaluate
 from evals.summary import RunSummary, summarize_run
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.manifest import read_manifest
 from graphs.synth.generate import DOMAINS, generate
 from rank.baseline import run_baseline

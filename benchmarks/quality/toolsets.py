@@ -24,7 +24,7 @@ from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, aggregate
 from evals.request import RunRequest
 from evals.runner import evaluate
 from evals.runstore import read_results
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, generate
 from tools.config import ToolConfig
 

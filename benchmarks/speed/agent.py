@@ -25,7 +25,7 @@ from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.base import Message, ModelReply
 from agent.models.scripted import tool_call_message
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
 

@@ -109,11 +109,11 @@ def _zipf_ranks(rng: np.random.Generator, n: int, size: int, alpha: float) -> np
 
 def child_import(workdir: Path, mode: str, memory_limit: str | None) -> dict[str, Any]:
     """Import in this process (a fresh child); prints what it measured as JSON."""
-    from graphs.build_options import BuildOptions
+    from graphs.build.options import BuildOptions
+    from graphs.build.stream.budget import parse_size, peak_child_rss, peak_rss
+    from graphs.build.stream.progress import RateLines
     from graphs.importers.tabular import import_tabular
     from graphs.manifest import read_manifest
-    from graphs.stream.budget import parse_size, peak_child_rss, peak_rss
-    from graphs.stream.progress import RateLines
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     options = BuildOptions(

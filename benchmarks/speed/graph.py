@@ -252,7 +252,7 @@ def run_child(*args: str) -> dict[str, Any]:
 
 
 def import_graph(workdir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from graphs.build_options import BuildOptions
+    from graphs.build.options import BuildOptions
     from graphs.importers.tabular import import_tabular
     from graphs.manifest import read_manifest
 

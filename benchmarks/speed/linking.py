@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from graphs.layout import STORE_FILE
-from graphs.names import write_name_index
 from graphs.snapshot import Snapshot
+from graphs.snapshot.names import write_name_index
 from tools.mentions import find_mentions
 
 

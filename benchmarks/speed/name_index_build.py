@@ -1,4 +1,4 @@
-"""Building the name index (graphs/names.py) at scale: time, peak memory, size on disk.
+"""Building the name index (graphs/snapshot/names.py) at scale: time, peak memory, size on disk.
 
 Names of 1-3 words drawn from a 50,000-word Zipf vocabulary (alpha 1.3), seeded; the index
 is written with the default analyzer into a scratch folder. Peak RSS is the process's own
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.build_options import DEFAULT_BUILD_ANALYZER
-from graphs.names import write_names
+from graphs.build.options import DEFAULT_BUILD_ANALYZER
+from graphs.snapshot.names import write_names
 
 VOCABULARY = 50_000
 

@@ -66,7 +66,7 @@ def main() -> None:
                         str(workdir / "edges.parquet"), "--out", str(snapshot), "--overwrite",
                         "--memory-limit", "4GB"], check=True, capture_output=True)  # fmt: skip
     build_s = time.perf_counter() - started
-    from graphs.checksums import file_checksums
+    from graphs.snapshot.checksums import file_checksums
 
     started = time.perf_counter()
     sums = file_checksums(snapshot, skip=["manifest.json"])

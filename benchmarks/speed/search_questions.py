@@ -32,7 +32,7 @@ from graphs.bm25.build import build_index, document_text
 from graphs.bm25.index import BM25Index
 from graphs.bm25.params import BM25Params
 from graphs.bm25.tokenize import Tokenizer
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.synth.generate import generate
 
 K = 20

@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from graphs.bm25.invariants import check_index
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.verify import verify_snapshot
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.importers.stark import CANDIDATE_TYPES, stark_tables
 from graphs.importers.stark_files import MAG_NODE_TYPES, load_stark_files
 from graphs.importers.stark_text import StarkTextConfig

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import DOMAINS, build_domain, generate
 

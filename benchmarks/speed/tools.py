@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 
 from benchmarks.harness import make_corpus
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from tools.neighbor_set import NeighborSet
 from tools.toolset import Toolset

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 
 ARK = [sys.executable, "-c", "from cli.app import main; main()"]
 DAMAGES = ("data", "half", "end", "header")

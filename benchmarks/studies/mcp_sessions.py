@@ -25,7 +25,7 @@ import uvicorn
 
 from cli.mcp_http import http_app, http_security
 from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.toolset import Toolset

@@ -19,6 +19,7 @@ from graphs.bm25.merge import write_merged
 from graphs.bm25.params import BM25Params
 from graphs.bm25.postings import FieldPostings, PostingsBuilder
 from graphs.bm25.tokenize import DEFAULT_ANALYZER, Tokenizer
+from graphs.build.stream.npyfile import NpyAppender, NpyReader
 from graphs.errors import GraphError
 from graphs.layout import (
     IMPACTS_SUFFIX,
@@ -29,7 +30,6 @@ from graphs.layout import (
     posting_file,
 )
 from graphs.layout import INDEX_FIELD as FIELD
-from graphs.npyfile import NpyAppender, NpyReader
 
 logger = logging.getLogger(__name__)
 

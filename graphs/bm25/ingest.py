@@ -15,8 +15,8 @@ import numpy as np
 from graphs.bm25.chunks import ChunkPostings, tokenize_chunk
 from graphs.bm25.segments import SegmentBuffer, SegmentFiles
 from graphs.bm25.tokenize import Tokenizer
+from graphs.build.stream.npyfile import NpyAppender
 from graphs.errors import GraphError
-from graphs.npyfile import NpyAppender
 
 Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``, called as a long build advances."""

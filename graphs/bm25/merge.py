@@ -10,9 +10,9 @@ import numpy as np
 
 from graphs.bm25 import kernels as bm25_kernels
 from graphs.bm25.segments import SegmentFiles, SegmentReader
+from graphs.build.stream.npyfile import NpyAppender, RawAppender
 from graphs.layout import IMPACTS_SUFFIX, MAXIMA_SUFFIX, VOCAB_FILE, posting_file
 from graphs.layout import INDEX_FIELD as FIELD
-from graphs.npyfile import NpyAppender, RawAppender
 
 BYTES_PER_MERGED_POSTING = 48
 """Estimated peak bytes of a posting in a merge block (read, sorted, cast, its impact)."""

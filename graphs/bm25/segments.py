@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from graphs.bm25.chunks import ChunkPostings
-from graphs.npyfile import NpyReader
+from graphs.build.stream.npyfile import NpyReader
 
 BYTES_PER_POSTING = 36
 """Estimated peak bytes a buffered posting costs, sort and gather at spill time included."""

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.checksums import checksum
 from graphs.dense.ann import AnnParams, ann_file
 from graphs.dense.ann_backends import create_backend
 from graphs.dense.embeddings import (
@@ -26,6 +25,7 @@ from graphs.dense.embeddings import (
     embed_dir,
     write_embedding_manifest,
 )
+from graphs.snapshot.checksums import checksum
 
 logger = logging.getLogger(__name__)
 

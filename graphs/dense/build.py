@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.csr import CSR
 from graphs.dense.ann import AnnParams
 from graphs.dense.ann_build import build_ann_indexes
 from graphs.dense.embeddings import (
@@ -31,6 +30,7 @@ from graphs.dense.gme_graph import SimpleGraph
 from graphs.errors import ConfigError
 from graphs.layout import CSR_DIR
 from graphs.layout import EMBED_PROGRESS_FILE as PROGRESS_FILE
+from graphs.snapshot.csr import CSR
 
 if TYPE_CHECKING:
     from graphs.dense.encoder import TextEncoder

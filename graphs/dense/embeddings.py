@@ -59,7 +59,7 @@ class AnnInfo(BaseModel):
 
     file: str
     params: dict[str, Any] = Field(description="AnnParams.record(): library, M, ef, storage.")
-    checksum: str = Field(description="xxh3-128 of the index file (graphs/checksums.py).")
+    checksum: str = Field(description="xxh3-128 of the index file (graphs/snapshot/checksums.py).")
     bytes: int = Field(description="Size of the index file.")
     seconds: float = 0.0
 

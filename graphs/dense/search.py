@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
-from graphs.checksums import check_checksums
 from graphs.dense.ann import AnnIndex, AnnParams
 from graphs.dense.cosine import CosineIndex
 from graphs.dense.embeddings import PLAIN, Embeddings, EmbeddingsError, embed_dir
 from graphs.errors import SnapshotError
+from graphs.snapshot.checksums import check_checksums
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot

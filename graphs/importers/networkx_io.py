@@ -11,8 +11,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.errors import GraphError
 from graphs.layout import NODES_FILE
 from graphs.snapshot import Snapshot

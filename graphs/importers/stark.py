@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.importers.stark_files import StarkFiles, check_dataset, load_stark_files
 from graphs.importers.stark_text import StarkTextConfig, is_missing, node_name, render_document
@@ -65,7 +65,7 @@ def import_stark(
         GraphImportError: files are missing or malformed, torch is absent, or rows are
             invalid and `options.skip_invalid` is off.
     """
-    from graphs.build import build_snapshot
+    from graphs.build.memory import build_snapshot
 
     files = load_stark_files(root, dataset)
     nodes, edges = stark_tables(files, dataset, text or StarkTextConfig())

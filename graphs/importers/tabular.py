@@ -11,14 +11,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions, streams_files
-from graphs.build_stream import build_snapshot_streaming
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions, streams_files
+from graphs.build.stream.stage import TableSource
+from graphs.build.stream.writer import build_snapshot_streaming
+from graphs.build.validate import NODE_COLUMNS
 from graphs.errors import GraphImportError
 from graphs.importers.table_files import read_table, read_table_skipping_bad_bytes
 from graphs.importers.table_stream import TableStream, stream_table
-from graphs.stream.stage import TableSource
-from graphs.validate import NODE_COLUMNS
 
 logger = logging.getLogger(__name__)
 

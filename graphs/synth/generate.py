@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.errors import GraphError
 from graphs.manifest import read_manifest
 from graphs.synth import academic, biomed, products

@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 
 QUESTION = "In what year was the university where Sergei Tokarev was a professor founded?"
@@ -64,7 +64,7 @@ def snapshot(bridge_kg: Path) -> Snapshot:
 @pytest.fixture(scope="session")
 def encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random sentence-transformers model with a tokenizer trained on the graph's text."""
-    from tests.dense.tiny_encoder import build_tiny_encoder
+    from tests.tiny_encoder import build_tiny_encoder
 
     corpus = [f"{name} {text}" for _, _, name, text in NODES] + [QUESTION]
     return build_tiny_encoder(tmp_path_factory.mktemp("encoder"), corpus * 3)

@@ -26,7 +26,7 @@ from benchmarks.quality.generic_reference import (
 from evals.request import RunRequest
 from evals.runstore import read_results
 from evals.summary import summarize_run
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 
 NODES = [

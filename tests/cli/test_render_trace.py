@@ -19,7 +19,7 @@ from agent.models.scripted import ScriptedModel, text_message, tool_call_message
 from agent.trajectory import QuestionResult
 from agent.vote import chosen_and_tail, chosen_answers, identical_agents, select_reasons
 from cli.render import TracePrinter, answer_table, result_summary
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 
 LONG_ID = "film-the-good-the-bad-and-the-weird-2008"

@@ -22,7 +22,7 @@ from cli.repl_io import StreamReader
 from cli.repl_session import ReplSession
 from cli.safe_text import printable
 from evals.qa_records import MAX_QUESTION_CHARS
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 
 TITLE = "\x1b]0;pwned\x07"  # sets the terminal window title

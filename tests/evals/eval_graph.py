@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 
 COLORS = ("red", "blue", "green")
 BRANDS = ("Acme", "Globex", "Initech")

@@ -192,7 +192,7 @@ def test_unreadable_inputs(tmp_path: Path) -> None:
 
 
 def test_validate_against_reports_unknown_and_non_candidate_gold(tmp_path: Path) -> None:
-    from graphs.build import build_snapshot
+    from graphs.build.memory import build_snapshot
     from graphs.snapshot import Snapshot
 
     nodes = pa.table(

@@ -15,7 +15,7 @@ from tiny_graph import drop_checksums
 from typer.testing import CliRunner
 
 from cli.app import build_app
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.errors import SnapshotError
 from graphs.snapshot import Snapshot
 from graphs.verify import verify_snapshot

@@ -15,7 +15,7 @@ from answer.config import SargConfig
 from answer.factory import make_answerer
 from cli.serve_context import ServeContext
 from cli.serve_state import GraphRegistry, ServeDeps, ServeOptions
-from graphs.build_options import BuildOptions
+from graphs.build.options import BuildOptions
 from graphs.importers.documents.cache import ExtractionCache, default_cache_path
 from graphs.importers.documents.model import Extraction, ExtractionFailure, Mention, Triple
 from graphs.importers.documents.update import update_document_snapshot

@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 from agent.prompt import render_system_prompt
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.toolset import Toolset

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.dense.cosine import CosineIndex
 from graphs.snapshot import Snapshot
 from tools.dense import DenseSearch

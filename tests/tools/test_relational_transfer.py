@@ -11,8 +11,8 @@ from tiny_graph import tiny_snapshot
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.planner import OfflinePlanner
-from graphs.names import NameIndex
 from graphs.snapshot import Snapshot
+from graphs.snapshot.names import NameIndex
 from tools.listing_parse import parse_listing, parse_names
 from tools.mentions import find_mentions
 from tools.plans.execute import PlanExecutor

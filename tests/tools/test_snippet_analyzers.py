@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from graphs.bm25.tokenize import Tokenizer
-from graphs.build import build_snapshot
-from graphs.build_options import BuildOptions
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.snippet import make_snippet

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from graphs.build import build_snapshot
+from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig
 from tools.format import NodeView, edge_arrow, node_label

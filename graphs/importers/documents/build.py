@@ -16,9 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphs.build import build_snapshot
-from graphs.build_dir import clean_stale_temps
-from graphs.build_options import BuildOptions
+from graphs.build.directory import clean_stale_temps
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
 from graphs.errors import ConfigError, GraphImportError
 from graphs.importers.documents.assemble import assemble
 from graphs.importers.documents.cache import ExtractionCache

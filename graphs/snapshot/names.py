@@ -1,0 +1,420 @@
+"""The name index: which nodes a run of words names, for linking a question to the graph.
+
+Every node name is indexed under up to four keys, each a 64-bit hash of a normalised word
+sequence (FNV-1a over the words' own 64-bit BLAKE2b hashes, so the keys of every run of a
+question's words are computed in one pass over the question), stored sorted in
+``names/keys.npy`` with ``nodes.npy`` and ``forms.npy`` aligned:
+
+* the name's words, lower-cased, punctuation dropped (``Glass (container)`` -> ``glass
+  container``): the *exact* form;
+* the same words stemmed (tantivy's Snowball English stemmer, so ``glasses`` finds
+  ``glass``): the *stem* form;
+* for a name ending in a parenthesised disambiguator, as lexical and encyclopaedic graphs
+  write them (``glass (container)``, ``Paris (Texas)``), the words before it, exact and
+  stemmed: the *base* forms, which make the node one of the homonyms of ``glass``.
+
+A lookup hashes a word run both ways and reads the matching entries; each is checked
+against the node's name, so a hash collision never links a wrong node. Names whose words
+are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`, are not
+indexed: they name nothing a question could mean. The index is built at import from
+nodes.arrow (both builds) and stamped with the build's content hash like csr/ and ids/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from graphs.bm25.tokenize import Tokenizer
+from graphs.errors import SnapshotError
+from graphs.layout import META_FILE
+from graphs.snapshot.nodestore import NodeStore
+
+NAMES_FORMAT_VERSION = 2
+REBUILD_NAMES = (
+    "delete that names/ folder (the index is then built in memory when needed) or rebuild the "
+    "snapshot with `ark graph import ...` (--overwrite)"
+)
+MIN_NAME_CHARS = 3
+"""Names shorter than this (letters and digits only) are not linked (`C`, `of`, `US`... are
+too often ordinary words)."""
+MAX_NAME_WORDS = 32
+"""Names of more words are not indexed (classification entries reach 20-30 words; a
+question rarely quotes a longer title)."""
+BATCH = 65_536
+CACHE_WORDS = 1_000_000
+"""Distinct words whose stem and hash a `NameForms` remembers."""
+
+EXACT = 0
+"""Form flags: bit 0 set = stemmed, bit 1 set = the base before a disambiguator."""
+STEMMED = 1
+BASE = 2
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DISAMBIGUATOR = re.compile(r"^(?P<base>.*?\S)\s*\((?P<qualifier>[^()]+)\)\s*$")
+_STEMMER_NAME = "english-stem"
+
+
+def name_words(text: str) -> list[str]:
+    """The lower-cased alphanumeric words of `text` (the exact form's words)."""
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def split_disambiguator(name: str) -> tuple[str, str] | None:
+    """(base, qualifier) of a name ending in a parenthesised qualifier, else None."""
+    match = _DISAMBIGUATOR.match(name)
+    if match is None:
+        return None
+    return match.group("base"), match.group("qualifier")
+
+
+_MASK = (1 << 64) - 1
+_PRIME = 0x100000001B3
+_SEEDS = (0xCBF29CE484222325, 0x9E3779B97F4A7C15)
+"""FNV-1a's offset basis for exact runs, another constant for stemmed ones (two key spaces)."""
+
+
+def word_key(word: str) -> int:
+    """A word's own 64-bit hash."""
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
+def fold(form: int, word_keys: Sequence[int]) -> int:
+    """The key of a run of words in one form: FNV-1a over the words' own hashes."""
+    key = _SEEDS[form & STEMMED]
+    for word in word_keys:
+        key = ((key ^ word) * _PRIME) & _MASK
+    return key
+
+
+class NameForms:
+    """Turns names and question word runs into index keys (analyzer and stemmer in one place).
+
+    Args:
+        analyzer: The snapshot's analyzer: a name it keeps no word of is not indexed.
+    """
+
+    def __init__(self, analyzer: str) -> None:
+        self.analyzer = Tokenizer(analyzer)
+        self.stemmer = Tokenizer(_STEMMER_NAME)
+        self._stems: dict[str, str] = {}
+        self._keys: dict[str, int] = {}
+
+    def word_keys(self, words: Sequence[str]) -> list[int]:
+        """Each word's own hash (remembered: names and questions repeat their words)."""
+        keys = []
+        for word in words:
+            key = self._keys.get(word)
+            if key is None:
+                key = word_key(word)
+                if len(self._keys) < CACHE_WORDS:
+                    self._keys[word] = key
+            keys.append(key)
+        return keys
+
+    def key(self, form: int, words: Sequence[str]) -> int:
+        """The index key of a run of words in `form` (its words already stemmed if so)."""
+        return fold(form, self.word_keys(words))
+
+    def stem(self, word: str) -> str:
+        """The Snowball stem of one lower-cased word (stopwords stay as they are)."""
+        found = self._stems.get(word)
+        if found is None:
+            tokens = self.stemmer.tokenize(word)
+            found = tokens[0] if len(tokens) == 1 else word
+            if len(self._stems) < CACHE_WORDS:
+                self._stems[word] = found
+        return found
+
+    def stems(self, words: Sequence[str]) -> list[str]:
+        """The stem of each word."""
+        return [self.stem(word) for word in words]
+
+    def linkable(self, words: Sequence[str]) -> bool:
+        """Whether a name of these words can be linked (long enough, not only stopwords)."""
+        if not words or len(words) > MAX_NAME_WORDS:
+            return False
+        if sum(len(word) for word in words) < MIN_NAME_CHARS:
+            return False
+        return bool(self.analyzer.tokenize(" ".join(words)))
+
+    def keys(self, name: str) -> list[tuple[int, int, int, int]]:
+        """(key, form flags, first word's key, words) under which `name` is indexed.
+
+        Empty when the name is not linkable. The first word's key is the key of the run of
+        that one word in the same form (what a question's word is looked up under first).
+        """
+        found: dict[int, tuple[int, int, int, int]] = {}
+        runs = [(name_words(name), 0)]
+        parts = split_disambiguator(name)
+        if parts is not None:
+            runs.append((name_words(parts[0]), BASE))
+        for words, base in runs:
+            if not self.linkable(words):
+                continue
+            for form, run in ((EXACT, words), (STEMMED, self.stems(words))):
+                hashes = self.word_keys(run)
+                key = fold(form, hashes)
+                if key not in found:
+                    found[key] = (key, form | base, fold(form, hashes[:1]), len(run))
+        return list(found.values())
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A node whose name a word run names.
+
+    Attributes:
+        node: Internal node id.
+        stemmed: Matched only after stemming (``glasses`` for ``glass``).
+        base: Matched the name without its disambiguator (one homonym of several).
+    """
+
+    node: int
+    stemmed: bool
+    base: bool
+
+
+@dataclass(frozen=True)
+class NameArrays:
+    """The arrays of names/ (each a .npy of that name).
+
+    Attributes:
+        keys: uint64, sorted: every indexed run's key.
+        nodes: The node of each key.
+        forms: uint8 form flags of each key (`STEMMED`, `BASE`).
+        starts: uint64, sorted, unique: the keys of the one-word runs names begin with.
+        longest: uint8: the most words of a name beginning with each of `starts`.
+    """
+
+    keys: np.ndarray
+    nodes: np.ndarray
+    forms: np.ndarray
+    starts: np.ndarray
+    longest: np.ndarray
+
+    FILES = ("keys", "nodes", "forms", "starts", "longest")
+
+    def check(self) -> bool:
+        """Whether the aligned arrays have equal lengths."""
+        return len(self.keys) == len(self.nodes) == len(self.forms) and len(self.starts) == len(
+            self.longest
+        )
+
+
+class NameIndex:
+    """The name index of a snapshot, memory-mapped (see the module doc).
+
+    Args:
+        arrays: The index's arrays.
+        name_forms: The key maker (the snapshot's analyzer).
+    """
+
+    def __init__(self, arrays: NameArrays, name_forms: NameForms) -> None:
+        self.arrays = arrays
+        self.keys = arrays.keys
+        self.nodes = arrays.nodes
+        self.forms = arrays.forms
+        self.name_forms = name_forms
+
+    @classmethod
+    def open(cls, directory: Path, analyzer: str, content_hash: str) -> NameIndex:
+        """Map a names/ directory written by `write_name_index`.
+
+        Raises:
+            SnapshotError: a file is missing or damaged, or from another build.
+        """
+        loaded = []
+        for file in [META_FILE, *(f"{name}.npy" for name in NameArrays.FILES)]:
+            try:
+                if file == META_FILE:
+                    meta = json.loads((directory / file).read_text())
+                else:  # plain ndarray views of the maps: cheaper to index
+                    loaded.append(np.load(directory / file, mmap_mode="r").view(np.ndarray))
+            except (OSError, ValueError) as error:
+                raise SnapshotError(
+                    f"the name index file {directory / file} is missing or damaged "
+                    f"({type(error).__name__}); {REBUILD_NAMES}"
+                ) from error
+        arrays = NameArrays(*loaded)
+        if meta.get("content_hash") != content_hash:
+            raise SnapshotError(
+                f"{directory} was built from another snapshot (content hash); {REBUILD_NAMES}"
+            )
+        if meta.get("format") != NAMES_FORMAT_VERSION or not arrays.check():
+            raise SnapshotError(
+                f"{directory}: unknown format or arrays of different lengths; {REBUILD_NAMES}"
+            )
+        return cls(arrays, NameForms(analyzer))
+
+    @classmethod
+    def from_names(cls, names: Iterable[str], analyzer: str) -> NameIndex:
+        """An index built in memory (a snapshot written before the name index existed)."""
+        forms = NameForms(analyzer)
+        return cls(_collect(names, forms), forms)
+
+    def runs(self, words: Sequence[str]) -> list[tuple[int, int]]:
+        """(start, end) of every run of `words` some name is indexed under, longest first.
+
+        A run is tried only from a word some name begins with, and only as long as the
+        longest such name (`starts`, `longest`); each run's key extends the one before it
+        (the rolling FNV-1a of `fold`), and one binary search over the sorted keys finds
+        them all.
+        """
+        if not words or not len(self.keys):
+            return []
+        forms = [(EXACT, words), (STEMMED, self.name_forms.stems(words))]
+        hashes = [self.name_forms.word_keys(run) for _, run in forms]
+        firsts = [
+            ((_SEEDS[form] ^ h) * _PRIME) & _MASK
+            for (form, _), row in zip(forms, hashes, strict=True)
+            for h in row
+        ]
+        reach = self._longest(firsts)
+        found: list[tuple[int, int]] = []
+        keys: list[int] = []
+        for index, ((form, run), row) in enumerate(zip(forms, hashes, strict=True)):
+            for start, length in enumerate(reach[index * len(run) : (index + 1) * len(run)]):
+                key = _SEEDS[form]
+                for end in range(start, min(len(run), start + length)):
+                    key = ((key ^ row[end]) * _PRIME) & _MASK
+                    found.append((start, end + 1))
+                    keys.append(key)
+        if not keys:
+            return []
+        present = _present(self.keys, np.array(keys, dtype=np.uint64)).tolist()
+        runs = {run for run, hit in zip(found, present, strict=True) if hit}
+        return sorted(runs, key=lambda run: (run[0] - run[1], run[0]))
+
+    def _longest(self, firsts: list[int]) -> list[int]:
+        """For each word's one-word key: the most words of a name it begins (0: none)."""
+        starts = self.arrays.starts
+        if not len(starts):
+            return [0] * len(firsts)
+        wanted = np.array(firsts, dtype=np.uint64)
+        at = np.minimum(np.searchsorted(starts, wanted), len(starts) - 1)
+        hit = np.asarray(starts[at] == wanted)
+        return np.where(hit, np.asarray(self.arrays.longest)[at], 0).astype(int).tolist()
+
+    def lookup(self, words: Sequence[str]) -> list[NameMatch]:
+        """The nodes named by exactly this word run (lower-cased words), exact forms first.
+
+        The caller checks each match against the node's name when it must be certain
+        (`confirmed`): keys are 64-bit hashes.
+        """
+        if not words or len(words) > MAX_NAME_WORDS:
+            return []
+        matches: dict[int, NameMatch] = {}
+        for form, run in ((EXACT, words), (STEMMED, self.name_forms.stems(words))):
+            key = np.uint64(self.name_forms.key(form, run))
+            start = int(np.searchsorted(self.keys, key, side="left"))
+            end = int(np.searchsorted(self.keys, key, side="right"))
+            for position in range(start, end):
+                flags = int(self.forms[position])
+                if flags & STEMMED != form:
+                    continue
+                node = int(self.nodes[position])
+                if node not in matches:
+                    matches[node] = NameMatch(node, bool(flags & STEMMED), bool(flags & BASE))
+        return list(matches.values())
+
+    def confirmed(self, words: Sequence[str], match: NameMatch, name: str) -> bool:
+        """Whether `name` (the matched node's) really normalises to `words` in the match's form."""
+        parts = split_disambiguator(name) if match.base else None
+        target = name_words(parts[0] if parts else name)
+        if match.stemmed:
+            return self.name_forms.stems(target) == self.name_forms.stems(list(words))
+        return target == list(words)
+
+
+def stored_format(directory: Path) -> int | None:
+    """The format of the name index stored in `directory` (None: none, or unreadable meta)."""
+    try:
+        found = json.loads((directory / META_FILE).read_text()).get("format")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, int) else None
+
+
+def write_name_index(directory: Path, store_file: Path, analyzer: str, content_hash: str) -> None:
+    """Write names/ from the names in nodes.arrow (internal order), read a batch at a time."""
+    names = NodeStore(store_file).column("name")
+    batches = (names.slice(start, BATCH).to_pylist() for start in range(0, len(names), BATCH))
+    write_names(directory, (name for batch in batches for name in batch), analyzer, content_hash)
+
+
+def write_names(directory: Path, names: Iterable[str], analyzer: str, content_hash: str) -> None:
+    """Write names/ from every node's name in internal order (any iterable)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    arrays = _collect(names, NameForms(analyzer))
+    for name in NameArrays.FILES:
+        np.save(directory / f"{name}.npy", getattr(arrays, name))
+    meta = {
+        "format": NAMES_FORMAT_VERSION,
+        "content_hash": content_hash,
+        "entries": len(arrays.keys),
+    }
+    (directory / META_FILE).write_text(json.dumps(meta))
+
+
+def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
+    """Every name's keys, sorted, and the table of the words names begin with.
+
+    Kept compact while collecting (22 bytes a key); the first words are reduced to their
+    longest name a batch at a time, so only distinct first words are held.
+    """
+    keys: list[np.ndarray] = []
+    nodes: list[np.ndarray] = []
+    flags: list[np.ndarray] = []
+    starts: list[np.ndarray] = []
+    longest: list[np.ndarray] = []
+    rows: list[tuple[int, int, int, int, int]] = []  # key, node, flags, first, words
+
+    def flush() -> None:
+        table = np.array(rows, dtype=np.uint64).reshape(-1, 5)
+        rows.clear()
+        keys.append(table[:, 0].copy())
+        nodes.append(table[:, 1].astype(np.int64))
+        flags.append(table[:, 2].astype(np.uint8))
+        begins, most = _longest_by_key(table[:, 3], table[:, 4].astype(np.uint8))
+        starts.append(begins)
+        longest.append(most)
+
+    for node, name in enumerate(names):
+        for key, flag, first, count in forms.keys(name or ""):
+            rows.append((key, node, flag, first, count))
+        if len(rows) >= BATCH:
+            flush()
+    flush()
+    all_keys = np.concatenate(keys)
+    order = np.argsort(all_keys, kind="stable")
+    all_nodes = np.concatenate(nodes)
+    dtype = np.int32 if not len(all_nodes) or all_nodes.max() < 2**31 else np.int64
+    begins, most = _longest_by_key(np.concatenate(starts), np.concatenate(longest))
+    return NameArrays(
+        keys=all_keys[order],
+        nodes=all_nodes.astype(dtype)[order],
+        forms=np.concatenate(flags)[order],
+        starts=begins,
+        longest=most,
+    )
+
+
+def _longest_by_key(firsts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct first-word keys, sorted, each with its largest word count."""
+    starts, inverse = np.unique(firsts, return_inverse=True)
+    longest = np.zeros(len(starts), dtype=np.uint8)
+    np.maximum.at(longest, inverse.reshape(-1), counts)
+    return starts, longest
+
+
+def _present(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Which of `wanted` occur in the sorted `keys` (one binary search each)."""
+    positions = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.asarray(keys[positions] == wanted)
