@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from answer.encoding import KeyBertPhrases
     from answer.pipeline import Answerer
     from answer.reader import Reader
-    from cli.serve_state import ServeDeps
+    from cli.serve.state import ServeDeps
     from graphs.importers.documents.extractor import Extractor
     from graphs.snapshot import Snapshot
 
@@ -118,7 +118,7 @@ def spacy_extractor() -> Extractor:
 def default_deps(encoder_path: str | None = None) -> ServeDeps:
     """The parts a real `ark serve` uses."""
     from agent.factory import make_agent
-    from cli.serve_state import ServeDeps
+    from cli.serve.state import ServeDeps
 
     return ServeDeps(
         answerer=WarmAnswerers(encoder_path), extractor=spacy_extractor, agent=make_agent

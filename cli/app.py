@@ -7,24 +7,24 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from cli import (
-    answer_cmds,
-    ask_cmds,
-    cache_cmds,
-    demo_cmds,
-    dense_cmds,
-    distill_cmds,
-    embed_cmds,
-    eval_cmds,
-    fuse_cmds,
-    graph_cmds,
-    mcp_cmds,
-    plan_cmds,
-    repl_entry,
-    serve_cmds,
-    stark_cmds,
-    synth_cmds,
-    tool_cmds,
+from cli.commands import (
+    answer,
+    ask,
+    cache,
+    demo,
+    dense,
+    distill,
+    embed,
+    evaluate,
+    fuse,
+    graph,
+    mcp,
+    plan,
+    repl,
+    serve,
+    stark,
+    synth,
+    tool,
 )
 from cli.guards import USER_ERROR_EXIT, print_error, user_message
 
@@ -74,22 +74,22 @@ def build_app() -> typer.Typer:
     graph_app.add_typer(import_app, name="import")
     app.add_typer(graph_app, name="graph")
 
-    graph_cmds.register(graph_app, import_app)
-    stark_cmds.register(import_app)
-    synth_cmds.register(graph_app)
-    embed_cmds.register(graph_app)
-    tool_cmds.register(app)
-    ask_cmds.register(app)
-    repl_entry.register(app)
-    eval_cmds.register(app, extra_baselines={"dense": dense_cmds.baseline_dense})
-    demo_cmds.register(app)
-    distill_cmds.register(app)
-    mcp_cmds.register(app)
-    fuse_cmds.register(app)
-    answer_cmds.register(app)
-    plan_cmds.register(app)
-    cache_cmds.register(app)
-    serve_cmds.register(app)
+    graph.register(graph_app, import_app)
+    stark.register(import_app)
+    synth.register(graph_app)
+    embed.register(graph_app)
+    tool.register(app)
+    ask.register(app)
+    repl.register(app)
+    evaluate.register(app, extra_baselines={"dense": dense.baseline_dense})
+    demo.register(app)
+    distill.register(app)
+    mcp.register(app)
+    fuse.register(app)
+    answer.register(app)
+    plan.register(app)
+    cache.register(app)
+    serve.register(app)
     return app
 
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from cli.safe_text import printable
+from cli.output.safe_text import printable
 from graphs.errors import ArkError, MissingExtraError
 
 USER_ERROR_EXIT = 2

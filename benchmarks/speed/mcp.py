@@ -31,7 +31,7 @@ import psutil
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
+from cli.mcp.server import ArkMcpCatalog, ServedSnapshot, build_server
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
 from tools.config import ToolConfig

@@ -3,7 +3,7 @@
 Run: ``nice -n 10 .venv/bin/python -m benchmarks.studies.mcp_sessions --sessions 1000``.
 Two servers over the same tiny snapshot on 127.0.0.1, both capped at SESSIONS sessions: the
 SDK's own app (``Server.streamable_http_app``, which refuses new sessions with 503 until one
-expires, 30 minutes by default) and ARK's (`cli.mcp_http.http_app`, which closes the longest
+expires, 30 minutes by default) and ARK's (`cli.mcp.http_app.http_app`, which closes the longest
 idle one). Prints the time to open the sessions and the next client's HTTP status. Then
 --concurrent clients at once each open a session (with a bearer token) and call `search`.
 """
@@ -23,8 +23,8 @@ import httpx
 import pyarrow as pa
 import uvicorn
 
-from cli.mcp_http import http_app, http_security
-from cli.mcp_server import ArkMcpCatalog, ServedSnapshot, build_server
+from cli.mcp.http_app import http_app, http_security
+from cli.mcp.server import ArkMcpCatalog, ServedSnapshot, build_server
 from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 from tools.config import ToolConfig

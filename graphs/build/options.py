@@ -32,7 +32,7 @@ graphs/snapshot/names.py).
 class BuildOptions:
     """Options shared by every importer (tabular, STaRK, networkx, synth) and `build_snapshot`.
 
-    The CLI maps its import flags onto one of these in one place (cli/import_options.py);
+    The CLI maps its import flags onto one of these in one place (cli/flags/imports.py);
     settings of the snapshot build itself that any importer may choose (such as the BM25
     analyzer) belong here too.
 

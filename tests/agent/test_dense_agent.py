@@ -10,7 +10,7 @@ import pytest
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.models.rules.rank_fusion import fuse_rankings, reciprocal_rank_fusion, zscore_fusion
-from cli.options import agent_config
+from cli.flags.agent import agent_config
 from graphs.dense.build import EmbedRequest, embed_snapshot
 from graphs.dense.encoder import TextEncoder
 from graphs.snapshot import Snapshot

@@ -8,7 +8,7 @@ import pytest
 
 from agent.factory import make_agent
 from agent.models.scripted import ScriptedModel, tool_call_message
-from cli.options import Ablation, agent_config
+from cli.flags.agent import Ablation, agent_config
 from graphs.snapshot import Snapshot
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from answer.config import SargConfig
 from answer.result import AnswerResult
-from cli.answer_cmds import Wiring, worker_answerer
+from cli.commands.answer import Wiring, worker_answerer
 from evals.answer_run import load_answer_qa, read_answers, run_answers
 
 

@@ -11,9 +11,9 @@ from agent.config import AgentConfig
 from agent.factory import make_agent
 from answer.config import SargConfig
 from cli.answerers import WarmAnswerers
-from cli.repl import Repl
-from cli.repl_io import StreamReader
-from cli.repl_session import ReplSession
+from cli.repl.lines import StreamReader
+from cli.repl.loop import Repl
+from cli.repl.session import ReplSession
 from graphs.snapshot import Snapshot
 from tests.answer.conftest import QUESTION
 

@@ -255,7 +255,7 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
 ) -> None:
     from rich.console import Console
 
-    from cli.console import results_table
+    from cli.output.console import results_table
 
     run_dir = write_run(tmp_path / "run", 1, 5, [1, 0])
     with RunStore.open(run_dir, read_config(run_dir), resume=True) as store:
@@ -283,7 +283,7 @@ def test_a_family_where_every_question_failed_scores_zero_with_its_failures(
 def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from cli.console import RunProgress, failure_notes
+    from cli.output.console import RunProgress, failure_notes
     from evals.outcomes import Outcome
 
     all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))

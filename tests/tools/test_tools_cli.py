@@ -9,15 +9,15 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from cli import tool_cmds
 from cli.app import ArkGroup
+from cli.commands import tool
 from graphs.snapshot import Snapshot
 from tools.toolset import Toolset
 
 
 def _run(*args: str) -> tuple[int, str, str]:
     app = typer.Typer(cls=ArkGroup, pretty_exceptions_enable=False)  # as `ark` registers it
-    tool_cmds.register(app)
+    tool.register(app)
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
 

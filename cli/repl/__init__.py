@@ -1,0 +1,1 @@
+"""The interactive session behind `ark repl`: the loop, its `:commands`, readers and state."""
