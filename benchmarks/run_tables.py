@@ -8,7 +8,7 @@ from pathlib import Path
 from evals.metrics import OVERALL
 from evals.runstore import read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
-from rank.fusion_grid import STATIC_KS
+from rank.fusion.grid import STATIC_KS
 
 
 def subset_summary(run_dir: Path, keep: set[str] | None, label: str) -> RunSummary:

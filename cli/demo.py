@@ -22,7 +22,7 @@ from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
 from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, SynthError, generate
-from rank.baseline import run_baseline
+from rank.baselines.bm25 import run_baseline
 
 DEFAULT_DOMAIN = "products"
 DEFAULT_SEED = 0

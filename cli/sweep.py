@@ -19,7 +19,7 @@ from evals.report import Report, build_report
 from evals.request import RunRequest
 from evals.runner import StartHandler, evaluate
 from graphs.errors import ConfigError
-from rank.baseline import run_baseline
+from rank.baselines.bm25 import run_baseline
 
 BASELINE_DIR = "bm25"
 REPORT_DIR = "report"

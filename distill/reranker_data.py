@@ -22,7 +22,7 @@ from typing import Any
 from distill.errors import DistillError
 from evals.qa import QAItem
 from rank.rankings import RankingSet
-from rank.rerank_doc import DocConfig, RerankPrompt, serialize_node
+from rank.rerank.doc import DocConfig, RerankPrompt, serialize_node
 
 RECORDS_FILE = "reranker.jsonl"
 META_FILE = "meta.json"

@@ -4,15 +4,15 @@ Each training example is a group of `group_size` chats for one question: one pos
 uniformly from its stored positives and `group_size - 1` negatives drawn uniformly from its
 stored hard negatives (with replacement only when fewer are stored), re-drawn on every
 visit. The model scores each chat by the margin ``logsumexp(yes) - logsumexp(no)`` of its
-first answer token (rank/rerank_models.py, the same function that scores at inference);
+first answer token (rank/rerank/models.py, the same function that scores at inference);
 the loss is the cross-entropy of picking the positive among the group's margins.
 
 Training uses transformers' Trainer with a PEFT LoRA adapter (TRL has no listwise reranker
 trainer; its SFT and reward trainers optimise other losses). Defaults are GRASP's: LoRA
 r 32, alpha 64 on all linear layers, cosine schedule from lr 3e-5 with 5% warm-up, 2
 epochs, a global batch of 16 groups of 24, chats of at most 1,024 tokens (2,048 for Prime:
-`rank.rerank_doc.grasp_limits`). A chat over the limit loses the end of its document, never
-its question (`rank.rerank_doc.fit_document`). The warm-up is passed to the Trainer as a whole
+`rank.rerank.doc.grasp_limits`). A chat over the limit loses the end of its document, never
+its question (`rank.rerank.doc.fit_document`). The warm-up is passed to the Trainer as a whole
 number of steps computed here (:func:`warmup_steps`): transformers 4.x reads a fractional
 ``warmup_steps`` as 0 steps and only 5.x as a ratio, so the ratio itself is never passed.
 """
@@ -29,8 +29,8 @@ from typing import Any
 
 from distill.errors import TrainConfigError
 from distill.reranker_data import read_data
-from rank.rerank_doc import RerankPrompt, fit_document, grasp_limits
-from rank.rerank_models import (
+from rank.rerank.doc import RerankPrompt, fit_document, grasp_limits
+from rank.rerank.models import (
     ADAPTER_RECORD,
     ModelSource,
     answer_token_ids,
@@ -58,7 +58,7 @@ class RerankerTrainConfig:
         gradient_accumulation_steps: Passes per optimizer step (global batch =
             groups_per_device x this).
         max_length: Tokens per chat; None (the default) takes GRASP's limit for the data's
-            graph (2,048 for Prime, 1,024 otherwise: `rank.rerank_doc.grasp_limits`). A
+            graph (2,048 for Prime, 1,024 otherwise: `rank.rerank.doc.grasp_limits`). A
             longer chat loses the end of its document, never the instruction or the question.
         max_steps: Stop after this many optimizer steps (None: the epochs decide).
         max_minutes: Stop after this much wall time (None: no limit).

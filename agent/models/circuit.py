@@ -2,7 +2,7 @@
 
 Every batch that calls a served model counts with it: `ark eval` (questions, evals/runner.py)
 and `ark graph extract --extractor llm` (passages, agent/extract/llm.py); the served reranker
-stops at its first failure, a breaker of threshold 1 (rank/rerank_served.py).
+stops at its first failure, a breaker of threshold 1 (rank/rerank/served.py).
 """
 
 from __future__ import annotations

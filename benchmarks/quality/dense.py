@@ -26,7 +26,7 @@ from graphs.dense.embeddings import PLAIN, Embeddings
 from graphs.dense.encoder import TextEncoder
 from graphs.dense.gme import VARIANTS
 from graphs.snapshot import Snapshot
-from rank.dense_strategies import StrategyConfig, retrieve
+from rank.baselines.dense_strategies import StrategyConfig, retrieve
 
 BUDGET = 40
 

@@ -26,7 +26,7 @@ from graphs.dense.embeddings import PLAIN, Embeddings
 from graphs.dense.encoder import TextEncoder
 from graphs.dense.search import open_vector_index
 from graphs.snapshot import Snapshot
-from rank.dense_strategies import StrategyConfig, retrieve
+from rank.baselines.dense_strategies import StrategyConfig, retrieve
 
 METRICS = ("hit@1", "hit@5", "recall@20")
 

@@ -32,7 +32,7 @@ from evals.request import RunRequest
 from evals.runner import RunPlan, StartHandler, execute
 from evals.summary import RunSummary, summarize_run
 from graphs.snapshot import Snapshot
-from rank.baseline import DEFAULT_K
+from rank.baselines.bm25 import DEFAULT_K
 
 if TYPE_CHECKING:
     from agent.events import EventHandler
@@ -220,7 +220,7 @@ def run_generic_reference(
     on_start: StartHandler | None = None,
     on_outcome: OutcomeHandler | None = None,
 ) -> RunPlan:
-    """Answer the questions of `request` into `request.out`, as `rank.baseline.run_baseline`.
+    """Answer the questions of `request` into `request.out`, as `rank.baselines.bm25.run_baseline`.
 
     Raises:
         RunStoreError, GraphError, QAError: as `evals.runner.execute`.

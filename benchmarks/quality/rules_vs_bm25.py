@@ -26,7 +26,7 @@ from evals.summary import RunSummary, summarize_run
 from graphs.build.options import BuildOptions
 from graphs.manifest import read_manifest
 from graphs.synth.generate import DOMAINS, generate
-from rank.baseline import run_baseline
+from rank.baselines.bm25 import run_baseline
 
 RELATIONAL = ("one_hop", "two_hop", "multi_answer")
 

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-import rank.dense_strategies
+import rank.baselines.dense_strategies
 from evals.qa import load_qa
 from graphs.dense.cosine import CosineIndex
 from graphs.dense.embeddings import PLAIN, Embeddings
 from graphs.dense.encoder import TextEncoder
 from graphs.dense.gme import normalised
 from graphs.snapshot import Snapshot
-from rank.dense_strategies import StrategyConfig, retrieve
+from rank.baselines.dense_strategies import StrategyConfig, retrieve
 
 STRATEGIES = (
     StrategyConfig(strategy="plain"),
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/work/cache/dense/speed"))
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    print(f"code: {Path(rank.dense_strategies.__file__).resolve().parent.parent}")
+    print(f"code: {Path(rank.baselines.dense_strategies.__file__).resolve().parent.parent}")
     vectors = question_vectors(args.snapshot, args.split, args.encoder, args.cache)
     snapshot = Snapshot.open(args.snapshot)
     embeddings = Embeddings.open(args.snapshot, content_hash=snapshot.manifest.content_hash)

@@ -26,7 +26,7 @@ from typing import Any
 
 from evals.executor import ExecutorConfig
 from evals.request import RunRequest
-from rank.plan_run import run_plans
+from rank.baselines.plan_run import run_plans
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from pathlib import Path
 from evals.qa import load_qa
 from graphs.snapshot import Snapshot
 from rank.rankings import read_rankings
-from rank.rerank_doc import DocConfig, RerankPrompt
-from rank.rerank_models import LocalScorer, chat_text
-from rank.rerank_run import RerankRequest, build_pools
+from rank.rerank.doc import DocConfig, RerankPrompt
+from rank.rerank.models import LocalScorer, chat_text
+from rank.rerank.run import RerankRequest, build_pools
 
 
 def chats_for(args: argparse.Namespace, doc: DocConfig) -> list[list[dict[str, str]]]:

@@ -47,8 +47,8 @@ def baseline_dense(
 ) -> None:
     """Score a dense retriever over `ark graph embed`'s embeddings (no graph at query time)."""
     from graphs.dense.encoder import TextEncoder
-    from rank.dense_baseline import run_dense_baseline
-    from rank.dense_strategies import StrategyConfig
+    from rank.baselines.dense import run_dense_baseline
+    from rank.baselines.dense_strategies import StrategyConfig
 
     with user_errors(Console(stderr=True), ValueError):
         request = run.request(snapshot)

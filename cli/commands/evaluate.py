@@ -155,7 +155,7 @@ def baseline_bm25(
     ] = "ark",
 ) -> None:
     """Score plain BM25 global search (top-k for the raw question) like an agent run."""
-    from rank.baseline import PRESETS, run_baseline
+    from rank.baselines.bm25 import PRESETS, run_baseline
 
     if preset not in PRESETS:
         raise typer.BadParameter(f"choose one of: {', '.join(PRESETS)}", param_hint="--preset")

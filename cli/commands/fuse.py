@@ -112,8 +112,8 @@ def fuse(
     as_json: JsonOpt = False,
 ) -> None:
     """Fuse rankings by reciprocal rank fusion into a new run directory (GRASP stage 2)."""
-    from rank.fuse_run import FuseRequest, run_fusion
-    from rank.fusion import FusionError, spec_record
+    from rank.fusion.fuse import FusionError, spec_record
+    from rank.fusion.run import FuseRequest, run_fusion
     from rank.rankings import RankingError
 
     modes = {"best": ("static", "dynamic", "agents"), "static": ("static",),
@@ -209,10 +209,10 @@ def rerank(
 
     from agent.config import AgentConfig
     from rank.rankings import RankingError
-    from rank.rerank_cache import RerankCacheError
-    from rank.rerank_models import RerankError
-    from rank.rerank_run import RerankRequest, run_rerank
-    from rank.rerank_scorer import make_scorer
+    from rank.rerank.cache import RerankCacheError
+    from rank.rerank.models import RerankError
+    from rank.rerank.run import RerankRequest, run_rerank
+    from rank.rerank.scorer import make_scorer
 
     request = RerankRequest(
         source=source, qa=qa, out=out, split=split,

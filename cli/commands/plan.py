@@ -138,7 +138,7 @@ def plan(
     """
     from agent.planner import PlannerConfig, load_examples
     from graphs.snapshot import Snapshot
-    from rank.plan_run import plan_record
+    from rank.baselines.plan_run import plan_record
     from tools.plans.errors import PlanError
     from tools.plans.execute import PlanExecutor
 
@@ -190,7 +190,7 @@ def _batch(
     questions: SampleFlags, resume: bool, executor: ExecutorConfig,
 ) -> None:  # fmt: skip
     from evals.request import RunRequest
-    from rank.plan_run import run_plans
+    from rank.baselines.plan_run import run_plans
 
     request = RunRequest(
         snapshot=snapshot, qa=qa, out=out, split=split,

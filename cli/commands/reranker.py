@@ -75,8 +75,8 @@ def reranker(
     from evals.qa import load_qa
     from graphs.snapshot import Snapshot
     from rank.rankings import read_rankings
-    from rank.rerank_doc import RerankPrompt
-    from rank.rerank_models import ModelSource
+    from rank.rerank.doc import RerankPrompt
+    from rank.rerank.models import ModelSource
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     err = Console(stderr=True)

@@ -10,7 +10,7 @@ import typer
 from cli.flags.groups import flag_group
 
 if TYPE_CHECKING:
-    from rank.rerank_doc import DocConfig
+    from rank.rerank.doc import DocConfig
 
 NeighborsPerRelationOpt = Annotated[
     int,
@@ -41,7 +41,7 @@ class RerankDocFlags:
 
     def doc(self) -> DocConfig:
         """The DocConfig these flags ask for."""
-        from rank.rerank_doc import DocConfig
+        from rank.rerank.doc import DocConfig
 
         return DocConfig(
             max_field_tokens=self.max_field_tokens,

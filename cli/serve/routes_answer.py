@@ -97,7 +97,7 @@ def router(ctx: ServeContext) -> APIRouter:
 
     @api.post("/plan", summary="GRASP: the question as a graph plan, executed, and its ranking")
     async def plan(body: PlanBody, request: Request) -> dict[str, Any]:
-        from rank.plan_run import plan_record
+        from rank.baselines.plan_run import plan_record
         from tools.plans.execute import PlanExecutor
 
         question = check_question(body.question)

@@ -98,7 +98,7 @@ def test_a_served_planner_sends_the_snapshots_schema_and_records_the_mode(
     tiny_snapshot: Snapshot,
 ) -> None:
     """A schema-taking endpoint gets the path shape, the snapshot's names as enums."""
-    from rank.plan_run import plan_record
+    from rank.baselines.plan_run import plan_record
     from tests.agent.fake_openai_server import FakeOpenAIServer, served_model, text_reply
     from tools.plans.plan_schema import ANY
 

@@ -27,8 +27,8 @@ from evals.qa import load_qa
 from evals.runstore import read_results
 from graphs.snapshot import Snapshot
 from rank.rankings import read_rankings
-from rank.rerank_doc import RerankPrompt, serialize_node
-from rank.rerank_models import LocalScorer, RerankError
+from rank.rerank.doc import RerankPrompt, serialize_node
+from rank.rerank.models import LocalScorer, RerankError
 from tests.evals.eval_graph import build_tiny
 
 runner = CliRunner()

@@ -20,7 +20,7 @@ from evals.request import RunRequest
 from evals.runstore import RESULTS_FILE
 from evals.summary import summarize_run
 from graphs.errors import ConfigError
-from rank.plan_run import run_plans
+from rank.baselines.plan_run import run_plans
 from tests.evals.eval_graph import build_tiny
 from tests.evals.ray_planners import RulesPlanners
 
@@ -140,7 +140,7 @@ import sys
 from pathlib import Path
 from evals.executor import ExecutorConfig
 from evals.request import RunRequest
-from rank.plan_run import run_plans
+from rank.baselines.plan_run import run_plans
 from tests.evals.ray_planners import RulesPlanners
 snapshot, qa, out = map(Path, sys.argv[1:4])
 run_plans(

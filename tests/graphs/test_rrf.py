@@ -10,8 +10,8 @@ import pytest
 from agent.models.rules.rank_fusion import RRF_K
 from agent.models.rules.rank_fusion import reciprocal_rank_fusion as rule_rrf
 from graphs.rrf import rank_matrix, reciprocal_rank_fusion, rrf_scores
-from rank.fusion import fuse_rankings
-from rank.fusion_grid import prepare_question, score_grid
+from rank.fusion.fuse import fuse_rankings
+from rank.fusion.grid import prepare_question, score_grid
 from tools.listing_parse import ListedNode
 
 RANKINGS = [["a", "b", "c", "d"], ["c", "e", "a"], ["e", "f", "b", "a", "c"]]

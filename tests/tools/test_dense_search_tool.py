@@ -13,8 +13,8 @@ from graphs.dense.embeddings import EmbeddingsError
 from graphs.dense.encoder import TextEncoder
 from graphs.dense.search import open_snapshot_index
 from graphs.snapshot import Snapshot
-from rank.dense_baseline import DenseBaseline
-from rank.dense_strategies import StrategyConfig
+from rank.baselines.dense import DenseBaseline
+from rank.baselines.dense_strategies import StrategyConfig
 from tools.config import ToolConfig
 from tools.dense import DenseSearch
 from tools.schemas import tool_schemas

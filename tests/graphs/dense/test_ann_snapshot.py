@@ -19,8 +19,8 @@ from graphs.dense.embeddings import Embeddings, EmbeddingsError, embed_dir
 from graphs.dense.encoder import TextEncoder
 from graphs.dense.search import open_vector_index
 from graphs.snapshot import Snapshot
-from rank.dense_baseline import DenseBaseline
-from rank.dense_strategies import STRATEGIES, StrategyConfig
+from rank.baselines.dense import DenseBaseline
+from rank.baselines.dense_strategies import STRATEGIES, StrategyConfig
 from tools.dense import DenseSearch
 
 pytest.importorskip("hnswlib")

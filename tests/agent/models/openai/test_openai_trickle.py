@@ -17,7 +17,7 @@ import pytest
 from agent.models.base import ModelError
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.openai.retry import RetryPolicy
-from rank.rerank_served import OpenAIScorer
+from rank.rerank.served import OpenAIScorer
 from tests.agent.models.openai.test_openai_hang import HangingServer
 
 BYTE_EVERY_S = 0.05

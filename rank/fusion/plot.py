@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from rank.fusion_grid import GridResult
+from rank.fusion.grid import GridResult
 
 
 def heatmap_png(grid: GridResult, path: Path) -> Path:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.models.openai import OpenAIChatModel, RetryPolicy
-from rank.rerank_models import Messages, RerankError
+from rank.rerank.models import Messages, RerankError
 
 
 class OpenAIScorer:

@@ -13,8 +13,8 @@ from distill.reranker_train import (
     optimizer_steps,
     warmup_steps,
 )
-from rank.rerank_doc import RerankPrompt, cut_text, fit_document, grasp_limits
-from rank.rerank_models import chat_text
+from rank.rerank.doc import RerankPrompt, cut_text, fit_document, grasp_limits
+from rank.rerank.models import chat_text
 
 
 class WordTokenizer:

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from agent.models.base import EndpointTimeoutError, EndpointUnreachableError
 from cli.app import build_app
 from evals.runstore import read_config
-from rank.rerank_served import OpenAIScorer
+from rank.rerank.served import OpenAIScorer
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault
 from tests.agent.models.openai.test_openai_busy import SingleSlotServer
 from tests.agent.models.openai.test_openai_hang import HangingServer
-from tests.rank.test_rerank import tiny
+from tests.rank.rerank.test_rerank import tiny
 
 __all__ = ["tiny"]  # the shared fixture
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rank.fusion import (
+from rank.fusion.fuse import (
     AgentRRF,
     DynamicRRF,
     FusionError,
@@ -20,7 +20,7 @@ from rank.fusion import (
     spec_from_record,
     spec_record,
 )
-from rank.fusion_grid import grid_search, prepare_question, score_grid, simplex
+from rank.fusion.grid import grid_search, prepare_question, score_grid, simplex
 from rank.rankings import AgentSignals
 
 

@@ -1,7 +1,7 @@
 """Yes/no relevance scorers: their interface and the local transformers model (+ LoRA adapter).
 
-The served scorer (an OpenAI-compatible endpoint) is rank/rerank_served.py, and
-rank/rerank_scorer.py picks one for a -m spec. Both score a (query, candidate) chat by P(yes) =
+The served scorer (an OpenAI-compatible endpoint) is rank/rerank/served.py, and
+rank/rerank/scorer.py picks one for a -m spec. Both score a (query, candidate) chat by P(yes) =
 softmax over the "yes" and "no" answer tokens of the first generated token, as GRASP's
 reranker does. Locally the logit margin
 ``logsumexp(yes tokens) - logsumexp(no tokens)`` is also what the listwise training in

@@ -8,9 +8,10 @@ and `bm25s.tokenize`'s default analysis (lower-case, tokens of two or more word 
 occurrence, as in `bm25s`; tokens outside the vocabulary are dropped.
 
 The ranking is by score, ties in candidate order (ascending node index, STaRK's
-``candidate_ids``); `bm25s` breaks ties arbitrarily, so rankings agree wherever scores differ
-(tests/rank/test_stark_bm25.py checks this against `bm25s` itself). Candidates that share no
-word with the query fill the list to k in candidate order, as `bm25s` returns k documents.
+``candidate_ids``); `bm25s` breaks ties arbitrarily, so rankings agree wherever scores
+differ (tests/rank/baselines/test_stark_bm25.py checks this against `bm25s` itself). Candidates
+that share no word with the query fill the list to k in candidate order, as `bm25s` returns k
+documents.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment
 
 from prompts.loader import environment, read_prompt
-from rank.rerank_models import chat_text
+from rank.rerank.models import chat_text
 from tools.neighbor_set import open_neighborhood
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ fused list), so reports and the demo put it next to agent runs with no special c
 
 Two presets: ``ark`` (the snapshot's own index over every node, the index agents search) and
 ``stark``, STaRK's own BM25 baseline (candidate nodes only, `get_doc_info` documents, `bm25s`
-defaults; rank/stark_bm25.py), to check that a STaRK import reproduces Table 1's BM25 row
+defaults; rank/baselines/stark_bm25.py), to check that a STaRK import reproduces Table 1's BM25 row
 before running agents.
 """
 
@@ -22,7 +22,7 @@ from agent.trajectory import QuestionResult
 from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
 from evals.runner import RunPlan, StartHandler, execute
-from rank.stark_bm25 import StarkBM25, StarkBM25Params
+from rank.baselines.stark_bm25 import StarkBM25, StarkBM25Params
 
 if TYPE_CHECKING:
     from agent.events import EventHandler

@@ -23,7 +23,7 @@ from evals.metrics import CandidateFilter, CandidateTest
 from evals.qa import QAItem, load_qa
 from evals.records import scored_record
 from evals.runstore import CONFIG_FILE, RunStore, read_config, read_results
-from rank.fusion import (
+from rank.fusion.fuse import (
     DEFAULT_K,
     FusionSpec,
     PlanSignals,
@@ -33,7 +33,7 @@ from rank.fusion import (
     spec_from_record,
     spec_record,
 )
-from rank.fusion_grid import GridResult, Question, grid_search, prepare_question
+from rank.fusion.grid import GridResult, Question, grid_search, prepare_question
 from rank.rankings import RankingError, RankingSet, read_all
 
 logger = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ def run_fusion(request: FuseRequest) -> FuseOutcome:
     written = write_fused(request, sources, spec, items, is_candidate, signals)
     _write_spec_file(request, sources, spec, grid, notes)
     if grid is not None:
-        from rank.fusion_plot import heatmap_png
+        from rank.fusion.plot import heatmap_png
 
         heatmap_png(grid, Path(request.out) / HEATMAP_FILE)
     for note in notes:

@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 
 from graphs.importers.stark import import_stark  # noqa: E402
 from graphs.snapshot import Snapshot  # noqa: E402
-from rank.baseline import BM25Baseline, StarkBM25Baseline, candidate_nodes  # noqa: E402
-from rank.stark_bm25 import STOPWORDS_EN, StarkBM25, stark_tokens  # noqa: E402
+from rank.baselines.bm25 import BM25Baseline, StarkBM25Baseline, candidate_nodes  # noqa: E402
+from rank.baselines.stark_bm25 import STOPWORDS_EN, StarkBM25, stark_tokens  # noqa: E402
 from tests.graphs.importers.test_stark_import import (  # noqa: E402
     PRIME_RELATIONS,
     PRIME_TYPES,

@@ -15,8 +15,8 @@ from evals.outcomes import OutcomeHandler
 from evals.request import RunRequest
 from evals.runner import RunPlan, StartHandler, execute
 from graphs.dense.search import SearchMode, open_snapshot_index
-from rank.baseline import RankingAsker
-from rank.dense_strategies import StrategyConfig, retrieve
+from rank.baselines.bm25 import RankingAsker
+from rank.baselines.dense_strategies import StrategyConfig, retrieve
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent.config import AgentConfig
 from agent.models.registry import parse_model_spec
-from rank.rerank_models import LocalScorer, RerankError, Scorer
-from rank.rerank_served import OpenAIScorer
+from rank.rerank.models import LocalScorer, RerankError, Scorer
+from rank.rerank.served import OpenAIScorer
 
 
 def make_scorer(

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from cli.app import build_app
 from graphs.dense.cosine import CosineIndex, top_of
 from graphs.dense.gme import normalised
-from rank.dense_strategies import SCHEDULES, StrategyConfig, quotas, retrieve
+from rank.baselines.dense_strategies import SCHEDULES, StrategyConfig, quotas, retrieve
 
 
 def _indexes(n: int = 60, d: int = 8) -> tuple[CosineIndex, CosineIndex, np.ndarray]:

@@ -1,7 +1,7 @@
 """`ark rerank`: score a stage-2 ranking's top candidates by P(yes), fuse back by tuned RRF.
 
 For every question of the tuning and output splits the top `depth` candidates of the source
-ranking are serialised (rank/rerank_doc.py) and scored (rank/rerank_models.py) through the
+ranking are serialised (rank/rerank/doc.py) and scored (rank/rerank/models.py) through the
 on-disk cache. The reranker's order is then fused with the source ranking by static RRF whose
 (w, k) are grid-searched on the tuning split (w weighs the reranker), as GRASP's stage 3. When the
 tuned fusion does not beat the source's own Hit@1 there, the source order stands (w = 0).
@@ -28,12 +28,12 @@ from evals.qa import QAItem, load_qa
 from evals.records import scored_record
 from evals.runstore import RunStore, check_run_dir
 from evals.sampling import QuestionSample
-from rank.fusion import StaticRRF, apply_spec, spec_record
-from rank.fusion_grid import GridResult, grid_search, prepare_question
+from rank.fusion.fuse import StaticRRF, apply_spec, spec_record
+from rank.fusion.grid import GridResult, grid_search, prepare_question
 from rank.rankings import RankingError, RankingSet, read_rankings
-from rank.rerank_cache import CacheStats, ScoreCache, cache_key
-from rank.rerank_doc import DocConfig, RerankPrompt, fit_document, grasp_limits, serialize_node
-from rank.rerank_models import LocalScorer, Scorer
+from rank.rerank.cache import CacheStats, ScoreCache, cache_key
+from rank.rerank.doc import DocConfig, RerankPrompt, fit_document, grasp_limits, serialize_node
+from rank.rerank.models import LocalScorer, Scorer
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class RerankRequest:
         protocol: Protocol whose Hit@1 the grid maximises.
         doc: Candidate serialisation.
         max_length: Tokens per chat for a local reranker (None: GRASP's limit for the graph,
-            2,048 for Prime and 1,024 otherwise; `rank.rerank_doc.grasp_limits`). A longer
+            2,048 for Prime and 1,024 otherwise; `rank.rerank.doc.grasp_limits`). A longer
             chat loses the end of its document, never its question.
     """
 
@@ -283,7 +283,7 @@ def run_rerank(
     _write_run(request, source, scorer, spec, out_pools, is_candidate)
     _write_spec_file(request, scorer, outcome)
     if grid is not None:
-        from rank.fusion_plot import heatmap_png
+        from rank.fusion.plot import heatmap_png
 
         heatmap_png(grid, Path(request.out) / HEATMAP_FILE)
     return outcome

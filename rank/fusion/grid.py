@@ -8,7 +8,7 @@ n_cand bucket in {1.0, 1.2, 1.4, 1.6, 2.0} x {0.8, 1.0, 1.2, 1.4} x {0.2, 0.4, 0
 aggressive) in {0, 0.25, 0.5, 0.75} x {0.5, 0.75, 1.0, 1.25} x {0.75, 1.0, 1.25, 1.5} x
 {1.0, 1.25, 1.5, 2.0}: GRASP's Appendix 7 grids exactly. Agents (an agent run first): the
 same k, one weight per fused-length bucket and one multiplier per confidence level (see
-rank/fusion.py), for each confidence signal.
+rank/fusion/fuse.py), for each confidence signal.
 A configuration is chosen by validation Hit@1, ties by MRR, under the chosen protocol.
 
 Every dynamic configuration is scored without re-fusing: a question's top node depends only
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphs.rrf import rank_matrix, rrf_scores
-from rank.fusion import (
+from rank.fusion.fuse import (
     LEVEL_FEATURES,
     AgentRRF,
     DynamicRRF,

@@ -11,11 +11,11 @@ import pytest
 
 from evals.runstore import RunStoreError, read_config, read_results
 from graphs.snapshot import Snapshot
-from rank.rerank_cache import RerankCacheError, ScoreCache, cache_key
-from rank.rerank_doc import DocConfig, RerankPrompt, serialize_node
-from rank.rerank_models import RerankError
-from rank.rerank_run import RerankRequest, run_rerank
-from rank.rerank_served import yes_probability
+from rank.rerank.cache import RerankCacheError, ScoreCache, cache_key
+from rank.rerank.doc import DocConfig, RerankPrompt, serialize_node
+from rank.rerank.models import RerankError
+from rank.rerank.run import RerankRequest, run_rerank
+from rank.rerank.served import yes_probability
 from tests.evals.eval_graph import build_tiny
 
 

@@ -1,0 +1,1 @@
+"""Rank fusion: static and dynamic RRF over ranking sources, its grid, its plot, `ark fuse`."""
