@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from evals.metrics import OVERALL
-from evals.runstore import read_config, read_failures, read_results
+from evals.runs.store import read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
 from rank.fusion.grid import STATIC_KS
 

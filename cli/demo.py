@@ -15,10 +15,10 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.trajectory import Trajectory
-from evals.outcomes import OutcomeHandler
-from evals.request import RunRequest
-from evals.runner import StartHandler, evaluate
-from evals.runstore import CONFIG_FILE, RunRecord, RunStoreError, read_results
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import StartHandler, evaluate
+from evals.runs.store import CONFIG_FILE, RunRecord, RunStoreError, read_results
 from evals.summary import RunSummary, summarize_run
 from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, SynthError, generate

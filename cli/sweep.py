@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.config import AgentConfig
-from evals.outcomes import OutcomeHandler
 from evals.report import Report, build_report
-from evals.request import RunRequest
-from evals.runner import StartHandler, evaluate
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import StartHandler, evaluate
 from graphs.errors import ConfigError
 from rank.baselines.bm25 import run_baseline
 

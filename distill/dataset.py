@@ -14,7 +14,7 @@ from distill.errors import RunDirError, SFTDataError
 from distill.rows import malformed_calls, trajectory_row
 from distill.splits import VAL_SOURCES, ValSource, assign_splits, official_val_ids
 from distill.stats import DatasetStats, approximate_tokens, count_tokens
-from evals.sampling import QuestionSample
+from evals.qa.sampling import QuestionSample
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def load_runs(run_dirs: Sequence[str | Path]) -> tuple[list[Question], set[str]]
     Raises:
         RunDirError: A directory is not a readable run directory.
     """
-    from evals.runstore import RunStoreError, read_config, read_results
+    from evals.runs.store import RunStoreError, read_config, read_results
 
     if not run_dirs:
         raise RunDirError("no run directory given; pass the --out directories of `ark eval`")

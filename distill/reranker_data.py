@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from distill.errors import DistillError
-from evals.qa import QAItem
+from evals.qa.sets import QAItem
 from rank.rankings import RankingSet
 from rank.rerank.doc import DocConfig, RerankPrompt, serialize_node
 

@@ -46,7 +46,7 @@ def official_val_ids(config: dict[str, Any], question_ids: Iterable[str]) -> set
         return ids
     if split not in (None, "all"):
         return set()
-    from evals.qa import QAError, load_qa
+    from evals.qa.sets import QAError, load_qa
 
     try:
         val = load_qa(path, OFFICIAL_SPLIT)

@@ -1,1 +1,1 @@
-"""QA sets, the batch runner, the run store, metrics and reports."""
+"""Evaluation: question sets (qa/), runs (runs/), answer runs (answers/), metrics and reports."""

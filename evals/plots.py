@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, PROTOCOL_TITLES, PROTOCOLS, ark_metrics
-from evals.runstore import RunRecord
+from evals.runs.store import RunRecord
 from evals.summary import RunSummary
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from evals.metrics import (
     metric_cell,
     successful_cell,
 )
-from evals.runstore import RunRecord, read_config, read_failures, read_results
+from evals.runs.store import RunRecord, read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
 
 REPORT_FILE = "report.md"

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from evals.metrics import OVERALL, Aggregate, aggregate
-from evals.runstore import FailureRecord, RunRecord, read_config, read_failures, read_results
+from evals.runs.store import FailureRecord, RunRecord, read_config, read_failures, read_results
 
 
 @dataclass

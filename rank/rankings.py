@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.runstore import CONFIG_FILE, RunRecord, read_config, read_results
+from evals.runs.store import CONFIG_FILE, RunRecord, read_config, read_results
 from graphs.errors import ArkError
 
 SOURCE_SEPARATOR = ","

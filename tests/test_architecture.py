@@ -46,5 +46,5 @@ def test_no_layer_imports_a_higher_layer(import_graph: grimp.ImportGraph) -> Non
 def test_the_checker_sees_an_upward_import() -> None:
     """The contract would fail on a violation: an agent module importing evals is found."""
     graph = grimp.build_graph(*PACKAGES, cache_dir=None)
-    graph.add_import(importer="agent.graph", imported="evals.runstore")
+    graph.add_import(importer="agent.graph", imported="evals.runs.store")
     assert graph.find_shortest_chains(importer="agent", imported="evals")

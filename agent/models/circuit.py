@@ -1,6 +1,6 @@
 """The one circuit breaker: stop a batch whose model endpoint is down, silent or too slow.
 
-Every batch that calls a served model counts with it: `ark eval` (questions, evals/runner.py)
+Every batch that calls a served model counts with it: `ark eval` (questions, evals/runs/runner.py)
 and `ark graph extract --extractor llm` (passages, agent/extract/llm.py); the served reranker
 stops at its first failure, a breaker of threshold 1 (rank/rerank/served.py).
 """

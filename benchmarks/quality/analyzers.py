@@ -40,7 +40,7 @@ import pyarrow as pa
 
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, CandidateFilter, aggregate
 from evals.metrics import score_question as score
-from evals.qa import load_qa
+from evals.qa.sets import load_qa
 from graphs.build.memory import build_snapshot
 from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.metrics import ark_metrics
-from evals.qa import load_qa
+from evals.qa.sets import load_qa
 from graphs.dense.cosine import CosineIndex
 from graphs.dense.embeddings import PLAIN, Embeddings
 from graphs.dense.encoder import TextEncoder

@@ -35,8 +35,8 @@ def ark(*args: str | Path) -> None:
 
 def run_agent(snap: Path, split: str, out: Path, model: str, limit: int, args: Any) -> float:
     from agent.config import AgentConfig
-    from evals.request import RunRequest
-    from evals.runner import evaluate
+    from evals.runs.request import RunRequest
+    from evals.runs.runner import evaluate
     from tools.config import ToolConfig
 
     started = time.perf_counter()
@@ -63,7 +63,7 @@ def run_agent(snap: Path, split: str, out: Path, model: str, limit: int, args: A
 
 def scores(run_dir: Path, total: int) -> dict[str, float]:
     """Mean ARK metrics over `total` questions (a question missing from the run is a miss)."""
-    from evals.runstore import read_results
+    from evals.runs.store import read_results
 
     records = read_results(run_dir)
     return {m: sum(r.metrics["ark"][m] for r in records) / total for m in METRICS}

@@ -29,7 +29,7 @@ from pathlib import Path
 from benchmarks.harness import ark
 from benchmarks.run_tables import heatmap, subset_summary, table
 from evals.metrics import PROTOCOL_TITLES, PROTOCOLS
-from evals.runstore import read_results
+from evals.runs.store import read_results
 
 DOMAINS = ("products", "academic", "biomed")
 ARK = [sys.executable, "-c", "from cli.app import main; main()"]

@@ -30,7 +30,7 @@ from pathlib import Path
 from benchmarks.harness import ark
 from benchmarks.run_tables import heatmap, subset_summary, table
 from evals.metrics import PROTOCOL_TITLES, PROTOCOLS, CandidateFilter, score_question
-from evals.runstore import read_config, read_failures, read_results
+from evals.runs.store import read_config, read_failures, read_results
 from evals.summary import RunSummary, summarize_records
 from graphs.snapshot import Snapshot
 

@@ -6,7 +6,7 @@ first, every homonym kept, homonyms ordered by the question's BM25), take the wh
 neighbourhood of each linked node (every relation, both directions), rank what is reached by
 how many linked nodes reach it, then by the BM25 of the question's words outside the linked
 spans, and fill to k with plain BM25 of the whole question. Every listed node is of the
-snapshot's candidate types. It writes a run directory like `ark baseline bm25` (evals.runner),
+snapshot's candidate types. It writes a run directory like `ark baseline bm25` (evals.runs.runner),
 so `ark eval report` and `evals.summary.summarize_run` read it.
 
     .venv/bin/python -m benchmarks.quality.generic_reference SNAPSHOT --qa QA --split test \
@@ -27,9 +27,9 @@ import numpy as np
 
 from agent.trajectory import QuestionResult
 from evals.metrics import OVERALL, PROTOCOL_TITLES, PROTOCOLS
-from evals.outcomes import OutcomeHandler
-from evals.request import RunRequest
-from evals.runner import RunPlan, StartHandler, execute
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import RunPlan, StartHandler, execute
 from evals.summary import RunSummary, summarize_run
 from graphs.snapshot import Snapshot
 from rank.baselines.bm25 import DEFAULT_K
@@ -223,7 +223,7 @@ def run_generic_reference(
     """Answer the questions of `request` into `request.out`, as `rank.baselines.bm25.run_baseline`.
 
     Raises:
-        RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+        RunStoreError, GraphError, QAError: as `evals.runs.runner.execute`.
     """
     return execute(
         request,

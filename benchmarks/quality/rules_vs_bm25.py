@@ -20,8 +20,8 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, PROTOCOL_TITLES, PROTOCOLS
-from evals.request import RunRequest
-from evals.runner import evaluate
+from evals.runs.request import RunRequest
+from evals.runs.runner import evaluate
 from evals.summary import RunSummary, summarize_run
 from graphs.build.options import BuildOptions
 from graphs.manifest import read_manifest

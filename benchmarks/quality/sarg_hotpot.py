@@ -23,9 +23,9 @@ from answer.config import SargConfig
 from answer.encoding import load_encoder
 from answer.factory import make_answerer
 from benchmarks.quality.ner_reference import reference_answer
-from evals.answer_metrics import normalize_answer, score_answer
-from evals.answer_report import load_answer_runs, markdown_answers_report
-from evals.answer_run import AnswerRecord, load_answer_qa, run_answers
+from evals.answers.metrics import normalize_answer, score_answer
+from evals.answers.report import load_answer_runs, markdown_answers_report
+from evals.answers.run import AnswerRecord, load_answer_qa, run_answers
 from graphs.importers.documents.build import DocumentBuildConfig, build_document_snapshot
 from graphs.importers.documents.cache import ExtractionCache
 from graphs.importers.documents.spacy_extractor import SpacyExtractor, load_pipeline

@@ -29,7 +29,7 @@ from answer.config import SargConfig
 from answer.encoding import load_encoder
 from answer.factory import make_answerer
 from answer.result import ChainRecord
-from evals.answer_metrics import score_answer
+from evals.answers.metrics import score_answer
 from graphs.build.options import BuildOptions
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate

@@ -90,7 +90,7 @@ def evaluate(args: argparse.Namespace, model: str, out: Path, extra: list[str]) 
 
 def summary(out: Path, wall_s: float) -> dict[str, Any]:
     """Metrics and model-turn timings of one run directory."""
-    from evals.runstore import read_failures, read_results
+    from evals.runs.store import read_failures, read_results
 
     records = read_results(out)
     turn_s = [

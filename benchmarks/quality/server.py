@@ -24,7 +24,7 @@ from typing import Any
 
 
 def report(run_dir: Path, questions: int, wall_s: float) -> dict[str, Any]:
-    from evals.runstore import read_failures, read_results
+    from evals.runs.store import read_failures, read_results
 
     records = read_results(run_dir)
     failures = read_failures(run_dir)
@@ -83,8 +83,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from agent.config import AgentConfig
-    from evals.request import RunRequest
-    from evals.runner import evaluate
+    from evals.runs.request import RunRequest
+    from evals.runs.runner import evaluate
     from tools.config import ToolConfig
 
     tools = ToolConfig(

@@ -54,9 +54,9 @@ def run_agent(
     snap: Path, split: str, out: Path, model: str, limit: int, args: argparse.Namespace
 ) -> float:
     from agent.config import AgentConfig
-    from evals.request import RunRequest
-    from evals.runner import evaluate
-    from evals.runstore import read_results
+    from evals.runs.request import RunRequest
+    from evals.runs.runner import evaluate
+    from evals.runs.store import read_results
 
     if out.exists() and len(read_results(out)) >= limit:
         return 0.0  # finished in an earlier invocation
@@ -85,8 +85,8 @@ def run_agent(
 
 def scores(run_dir: Path, total: int) -> dict[str, dict[str, float]]:
     """Mean metrics per protocol over the first `total` questions (a missing one is a miss)."""
-    from evals.qa import load_qa
-    from evals.runstore import read_results
+    from evals.qa.sets import load_qa
+    from evals.runs.store import read_results
 
     snap = run_dir.parent / "snap"
     wanted = {item.id for item in load_qa(snap / "qa" / "test.jsonl", "all")[:total]}
@@ -99,7 +99,7 @@ def scores(run_dir: Path, total: int) -> dict[str, dict[str, float]]:
 
 def diagnose(run_dir: Path) -> dict[str, Any]:
     """Where a run's trajectories go wrong: tool errors, stop reasons, calls per agent."""
-    from evals.runstore import read_results
+    from evals.runs.store import read_results
 
     errors: Counter[str] = Counter()
     stops: Counter[str] = Counter()

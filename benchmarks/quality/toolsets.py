@@ -2,7 +2,7 @@
 
 For each synthetic domain (`ark graph synth`, seed 0, default size) the test split is run by
 the rule policy (3 agents, 20 steps: the paper's settings) once per setup, through the same
-`evals.runner.evaluate` that `ark eval` runs, and scored per family (STaRK protocol):
+`evals.runs.runner.evaluate` that `ark eval` runs, and scored per family (STaRK protocol):
 
 * ``extended``: today's default (search with a node_types filter, neighbors with k up to 50);
 * ``paper``: Search(q, k) with no type filter, neighbors with a fixed budget of 20;
@@ -21,9 +21,9 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from evals.metrics import METRIC_NAMES, METRIC_TITLES, OVERALL, aggregate
-from evals.request import RunRequest
-from evals.runner import evaluate
-from evals.runstore import read_results
+from evals.runs.request import RunRequest
+from evals.runs.runner import evaluate
+from evals.runs.store import read_results
 from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, generate
 from tools.config import ToolConfig

@@ -34,7 +34,7 @@ MODES = ("serial", "serial+reuse")
 
 def agent_groups(run_dir: Path, groups: int, agents: int) -> list[list[list[Turn]]]:
     """`groups` groups of `agents` trajectories, each as its list of (conversation, tools)."""
-    from evals.runstore import read_results
+    from evals.runs.store import read_results
 
     trajectories = []
     for record in read_results(run_dir):

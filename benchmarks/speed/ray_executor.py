@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.executor import ExecutorConfig
-from evals.request import RunRequest
+from evals.runs.executor import ExecutorConfig
+from evals.runs.request import RunRequest
 from rank.baselines.plan_run import run_plans
 
 

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from evals.qa import load_qa
+from evals.qa.sets import load_qa
 from graphs.snapshot import Snapshot
 from rank.rankings import read_rankings
 from rank.rerank.doc import DocConfig, RerankPrompt

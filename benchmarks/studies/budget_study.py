@@ -35,9 +35,9 @@ from distill.dataset import DatasetOptions, build_sft_dataset
 from distill.errors import TrainConfigError
 from distill.train import train_student
 from evals.metrics import METRIC_NAMES, METRIC_TITLES
-from evals.request import RunRequest
-from evals.runner import evaluate
-from evals.sampling import QuestionSample
+from evals.qa.sampling import QuestionSample
+from evals.runs.request import RunRequest
+from evals.runs.runner import evaluate
 from evals.summary import summarize_run
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.models.rules.rank_fusion import reciprocal_rank_fusion, zscore_fusion
-from evals.runstore import RunRecord, read_results
+from evals.runs.store import RunRecord, read_results
 from tools.listing_parse import ListedNode, parse_listing
 
 Fusion = Callable[[Sequence[Sequence[ListedNode]]], list[ListedNode]]

@@ -135,8 +135,8 @@ def main() -> None:
 
     from benchmarks.studies.budget_study import run_budget_study
     from distill.errors import DistillError
-    from evals.qa import QAError
-    from evals.runstore import RunStoreError
+    from evals.qa.sets import QAError
+    from evals.runs.store import RunStoreError
     from graphs.errors import GraphError
 
     if not args.tiny and (args.snapshot is None or args.qa is None):

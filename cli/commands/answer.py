@@ -24,7 +24,7 @@ from cli.flags.sarg import SargFlags
 from cli.guards import fail
 from cli.output.answer_text import print_answer, time_split
 from cli.output.language_warning import LanguageWarning
-from evals.qa_records import check_question
+from evals.qa.records import check_question
 
 if TYPE_CHECKING:
     from answer.pipeline import Answerer
@@ -146,7 +146,7 @@ def eval_answers(
 
     A question whose attempt failed scores 0 in the means (and is listed); --resume retries it.
     """
-    from evals.answer_run import load_answer_qa, run_answers, summarise, unresolved_failures
+    from evals.answers.run import load_answer_qa, run_answers, summarise, unresolved_failures
 
     wiring = _wiring(sarg, endpoint)
     console = Console(stderr=True)
@@ -175,7 +175,7 @@ def eval_answers(
     pool = None
     try:
         if executor.kind == "ray":
-            from evals.ray_answers import RayAnswers
+            from evals.answers.ray_workers import RayAnswers
 
             make = functools.partial(worker_answerer, snapshot, wiring, executor.endpoints)
             pool = RayAnswers(make, executor.workers)
@@ -211,7 +211,7 @@ def answers_report(
     as_json: JsonOpt = False,
 ) -> None:
     """Answers runs side by side: EM, F1 and timings per run, then every question's answers."""
-    from evals.answer_report import load_answer_runs, markdown_answers_report
+    from evals.answers.report import load_answer_runs, markdown_answers_report
 
     loaded = load_answer_runs(runs)
     if as_json:

@@ -18,7 +18,7 @@ from cli.flags.groups import with_flags
 from cli.guards import fail
 from cli.output.language_warning import LanguageWarning
 from cli.output.render import TracePrinter, answer_table, result_summary
-from evals.qa_records import MAX_QUESTION_CHARS, check_question
+from evals.qa.records import MAX_QUESTION_CHARS, check_question
 from graphs.snapshot import Snapshot
 
 QuestionArg = Annotated[
@@ -73,8 +73,8 @@ def ask(
 
 def _check_save(run_dir: Path, config: AgentConfig, snapshot: Path) -> None:
     """Fail before the agents run when the answer could not be saved to `run_dir`."""
-    from evals.answer_log import answer_run_config, check_answer_dir
-    from evals.runstore import RunStoreError
+    from evals.answers.log import answer_run_config, check_answer_dir
+    from evals.runs.store import RunStoreError
 
     try:
         check_answer_dir(run_dir, answer_run_config(config.to_record(), snapshot))
@@ -85,8 +85,8 @@ def _check_save(run_dir: Path, config: AgentConfig, snapshot: Path) -> None:
 def _save(
     run_dir: Path, result: QuestionResult, config: AgentConfig, snapshot: Path, *, quiet: bool
 ) -> None:
-    from evals.answer_log import answer_run_config, save_answer
-    from evals.runstore import RunStoreError
+    from evals.answers.log import answer_run_config, save_answer
+    from evals.runs.store import RunStoreError
 
     try:
         save_answer(run_dir, result, answer_run_config(config.to_record(), snapshot))

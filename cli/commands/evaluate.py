@@ -53,7 +53,7 @@ def run_with_progress(
 ) -> None:
     """Run `execute(on_start=..., on_outcome=...)` under a progress bar, then print the summary."""
     from cli.output.console import RunProgress, failure_notes, plan_messages, results_table
-    from evals.runner import RunPlan
+    from evals.runs.runner import RunPlan
     from evals.summary import summarize_run
 
     err = Console(stderr=True)
@@ -125,7 +125,7 @@ def eval_run(
     concurrency: ConcurrencyOpt = 4,
 ) -> None:
     """Evaluate agents on the questions of QA over SNAPSHOT (also `ark eval SNAPSHOT ...`)."""
-    from evals.runner import evaluate
+    from evals.runs.runner import evaluate
 
     config = agent.config()
     request = run.request(snapshot, concurrency=concurrency)

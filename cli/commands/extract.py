@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agent.config import AgentConfig
     from agent.models.openai import OpenAIChatModel
     from agent.models.structured import StructuredMode
-    from evals.ray_extraction import RayExtractor
+    from evals.runs.ray_extraction import RayExtractor
 
 ExtractorName = Literal["spacy", "llm"]
 
@@ -200,7 +200,7 @@ def extract(
             extractor, endpoint, concurrency, rpm, tools, mode, spacy_model=spacy_model
         )
         if executor.kind == "ray":
-            from evals.ray_extraction import RayExtractor
+            from evals.runs.ray_extraction import RayExtractor
 
             worker = ray_worker = RayExtractor(make, worker, executor.workers)
         config = replace(config, endpoint=settings)

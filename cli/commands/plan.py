@@ -16,11 +16,11 @@ from cli.flags.executor import ExecutorFlags
 from cli.flags.groups import with_flags
 from cli.flags.run import SampleFlags
 from cli.guards import user_errors
-from evals.qa_records import check_question
+from evals.qa.records import check_question
 
 if TYPE_CHECKING:
     from agent.planner import Planned, Planner, PlannerConfig
-    from evals.executor import ExecutorConfig
+    from evals.runs.executor import ExecutorConfig
     from graphs.snapshot import Snapshot
     from tools.dense import DenseSearch
     from tools.plans.execute import PlanOutcome
@@ -189,7 +189,7 @@ def _batch(
     max_tokens: int, encoder: Path | None, depth: int, split: str | None,
     questions: SampleFlags, resume: bool, executor: ExecutorConfig,
 ) -> None:  # fmt: skip
-    from evals.request import RunRequest
+    from evals.runs.request import RunRequest
     from rank.baselines.plan_run import run_plans
 
     request = RunRequest(

@@ -72,7 +72,7 @@ def reranker(
     from agent.models.hf.loader import load_tokenizer
     from distill.reranker_data import RerankDataOptions, build_records, write_data
     from distill.reranker_train import RerankerTrainConfig, train_reranker
-    from evals.qa import load_qa
+    from evals.qa.sets import load_qa
     from graphs.snapshot import Snapshot
     from rank.rankings import read_rankings
     from rank.rerank.doc import RerankPrompt

@@ -10,7 +10,7 @@ import typer
 from cli.flags.groups import flag_group
 
 if TYPE_CHECKING:
-    from evals.executor import ExecutorConfig
+    from evals.runs.executor import ExecutorConfig
 
 ExecutorOpt = Annotated[
     str,
@@ -60,7 +60,7 @@ class ExecutorFlags:
 
     def config(self) -> ExecutorConfig:
         """The ExecutorConfig these flags ask for (raises ConfigError on a bad mix)."""
-        from evals.executor import ExecutorConfig
+        from evals.runs.executor import ExecutorConfig
 
         urls = tuple(url.strip() for url in (self.endpoints or "").split(",") if url.strip())
         return ExecutorConfig(

@@ -12,8 +12,8 @@ from cli.flags.agent import out_dir
 from cli.flags.groups import flag_group
 
 if TYPE_CHECKING:
-    from evals.request import RunRequest
-    from evals.sampling import QuestionSample
+    from evals.qa.sampling import QuestionSample
+    from evals.runs.request import RunRequest
 
 QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
 OutOpt = Annotated[
@@ -89,7 +89,7 @@ class SampleFlags:
 
 def question_sample(size: int | None, fraction: float | None, seed: int) -> QuestionSample:
     """The QuestionSample of --sample / --sample-fraction / --seed (SampleError on bad values)."""
-    from evals.sampling import QuestionSample
+    from evals.qa.sampling import QuestionSample
 
     return QuestionSample(size=size, fraction=fraction, seed=seed)
 
@@ -116,7 +116,7 @@ class RunFlags:
             SampleError: bad sample values (both a size and a fraction, a fraction out of range).
             ConfigError: a limit or concurrency below 1.
         """
-        from evals.request import RunRequest
+        from evals.runs.request import RunRequest
 
         sample = question_sample(self.sample, self.sample_fraction, self.seed)
         return RunRequest(

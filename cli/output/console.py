@@ -33,9 +33,9 @@ from evals.metrics import (
     metric_cell,
     successful_cell,
 )
-from evals.outcomes import Outcome, OutcomeHandler
 from evals.report import Report
-from evals.runner import RunPlan, StartHandler
+from evals.runs.outcomes import Outcome, OutcomeHandler
+from evals.runs.runner import RunPlan, StartHandler
 from evals.summary import RunSummary
 
 ETA_AFTER = 3

@@ -112,7 +112,7 @@ class ReplCommands:
 
         from answer.config import SargConfig
         from cli.output.answer_text import print_answer, time_split
-        from evals.qa_records import check_question
+        from evals.qa.records import check_question
 
         if not rest:
             raise CommandError("usage: :answer QUESTION")
@@ -146,8 +146,8 @@ class ReplCommands:
 
     def save(self, rest: str) -> None:
         """Append the last result to a run directory, in the `ark eval` record format."""
-        from evals.answer_log import answer_run_config, save_answer
-        from evals.runstore import RunStoreError
+        from evals.answers.log import answer_run_config, save_answer
+        from evals.runs.store import RunStoreError
 
         if not rest:
             raise CommandError("usage: :save RUN_DIR")

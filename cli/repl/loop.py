@@ -14,7 +14,7 @@ from cli.output.safe_text import for_markup
 from cli.repl.directives import COMMANDS, ReplCommands
 from cli.repl.lines import LineReader
 from cli.repl.session import ReplSession
-from evals.qa_records import check_question
+from evals.qa.records import check_question
 from graphs.errors import ArkError
 
 logger = logging.getLogger(__name__)

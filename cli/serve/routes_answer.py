@@ -15,7 +15,7 @@ from cli.serve.context import ServeContext
 from cli.serve.routes_graph import node_card
 from cli.serve.runs import ThreadedRun
 from cli.serve.state import ServedGraph
-from evals.qa_records import MAX_QUESTION_CHARS, check_question
+from evals.qa.records import MAX_QUESTION_CHARS, check_question
 
 _POLL_S = 0.25
 

@@ -29,8 +29,8 @@ from cli.serve.context import ServeContext
 from cli.serve.routes_graph import node_card
 from cli.serve.runs import ThreadedRun
 from cli.serve.state import ServedGraph, ServeError
-from evals.answer_log import answer_run_config, save_answer, save_cancelled
-from evals.qa_records import MAX_QUESTION_CHARS, check_question
+from evals.answers.log import answer_run_config, save_answer, save_cancelled
+from evals.qa.records import MAX_QUESTION_CHARS, check_question
 from graphs.errors import ArkError
 
 EVENT_STREAM = "text/event-stream"

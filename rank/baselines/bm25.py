@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from agent.trajectory import QuestionResult
-from evals.outcomes import OutcomeHandler
-from evals.request import RunRequest
-from evals.runner import RunPlan, StartHandler, execute
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import RunPlan, StartHandler, execute
 from rank.baselines.stark_bm25 import StarkBM25, StarkBM25Params
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def run_baseline(
         on_outcome: Called after each question is on disk.
 
     Raises:
-        RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+        RunStoreError, GraphError, QAError: as `evals.runs.runner.execute`.
         ValueError: `k` < 1 or an unknown preset.
     """
     if k < 1:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evals.outcomes import OutcomeHandler
-from evals.request import RunRequest
-from evals.runner import RunPlan, StartHandler, execute
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import RunPlan, StartHandler, execute
 from graphs.dense.search import SearchMode, open_snapshot_index
 from rank.baselines.bm25 import RankingAsker
 from rank.baselines.dense_strategies import StrategyConfig, retrieve
@@ -99,7 +99,7 @@ def run_dense_baseline(
         search: Through the HNSW indexes ("auto" when built, "ann") or the exact scan.
 
     Raises:
-        RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+        RunStoreError, GraphError, QAError: as `evals.runs.runner.execute`.
     """
     request = replace(request, concurrency=1)  # one question at a time: encoding is the cost
     method = {

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.trajectory import QuestionResult
-from evals.executor import LOCAL, ExecutorConfig
-from evals.outcomes import OutcomeHandler
-from evals.request import RunRequest
-from evals.runner import RunPlan, StartHandler, execute
+from evals.runs.executor import LOCAL, ExecutorConfig
+from evals.runs.outcomes import OutcomeHandler
+from evals.runs.request import RunRequest
+from evals.runs.runner import RunPlan, StartHandler, execute
 from tools.plans.execute import PlanExecutor, PlanOutcome
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def run_plans(
         make_planner_at: Builds the planner bound to one of `executor.endpoints`.
 
     Raises:
-        RunStoreError, GraphError, QAError: as `evals.runner.execute`.
+        RunStoreError, GraphError, QAError: as `evals.runs.runner.execute`.
     """
 
     def asker_with(snapshot: Snapshot, planner: Planner) -> PlanAsker:

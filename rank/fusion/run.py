@@ -20,9 +20,9 @@ from typing import Any
 
 from agent.trajectory import QuestionResult
 from evals.metrics import CandidateFilter, CandidateTest
-from evals.qa import QAItem, load_qa
-from evals.records import scored_record
-from evals.runstore import CONFIG_FILE, RunStore, read_config, read_results
+from evals.qa.sets import QAItem, load_qa
+from evals.runs.scoring import scored_record
+from evals.runs.store import CONFIG_FILE, RunStore, read_config, read_results
 from rank.fusion.fuse import (
     DEFAULT_K,
     FusionSpec,

@@ -24,10 +24,10 @@ from typing import Any
 
 from agent.trajectory import QuestionResult
 from evals.metrics import CandidateFilter, CandidateTest, score_question
-from evals.qa import QAItem, load_qa
-from evals.records import scored_record
-from evals.runstore import RunStore, check_run_dir
-from evals.sampling import QuestionSample
+from evals.qa.sampling import QuestionSample
+from evals.qa.sets import QAItem, load_qa
+from evals.runs.scoring import scored_record
+from evals.runs.store import RunStore, check_run_dir
 from rank.fusion.fuse import StaticRRF, apply_spec, spec_record
 from rank.fusion.grid import GridResult, grid_search, prepare_question
 from rank.rankings import RankingError, RankingSet, read_rankings

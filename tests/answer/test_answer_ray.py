@@ -14,7 +14,7 @@ import pytest
 from answer.config import SargConfig
 from answer.result import AnswerResult
 from cli.commands.answer import Wiring, worker_answerer
-from evals.answer_run import load_answer_qa, read_answers, run_answers
+from evals.answers.run import load_answer_qa, read_answers, run_answers
 
 
 class Echo:
@@ -40,7 +40,7 @@ def _qa(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_answers_on_ray_workers_equal_a_local_run(ray_cluster: str, tmp_path: Path) -> None:
-    from evals.ray_answers import RayAnswers
+    from evals.answers.ray_workers import RayAnswers
 
     items = load_answer_qa(_qa(tmp_path))
     local = asyncio.run(run_answers(Echo().answer, items, tmp_path / "local", {}))

@@ -23,8 +23,8 @@ from benchmarks.quality.generic_reference import (
     main,
     run_generic_reference,
 )
-from evals.request import RunRequest
-from evals.runstore import read_results
+from evals.runs.request import RunRequest
+from evals.runs.store import read_results
 from evals.summary import summarize_run
 from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
-from evals.runstore import RunRecord, RunStore
+from evals.runs.store import RunRecord, RunStore
 
 TOOLS: list[dict[str, Any]] = [
     {

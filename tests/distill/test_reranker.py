@@ -23,8 +23,8 @@ from distill.reranker_train import (
     listwise_loss,
     train_reranker,
 )
-from evals.qa import load_qa
-from evals.runstore import read_results
+from evals.qa.sets import load_qa
+from evals.runs.store import read_results
 from graphs.snapshot import Snapshot
 from rank.rankings import read_rankings
 from rank.rerank.doc import RerankPrompt, serialize_node

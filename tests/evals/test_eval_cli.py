@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from agent.config import AgentConfig
 from cli.app import build_app
-from evals.request import RunRequest
-from evals.runner import evaluate
-from evals.runstore import read_failures, read_results
+from evals.runs.request import RunRequest
+from evals.runs.runner import evaluate
+from evals.runs.store import read_failures, read_results
 from evals.summary import summarize_run
 from tests.evals.eval_graph import build_tiny
 

@@ -15,7 +15,7 @@ from cli.demo import DemoRequest, pick_example, run_demo, trajectory_lines
 from cli.sweep import cell_dir, parse_grid
 from evals.plots import grid_heatmaps, heatmap_grids, neighbors_counts, tool_share_plot
 from evals.report import build_report
-from evals.runstore import FailureRecord, RunRecord, RunStore, read_config, read_results
+from evals.runs.store import FailureRecord, RunRecord, RunStore, read_config, read_results
 from evals.summary import summarize_run
 from tests.evals.eval_graph import build_tiny
 
@@ -135,8 +135,8 @@ def test_neighbors_counts_label_each_trajectory_by_its_own_success() -> None:
 
 
 def test_the_runner_scores_every_agent_for_figure_5(tiny, tmp_path: Path) -> None:
-    from evals.request import RunRequest
-    from evals.runner import evaluate
+    from evals.runs.request import RunRequest
+    from evals.runs.runner import evaluate
 
     snapshot, qa = tiny
     evaluate(
@@ -284,7 +284,7 @@ def test_console_note_and_progress_count_failures_as_misses(tmp_path: Path) -> N
     from rich.console import Console
 
     from cli.output.console import RunProgress, failure_notes
-    from evals.outcomes import Outcome
+    from evals.runs.outcomes import Outcome
 
     all_failed = summarize_run(write_run(tmp_path / "f", 1, 5, [], failures=2))
     (note,) = failure_notes([all_failed])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.trajectory import QuestionResult, StepRecord, Trajectory
-from evals.runstore import RunRecord, RunStore
+from evals.runs.store import RunRecord, RunStore
 from rank.rankings import RankingError, agent_signals, read_rankings
 
 

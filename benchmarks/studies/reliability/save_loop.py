@@ -7,7 +7,7 @@ from pathlib import Path
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.trajectory import new_question_id
-from evals.answer_log import answer_run_config, save_answer
+from evals.answers.log import answer_run_config, save_answer
 from graphs.snapshot import Snapshot
 
 snapshot, run_dir, tag, n = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])

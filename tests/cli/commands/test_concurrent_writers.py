@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.runstore import RESULTS_FILE, read_results
+from evals.runs.store import RESULTS_FILE, read_results
 from tests.evals.eval_graph import build_tiny
 from tests.evals.gated_ark import ANSWERABLE_ENV
 
@@ -80,7 +80,7 @@ SAVE_LOOP = textwrap.dedent(
     from agent.config import AgentConfig
     from agent.factory import make_agent
     from agent.trajectory import new_question_id
-    from evals.answer_log import answer_run_config, save_answer
+    from evals.answers.log import answer_run_config, save_answer
     from graphs.snapshot import Snapshot
 
     snapshot, run_dir, tag = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.app import build_app
-from evals.runstore import read_config, read_results
+from evals.runs.store import read_config, read_results
 from graphs.synth.generate import generate
 
 runner = CliRunner()

@@ -18,7 +18,7 @@ from cli.flags.agent import agent_config
 from cli.repl.lines import StreamReader
 from cli.repl.loop import Repl
 from cli.repl.session import ReplSession
-from evals.runstore import RESULTS_FILE, RunStoreError, read_results
+from evals.runs.store import RESULTS_FILE, RunStoreError, read_results
 from graphs.snapshot import Snapshot
 from tests.evals.eval_graph import build_tiny
 

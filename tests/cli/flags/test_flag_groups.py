@@ -21,7 +21,7 @@ from cli.flags.imports import EXTRACT_WITHOUT, SYNTH_WITHOUT, ImportFlags
 from cli.flags.rerank import RerankDocFlags
 from cli.flags.run import RunFlags, SampleFlags
 from cli.flags.sarg import SargFlags
-from evals.sampling import SampleError
+from evals.qa.sampling import SampleError
 from graphs.errors import ConfigError
 
 AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "distill direction-labels"}

@@ -16,10 +16,10 @@ from cli.app import build_app
 from cli.output.config_doc import attribute_docs, commented_yaml
 from cli.output.console import RunProgress, report_view
 from distill.config import LoraSettings, TrainConfig, config_from_dict
-from evals.outcomes import Outcome
 from evals.report import build_report
-from evals.runner import RunPlan
-from evals.runstore import FailureRecord
+from evals.runs.outcomes import Outcome
+from evals.runs.runner import RunPlan
+from evals.runs.store import FailureRecord
 from tests.evals.test_eval_report import record, write_run
 
 

@@ -21,7 +21,7 @@ from cli.output.safe_text import printable
 from cli.repl.lines import StreamReader
 from cli.repl.loop import Repl
 from cli.repl.session import ReplSession
-from evals.qa_records import MAX_QUESTION_CHARS
+from evals.qa.records import MAX_QUESTION_CHARS
 from graphs.build.memory import build_snapshot
 from graphs.snapshot import Snapshot
 

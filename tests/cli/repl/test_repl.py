@@ -21,7 +21,7 @@ from agent.models.scripted import tool_call_message
 from cli.repl.lines import StreamReader
 from cli.repl.loop import Repl
 from cli.repl.session import ReplSession
-from evals.runstore import read_results
+from evals.runs.store import read_results
 from graphs.snapshot import Snapshot
 
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from cli.http_security import http_security
 from cli.serve.app import build
-from evals.runstore import read_results
+from evals.runs.store import read_results
 from tests.answer.word_encoder import WordEncoder
 from tests.cli.serve.serve_fixtures import make_context
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from evals.runstore import RunStoreError, read_config, read_results
+from evals.runs.store import RunStoreError, read_config, read_results
 from graphs.snapshot import Snapshot
 from rank.rerank.cache import RerankCacheError, ScoreCache, cache_key
 from rank.rerank.doc import DocConfig, RerankPrompt, serialize_node
@@ -189,8 +189,8 @@ def test_limit_and_no_tuning(tiny: dict[str, Path], tmp_path: Path) -> None:
 def test_sample_takes_the_same_seeded_questions_of_each_split(
     tiny: dict[str, Path], tmp_path: Path
 ) -> None:
-    from evals.qa import load_qa
-    from evals.sampling import QuestionSample
+    from evals.qa.sampling import QuestionSample
+    from evals.qa.sets import load_qa
 
     sample = QuestionSample(size=2, seed=3)
     scorer = OracleScorer()

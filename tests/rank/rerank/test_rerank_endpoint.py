@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from agent.models.base import EndpointTimeoutError, EndpointUnreachableError
 from cli.app import build_app
-from evals.runstore import read_config
+from evals.runs.store import read_config
 from rank.rerank.served import OpenAIScorer
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault
 from tests.agent.models.openai.test_openai_busy import SingleSlotServer

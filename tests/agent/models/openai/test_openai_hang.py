@@ -18,8 +18,8 @@ from agent.models.base import EndpointTimeoutError, EndpointUnreachableError, Mo
 from agent.models.openai.model import OpenAIChatModel
 from agent.models.openai.retry import RetryPolicy
 from cli.app import build_app
-from evals.circuit import UNREACHABLE
-from evals.runstore import read_failures, read_results
+from evals.runs.circuit import UNREACHABLE
+from evals.runs.store import read_failures, read_results
 from tests.agent.fake_openai_server import FakeOpenAIServer, Fault
 from tests.evals.eval_graph import build_tiny
 

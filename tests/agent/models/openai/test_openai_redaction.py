@@ -12,10 +12,10 @@ from agent.config import AgentConfig
 from agent.models.endpoint_url import redact_url
 from agent.models.openai.model import OpenAIChatModel
 from cli.app import build_app
-from evals.runstore import read_failures, read_results
+from evals.runs.store import read_failures, read_results
 from tests.agent.fake_openai_server import FakeOpenAIServer
 from tests.evals.eval_graph import build_tiny
-from tests.evals.test_eval_faults import scripted_agent
+from tests.evals.runs.test_eval_faults import scripted_agent
 
 SECRET = "s3cr3t-pw"
 
