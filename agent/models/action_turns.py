@@ -37,13 +37,20 @@ from agent.models.structured import (
 )
 from prompts.loader import render_prompt
 from tools.json_schema import closed_object
-from tools.listing_parse import parse_listing
+from tools.listing_parse import parse_listing, parse_names
 
 SCHEMA_NAME = "tool_action"
 SELECT = "select"
 MAX_SEEN_IDS = 512
-"""Past this many listed ids `select` keeps its plain string items (the toolset still refuses
-an id no tool showed)."""
+"""Past this many listed ids `select` and `node_id` arguments keep plain strings (the toolset
+still refuses an id no tool showed)."""
+MAX_STRING_CHARS = 300
+"""Longest free string argument an action may hold (a query, a reason): a small model under
+a grammar otherwise writes one string to the token cap (Gemma 3 270M: a 256-token
+`node_id` of digits) and the turn holds no call."""
+MAX_LIST_ITEMS = 50
+"""Longest list argument an action may hold (the tools' own largest k)."""
+NODE_ID = "node_id"
 
 
 class ToolCallMode(StrEnum):
@@ -59,22 +66,48 @@ def action_schema(tools: list[dict[str, Any]], seen: Sequence[str] = ()) -> dict
 
     Args:
         tools: The offered tools (their argument schemas are used as they are).
-        seen: Node ids the conversation's tools have listed so far: `select` may name only
-            those (an enum, up to `MAX_SEEN_IDS`), so a small model cannot invent one.
+        seen: Node ids the conversation's tools have listed so far: `select` and a
+            `node_id` argument may name only those (an enum, up to `MAX_SEEN_IDS`), so a
+            small model cannot invent one. Free strings and lists are bounded
+            (`MAX_STRING_CHARS`, `MAX_LIST_ITEMS`) so a grammar cannot let one run to the
+            token cap.
     """
     choices = []
     for tool in tools:
         name = tool["function"]["name"]
-        arguments = tool["function"].get("parameters") or {"type": "object"}
-        if name == SELECT and seen and len(seen) <= MAX_SEEN_IDS:
-            arguments = copy.deepcopy(arguments)
-            node_ids = arguments.get("properties", {}).get("node_ids")
+        arguments = copy.deepcopy(tool["function"].get("parameters") or {"type": "object"})
+        if seen and len(seen) <= MAX_SEEN_IDS:
+            properties = arguments.get("properties", {})
+            node_ids = properties.get("node_ids") if name == SELECT else None
             if isinstance(node_ids, dict) and node_ids.get("type") == "array":
                 node_ids["items"] = {"type": "string", "enum": list(seen)}
+            node_id = properties.get(NODE_ID)
+            if isinstance(node_id, dict) and node_id.get("type") == "string":
+                properties[NODE_ID] = {**node_id, "enum": list(seen)}
+        _bound(arguments)
         choices.append(
             closed_object({"tool": {"type": "string", "enum": [name]}, "arguments": arguments})
         )
     return closed_object({"action": {"anyOf": choices}})
+
+
+def _bound(schema: Any) -> None:
+    """Bound, in place, every free string (`MAX_STRING_CHARS`) and list (`MAX_LIST_ITEMS`)."""
+    if isinstance(schema, list):
+        for item in schema:
+            _bound(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "string" in kinds and "enum" not in schema:
+        schema.setdefault("maxLength", MAX_STRING_CHARS)
+    if "array" in kinds:
+        schema.setdefault("maxItems", MAX_LIST_ITEMS)
+    for value in schema.values():
+        if isinstance(value, dict | list):
+            _bound(value)
 
 
 def seen_ids(messages: list[Message]) -> list[str]:
@@ -82,8 +115,11 @@ def seen_ids(messages: list[Message]) -> list[str]:
     found: dict[str, None] = {}
     for message in messages:
         if message.get("role") == "tool":
-            for row in parse_listing(str(message.get("content") or "")):
+            text = str(message.get("content") or "")
+            for row in parse_listing(text):
                 found.setdefault(row.node_id)
+            for named in parse_names(text):  # search's "names in the query" rows
+                found.setdefault(named.node.node_id)
     return list(found)
 
 

@@ -13,6 +13,7 @@ from agent.models.action_turns import (
     ToolCallMode,
     action_messages,
     action_schema,
+    seen_ids,
 )
 from graphs.snapshot import Snapshot
 from tests.agent.fake_openai_server import (
@@ -198,3 +199,46 @@ def test_a_model_that_talks_again_after_the_nudge_gets_action_turns() -> None:
         reply = turn(model, talked)
     assert reply.turn_as == "action" and reply.message["tool_calls"][0]["function"]["name"]
     assert model.switched == "two native turns in a row called no tool"
+
+
+def test_free_strings_and_lists_are_bounded_and_node_ids_limited_to_those_listed() -> None:
+    """A small model under a grammar writes a free string to the token cap (Gemma 3 270M
+    wrote a 256-token `node_id` of digits); bounded, the turn ends with a call."""
+    neighbors = {
+        "type": "function",
+        "function": {
+            "name": "neighbors",
+            "description": "List neighbours.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "node_id": {"type": "string"},
+                    "query": {"type": ["string", "null"]},
+                    "edge_types": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["node_id"],
+            },
+        },
+    }
+    schema = action_schema([*TOOLS, neighbors], seen=["film-alien"])
+    search, _, listed = schema["properties"]["action"]["anyOf"]
+    assert search["properties"]["arguments"]["properties"]["query"]["maxLength"] == 300
+    arguments = listed["properties"]["arguments"]["properties"]
+    assert arguments["node_id"] == {"type": "string", "enum": ["film-alien"]}
+    assert arguments["query"]["maxLength"] == 300
+    assert arguments["edge_types"]["maxItems"] == 50
+    assert arguments["edge_types"]["items"]["maxLength"] == 300
+    assert "maxLength" not in neighbors["function"]["parameters"]["properties"]["node_id"]
+    # before anything is listed, node_id is a bounded free string
+    first = action_schema([neighbors])["properties"]["action"]["anyOf"][0]
+    assert first["properties"]["arguments"]["properties"]["node_id"]["maxLength"] == 300
+
+
+def test_the_nodes_a_search_names_count_as_listed() -> None:
+    content = (
+        '1 results for "who directed alien":\n'
+        "[person-scott] Ridley Scott (person) score 1.20 | Director.\n"
+        "names in the query (nodes the query names, best first):\n"
+        '"alien": [film-alien] Alien (film) score 3.10'
+    )
+    assert seen_ids([{"role": "tool", "content": content}]) == ["person-scott", "film-alien"]
