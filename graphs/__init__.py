@@ -1,4 +1,5 @@
-"""Knowledge-graph snapshots: the core beside bm25/, importers/, dense/ and synth/.
+"""Knowledge-graph snapshots: the format, snapshot/ and build/ beside bm25/, importers/, dense/.
 
-The core: manifest, snapshot, CSR, id map, node store, validation and the file layout.
+The format (layout, manifest, errors, invariants) sits at the root; snapshot/ opens one,
+build/ writes one (in memory or streamed), synth/ generates benchmark graphs.
 """
