@@ -36,7 +36,9 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
         model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))
         spec = parse_model_spec(config.model, base_url=config.base_url)
         if config.tool_calls != "native" and spec.backend != "rules":
-            model = ActionTurns(model, ToolCallMode(config.tool_calls))
+            model = ActionTurns(
+                model, ToolCallMode(config.tool_calls), max_tokens=config.max_tokens
+            )
     prompt = render_system_prompt(
         snapshot,
         toolset.schemas(),

@@ -45,9 +45,12 @@ MAX_SEEN_IDS = 512
 """Past this many listed ids `select` and `node_id` arguments keep plain strings (the toolset
 still refuses an id no tool showed)."""
 MAX_STRING_CHARS = 300
-"""Longest free string argument an action may hold (a query, a reason): a small model under
-a grammar otherwise writes one string to the token cap (Gemma 3 270M: a 256-token
+"""Longest free string argument an action may hold (a query, a reason), and at most a third
+of the reply's token cap (a character can cost a token: Gemma 3 270M writes a digit a
+token): a small model under a grammar otherwise writes one string to the cap (a 256-token
 `node_id` of digits) and the turn holds no call."""
+MIN_STRING_CHARS = 16
+"""The shortest bound a free string gets, however small the token cap."""
 MAX_LIST_ITEMS = 50
 """Longest list argument an action may hold (the tools' own largest k)."""
 NODE_ID = "node_id"
@@ -61,16 +64,25 @@ class ToolCallMode(StrEnum):
     action = "action"  # always one JSON-schema-constrained action per turn
 
 
-def action_schema(tools: list[dict[str, Any]], seen: Sequence[str] = ()) -> dict[str, Any]:
+def string_bound(max_tokens: int | None) -> int:
+    """The longest free string an action may hold under a reply cap of `max_tokens`."""
+    if max_tokens is None:
+        return MAX_STRING_CHARS
+    return max(MIN_STRING_CHARS, min(MAX_STRING_CHARS, max_tokens // 3))
+
+
+def action_schema(
+    tools: list[dict[str, Any]], seen: Sequence[str] = (), *, max_chars: int = MAX_STRING_CHARS
+) -> dict[str, Any]:
     """`{"action": {"tool", "arguments"}}`, one alternative per offered tool.
 
     Args:
         tools: The offered tools (their argument schemas are used as they are).
         seen: Node ids the conversation's tools have listed so far: `select` and a
             `node_id` argument may name only those (an enum, up to `MAX_SEEN_IDS`), so a
-            small model cannot invent one. Free strings and lists are bounded
-            (`MAX_STRING_CHARS`, `MAX_LIST_ITEMS`) so a grammar cannot let one run to the
-            token cap.
+            small model cannot invent one.
+        max_chars: The bound of every free string (`string_bound`); lists hold at most
+            `MAX_LIST_ITEMS`, so a grammar cannot let one run to the token cap.
     """
     choices = []
     for tool in tools:
@@ -84,30 +96,30 @@ def action_schema(tools: list[dict[str, Any]], seen: Sequence[str] = ()) -> dict
             node_id = properties.get(NODE_ID)
             if isinstance(node_id, dict) and node_id.get("type") == "string":
                 properties[NODE_ID] = {**node_id, "enum": list(seen)}
-        _bound(arguments)
+        _bound(arguments, max_chars)
         choices.append(
             closed_object({"tool": {"type": "string", "enum": [name]}, "arguments": arguments})
         )
     return closed_object({"action": {"anyOf": choices}})
 
 
-def _bound(schema: Any) -> None:
-    """Bound, in place, every free string (`MAX_STRING_CHARS`) and list (`MAX_LIST_ITEMS`)."""
+def _bound(schema: Any, max_chars: int) -> None:
+    """Bound, in place, every free string (`max_chars`) and list (`MAX_LIST_ITEMS`)."""
     if isinstance(schema, list):
         for item in schema:
-            _bound(item)
+            _bound(item, max_chars)
         return
     if not isinstance(schema, dict):
         return
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "string" in kinds and "enum" not in schema:
-        schema.setdefault("maxLength", MAX_STRING_CHARS)
+        schema.setdefault("maxLength", max_chars)
     if "array" in kinds:
         schema.setdefault("maxItems", MAX_LIST_ITEMS)
     for value in schema.values():
         if isinstance(value, dict | list):
-            _bound(value)
+            _bound(value, max_chars)
 
 
 def seen_ids(messages: list[Message]) -> list[str]:
@@ -179,10 +191,18 @@ class ActionTurns:
         inner: The model; it needs a structured-output door for action turns to be enforced
             (without one they are asked through the prompt and read leniently).
         mode: When to ask for actions.
+        max_tokens: The inner model's reply cap (None: unknown): bounds an action's strings.
     """
 
-    def __init__(self, inner: Model, mode: ToolCallMode = ToolCallMode.auto) -> None:
+    def __init__(
+        self,
+        inner: Model,
+        mode: ToolCallMode = ToolCallMode.auto,
+        *,
+        max_tokens: int | None = None,
+    ) -> None:
         self.inner = inner
+        self.max_chars = string_bound(max_tokens)
         self.name = inner.name
         self.mode = mode
         self.acting = mode is ToolCallMode.action
@@ -237,7 +257,7 @@ class ActionTurns:
         asked = await ask_structured(
             self.inner,
             action_messages(messages, tools),
-            action_schema(tools, seen_ids(messages)),
+            action_schema(tools, seen_ids(messages), max_chars=self.max_chars),
             name=SCHEMA_NAME,
             mode=StructuredMode.auto,
             stats=self.stats,

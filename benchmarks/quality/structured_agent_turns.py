@@ -63,7 +63,11 @@ def main() -> None:
         model: Model | None = None
         if args.chat_template is not None:  # built here, as make_agent would build it
             model = load_run_model(config, args.chat_template)
-            model = model if way == "native" else ActionTurns(model, ToolCallMode(way))
+            model = (
+                model
+                if way == "native"
+                else ActionTurns(model, ToolCallMode(way), max_tokens=args.max_tokens)
+            )
         agent = make_agent(snapshot, config, model=model)
         turns = calls = clean = empty = hits = failed = 0
         seconds: list[float] = []

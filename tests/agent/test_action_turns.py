@@ -14,6 +14,7 @@ from agent.models.action_turns import (
     action_messages,
     action_schema,
     seen_ids,
+    string_bound,
 )
 from graphs.snapshot import Snapshot
 from tests.agent.fake_openai_server import (
@@ -242,3 +243,21 @@ def test_the_nodes_a_search_names_count_as_listed() -> None:
         '"alien": [film-alien] Alien (film) score 3.10'
     )
     assert seen_ids([{"role": "tool", "content": content}]) == ["person-scott", "film-alien"]
+
+
+def test_a_small_token_cap_bounds_strings_to_a_third_of_it() -> None:
+    assert string_bound(None) == 300
+    assert string_bound(1024) == 300
+    assert string_bound(256) == 85  # a 256-token reply: a digit a token still fits
+    assert string_bound(20) == 16
+    schema = action_schema(TOOLS, max_chars=string_bound(256))
+    search = schema["properties"]["action"]["anyOf"][0]
+    assert search["properties"]["arguments"]["properties"]["query"]["maxLength"] == 85
+    assert ActionTurns(served_model_stub(), ToolCallMode.action, max_tokens=256).max_chars == 85
+
+
+def served_model_stub() -> Any:
+    class Stub:
+        name = "stub"
+
+    return Stub()
