@@ -14,6 +14,7 @@ outgoing before incoming, most connected first, then internal id).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,19 +59,13 @@ def run_neighbors(
     relation_codes = vocabulary.relation_codes(args.edge_types) if args.edge_types else None
     filters = filters_text(args.node_types or (), args.edge_types or ())
     k, notes = page_size(args.k or config.neighbors_k, config.max_k, notes)
-    hood = open_neighborhood(
-        snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes), anchor
-    )
-    if not len(hood.nodes):
+    query = args.query if args.query and args.query.strip() else None
+    ranked_hood = rank_neighbourhood(snapshot, order, anchor, type_codes, relation_codes, query, k)
+    if ranked_hood is None:
         anchor_view = node_views(snapshot, np.array([anchor]))[0]
         return _empty(snapshot, anchor, anchor_view, filters, notes)
-    members = NeighborSet.of(hood)
-    query = args.query if args.query and args.query.strip() else None
-    scores = snapshot.index.score_nodes(query, members.nodes) if query else None
-    matches = int(np.count_nonzero(scores > 0)) if scores is not None else 0
-    if not matches:
-        scores = None  # nothing matched: the default order, shown unranked
-    shown = _shown(hood, members, order, scores, k)
+    hood, members, shown = ranked_hood.hood, ranked_hood.members, ranked_hood.shown
+    scores, matches = ranked_hood.scores, ranked_hood.matches
     ranked: list[float] = scores[shown].tolist() if scores is not None else []
     row_scores: list[float | None] = list(ranked) if scores is not None else [None] * len(shown)
     shown_nodes = members.nodes[shown]
@@ -82,7 +77,7 @@ def run_neighbors(
         snippets[:matched] = query_snippets(
             snapshot, query, shown_nodes[:matched], names, config.neighbor_snippet_chars
         )
-    links = _links(snapshot, hood, members, order, shown)
+    links = ranked_hood.links(snapshot, order)
     rows = [
         NeighborRow(node=view, links=node_links, score=score, snippet=snippet)
         for view, node_links, score, snippet in zip(views, links, row_scores, snippets, strict=True)
@@ -104,6 +99,58 @@ def run_neighbors(
         notes=notes,
     )
     return Observation(text=text, node_ids=[row.node.node_id for row in rows], scores=ranked)
+
+
+@dataclass(frozen=True)
+class RankedNeighbourhood:
+    """A node's filtered open neighbourhood, ranked as the tool lists it.
+
+    Attributes:
+        hood: The neighbourhood's entries (one per edge and direction).
+        members: Its nodes, each once.
+        shown: Positions in `members` of the rows listed, in order.
+        scores: Every member's score for the query (None: no query, or nothing matched).
+        matches: Members scoring above zero.
+    """
+
+    hood: Neighborhood
+    members: NeighborSet
+    shown: np.ndarray
+    scores: np.ndarray | None
+    matches: int
+
+    def links(self, snapshot: Snapshot, order: NeighborOrder) -> list[tuple[EdgeLink, ...]]:
+        """Every relation linking each listed row to the node, by relation name."""
+        return _links(snapshot, self.hood, self.members, order, self.shown)
+
+
+def rank_neighbourhood(
+    snapshot: Snapshot,
+    order: NeighborOrder,
+    anchor: int,
+    type_codes: Sequence[int] | None,
+    relation_codes: Sequence[int] | None,
+    query: str | None,
+    k: int | None,
+) -> RankedNeighbourhood | None:
+    """`anchor`'s neighbours by the filters, the first `k` (None: all) as the tool lists them.
+
+    By the query's BM25 score (rel >= 0), then the default order (`NeighborOrder`); without
+    a query, or when nothing matches, in the default order. None: no neighbour passes the
+    filters. The `neighbors` tool and the plan executor (tools/plans/execute.py) list alike.
+    """
+    hood = open_neighborhood(
+        snapshot.neighbors(anchor, node_types=type_codes, relations=relation_codes), anchor
+    )
+    if not len(hood.nodes):
+        return None
+    members = NeighborSet.of(hood)
+    scores = snapshot.index.score_nodes(query, members.nodes) if query else None
+    matches = int(np.count_nonzero(scores > 0)) if scores is not None else 0
+    if not matches:
+        scores = None  # nothing matched: the default order, shown unranked
+    shown = _shown(hood, members, order, scores, len(members) if k is None else k)
+    return RankedNeighbourhood(hood, members, shown, scores, matches)
 
 
 def _shown(

@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from tools.listing_parse import Link, ListedNode
 from tools.mentions import loose, usage
+from tools.neighbor_set import NeighborOrder
+from tools.neighbors import rank_neighbourhood
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
-from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_on, path_text
+from tools.plans.reach import Reach
 from tools.plans.validate import check_plan
+from tools.plans.walk import AnchorWalk, Expand, WalkHop, walk
 from tools.schemas import GraphPlan, PlanHop, RiskLevel
 
 if TYPE_CHECKING:
@@ -89,6 +93,7 @@ class PlanExecutor:
         self.dense = dense
         self.link = link or LinkConfig()
         self.depth = depth
+        self.order = NeighborOrder(snapshot.relation_names, snapshot.degrees)
 
     def run(self, plan: GraphPlan) -> PlanOutcome:
         """Execute `plan`.
@@ -118,11 +123,19 @@ class PlanExecutor:
             outcome.ranking = self._ranked(scores, plan.target.relevance_text)
             return outcome
         reach = Reach(loose=self._loose(plan, bound))
-        for anchor in plan.anchors:
-            if anchor.var in bound and anchor.var != plan.target.var:
-                others = [a.text for a in plan.anchors if a.var != anchor.var]
-                query = " ".join([plan.target.relevance_text, *others]).strip()
-                self._walk_anchor(plan, anchor.var, bound[anchor.var], labels, query, reach)
+        walks = [
+            self._anchor_walk(plan, anchor.var, bound[anchor.var], labels)
+            for anchor in plan.anchors
+            if anchor.var in bound and anchor.var != plan.target.var
+        ]
+        walking = walk(walks, reach)
+        requests = next(walking, [])
+        while requests:
+            listed = [self._listed(request) for request in requests]
+            try:
+                requests = walking.send(listed)
+            except StopIteration:
+                break
         outcome.n_cand = len(reach.nodes)
         outcome.ranking = [
             Candidate(
@@ -154,86 +167,63 @@ class PlanExecutor:
                     loose_vars.add(anchor.var)
         return frozenset(loose_vars)
 
-    def _walk_anchor(
-        self,
-        plan: GraphPlan,
-        var: str,
-        bindings: Bindings,
-        labels: dict[str, list[str]],
-        query: str,
-        reach: Reach,
-    ) -> None:
-        """Walk one anchor's hops to the target; add what the last reaches to `reach`.
+    def _anchor_walk(
+        self, plan: GraphPlan, var: str, bindings: Bindings, labels: dict[str, list[str]]
+    ) -> AnchorWalk:
+        """One anchor's walk (tools/plans/walk.py) along the plan's hops to the target.
 
-        The walk the rule agent replays through `neighbors` (agent/models/rules/), from each
-        of the anchor's bindings (its score is the anchor's relevance): a hop filtered by
-        type or relation that finds nothing is walked again unfiltered; an intermediate hop
-        keeps the `MAX_INTERMEDIATES` best nodes by the remaining words (`query`), the last
-        keeps every node, each scored by BM25 of them.
+        It starts from each binding (its score is the anchor's relevance); its rows are
+        ranked by the relevance text plus the other anchors' words.
         """
-        chain = _chain(plan, var)
-        if not chain or not len(bindings.nodes):
-            return
         snapshot = self.snapshot
-        bound = bindings.as_dict()
-        paths: dict[int, tuple[list[int], list[Step], int | None]] = {
-            n: ([n], [], None) for n in bound
-        }
-        for index, (hop, outward) in enumerate(chain):
-            to_var = hop.to_var if outward else hop.from_var
-            codes = type_codes(snapshot, labels.get(to_var, []))
-            relation = snapshot.relation_code(hop.rel) if hop.rel else None
-            wanted = _wanted_direction(hop, outward)
-            reached: dict[int, tuple[list[int], list[Step], int | None]] = {}
-            for node, (nodes, steps, before) in paths.items():
-                hood = snapshot.neighbors(
-                    node, node_types=codes, relations=None if relation is None else [relation]
-                )
-                if not len(hood) and relation is not None:  # the agent's retry: any relation
-                    hood = snapshot.neighbors(node, node_types=codes)
-                rows = zip(
-                    hood.nodes.tolist(),
-                    hood.relations.tolist(),
-                    hood.directions.tolist(),
-                    strict=True,
-                )
-                for n, r, d in rows:
-                    if n in nodes:
-                        continue
-                    on = path_on(
-                        before,
-                        None if relation is None else int(r == relation) * (1 + (d == wanted)),
-                    )
-                    held = reached.get(n)
-                    if held is None or (on or 0) > (held[2] or 0):
-                        step = Step(snapshot.relation_names[r], forward=d > 0)
-                        reached[n] = ([*nodes, n], [*steps, step], on)
-            if not reached:
-                return
-            ids = np.fromiter(reached, dtype=np.int64, count=len(reached))
-            relevance = (
-                np.asarray(snapshot.index.score_nodes(query, ids), dtype=np.float64)
-                if query
-                else np.zeros(len(ids))
+        ids = bindings.nodes
+        external, names, types = snapshot.labels(ids) if len(ids) else ([], [], [])
+        starts = tuple(
+            (ListedNode(node_id, name, kind), float(score))
+            for node_id, name, kind, score in zip(
+                external, names, types, bindings.scores.tolist(), strict=True
             )
-            if index < len(chain) - 1:  # along the question's path first, then its words
-                on_path = np.array([reached[int(n)][2] or 0 for n in ids])
-                keep = np.lexsort((ids, -relevance, -on_path))[:MAX_INTERMEDIATES].tolist()
-                paths = {int(ids[i]): reached[int(ids[i])] for i in keep}
-                continue
-            external, names, types = snapshot.labels(ids)
-            for i, node_id in enumerate(external):
-                nodes, steps, on = reached[int(ids[i])]
-                reach.add(
-                    node_id,
-                    name=names[i],
-                    type=types[i],
-                    anchor=var,
-                    anchor_score=bound[nodes[0]],
-                    relevance=float(relevance[i]),
-                    on_path=on or 0,
-                    path=path_text([snapshot.name(n) for n in nodes], steps),
-                )
+        )
+        hops = tuple(
+            WalkHop(
+                tuple(labels.get(hop.to_var if outward else hop.from_var, [])),
+                (hop.rel,) if hop.rel else (),
+                _direction(hop, outward),
+            )
+            for hop, outward in _chain(plan, var)
+        )
+        others = [a.text for a in plan.anchors if a.var != var]
+        query = " ".join([plan.target.relevance_text, *others]).strip()
+        return AnchorWalk(var, starts, hops, query)
+
+    def _listed(self, request: Expand) -> list[ListedNode]:
+        """`request`'s neighbourhood as the `neighbors` tool lists it (tools/neighbors.py).
+
+        The last hop's unbounded: every neighbour, where the tool lists at most 50.
+        """
+        snapshot = self.snapshot
+        node = snapshot.internal_id(request.node.node_id)
+        codes = type_codes(snapshot, list(request.hop.node_types))
+        relations = [snapshot.relation_code(r) for r in request.hop.relations] or None
+        ranked = rank_neighbourhood(
+            snapshot, self.order, node, codes, relations, request.query or None, request.limit
+        )
+        if ranked is None:
+            return []
+        nodes = ranked.members.nodes[ranked.shown]
+        scores = ranked.scores[ranked.shown].tolist() if ranked.scores is not None else None
+        external, names, types = snapshot.labels(nodes)
+        links = ranked.links(snapshot, self.order)
+        return [
+            ListedNode(
+                external[i],
+                names[i],
+                types[i],
+                None if scores is None else float(scores[i]),
+                tuple(Link(e.relation, e.outgoing, e.incoming) for e in links[i]),
+            )
+            for i in range(len(nodes))
+        ]
 
     def _ranked(self, scores: dict[int, float], relevance_text: str) -> list[Candidate]:
         if not scores:
@@ -287,12 +277,11 @@ def _chain(plan: GraphPlan, var: str) -> list[tuple[PlanHop, bool]]:
     return out
 
 
-def _wanted_direction(hop: PlanHop, outward: bool) -> int:
-    """+1 when the walk's edges should point away from the anchor, -1 toward it, 0 either."""
+def _direction(hop: PlanHop, outward: bool) -> Literal["out", "in"] | None:
+    """The hop's direction as walked from the anchor's side ("out": edges away from it)."""
     if hop.direction is None:
-        return 0
-    sign = 1 if hop.direction == "out" else -1
-    return sign if outward else -sign
+        return None
+    return hop.direction if outward else ("in" if hop.direction == "out" else "out")
 
 
 def _labels(plan: GraphPlan) -> dict[str, list[str]]:

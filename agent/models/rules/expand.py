@@ -1,9 +1,8 @@
-"""The rule agent's expansion: each anchor's walk replayed as neighbors calls, turn by turn."""
+"""The rule agent's expansion: the one walk (tools/plans/walk.py) as neighbors calls."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent.models.rules.turns import (
@@ -15,34 +14,20 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.listing_parse import ListedNode
-from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_on, path_text
-from tools.plans.rule_planner import Route, RoutedHop, RulePlan
-
-
-@dataclass(frozen=True)
-class Walk:
-    """One neighbors call of an anchor's walk: which route, which hop, from which node."""
-
-    route: Route
-    hop: int
-    start: ListedNode
-    call: PlannedCall
-    before: tuple[tuple[ListedNode, Step], ...] = ()
-    """The path from the anchor to `start` (empty on the first hop)."""
-    origin: tuple[ListedNode, float] | None = None
-    """The anchor node the walk left from, and its score (None: `start`)."""
-    on: int | None = None
-    """How much of the path to `start` lies on the question's path (`path_on`)."""
+from tools.plans.reach import Reach, Step, path_text
+from tools.plans.rule_planner import Route, RulePlan
+from tools.plans.walk import AnchorWalk, Expand, WalkHop, Walking, step_of, walk
 
 
 class Expansion:
-    """Replays a plan's routes: every anchor's first hop in one turn, then the second.
+    """Replays a plan's routes as `neighbors` calls: the one walk (tools/plans/walk.py).
 
-    A hop the question's relation filters, that comes back empty, is walked again over
-    every relation (still of the hop's type) in the next turn. The nodes reached are added to a
-    `Reach` (tools/plans/reach.py) with the path that reached them, the share of the
-    question's path they lie on, and the score the listing gave them for the anchor's
-    remaining words.
+    Every anchor's first hop in one turn, then the second; a hop the question's relation
+    filters that comes back empty is walked again over every relation in the next turn. The
+    nodes reached are added to a `Reach` (tools/plans/reach.py) with the path that reached
+    them, the share of the question's path they lie on, and the score the listing gave them
+    for the anchor's remaining words. Then, within the budget, the best reached nodes are
+    checked against anchors whose listing was cut.
     """
 
     def __init__(self, neighbors_schema: dict[str, Any], rule_plan: RulePlan) -> None:
@@ -54,26 +39,28 @@ class Expansion:
 
     def run(self, budget: int) -> Steps:
         """Walk the routes within `budget` turns; returns (the Reach, turns used)."""
-        reach = Reach(loose=frozenset(r.var for r in self.rule_plan.routes if r.loose))
-        walks = [
-            self._walk(route, 0, node, (), origin=(node, score))
-            for route in self.rule_plan.routes
-            for node, score in route.starts()
-        ]
+        routes = self.rule_plan.routes
+        reach = Reach(loose=frozenset(route.var for route in routes if route.loose))
+        walking = walk([anchor_walk(route) for route in routes], reach)
+        requests = next(walking, [])
         used = 0
-        while walks and used < budget:
+        while requests and used < budget:
             note = (
                 "Expand the nodes the question names along the relations it asks for."
                 if used == 0
                 else "Follow the walk from the nodes just found."
             )
-            results = yield PlannedTurn(note, tuple(walk.call for walk in walks))
+            calls = [self._call(request) for request in requests]
+            results = yield PlannedTurn(note, tuple(calls))
             used += 1
-            follow: list[Walk] = []
-            for walk, rows in zip(walks, _padded(results, len(walks)), strict=True):
-                follow += self._next(walk, rows, reach)
-            walks = follow
-        if used < budget and len(self.rule_plan.routes) > 1:
+            listed = _padded(results, len(requests))
+            for request, call, rows in zip(requests, calls, listed, strict=True):
+                single = len(request.walk.hops) == 1
+                if request.last and single and len(rows) >= call.arguments.get("k", MAX_LISTED):
+                    self.cut.add(request.walk.var)
+            requests = _send(walking, listed)
+        walking.close()
+        if used < budget and len(routes) > 1:
             checks = self._checks(reach)
             if checks:
                 note = "Check which nodes found are linked to the other named nodes too."
@@ -84,6 +71,19 @@ class Expansion:
                 ):
                     self._confirm(reach, node_id, var, starts, rows)
         return reach, used
+
+    def _call(self, request: Expand) -> PlannedCall:
+        """The `neighbors` call a walk's request is, in the arguments the tool offers."""
+        arguments: dict[str, Any] = {"node_id": request.node.node_id}
+        if request.hop.node_types and "node_types" in self.properties:
+            arguments["node_types"] = list(request.hop.node_types)
+        if request.hop.relations and "edge_types" in self.properties:
+            arguments["edge_types"] = list(request.hop.relations)
+        if request.query and "query" in self.properties:
+            arguments["query"] = request.query
+        if "k" in self.properties:
+            arguments["k"] = request.limit or MAX_LISTED
+        return PlannedCall("neighbors", arguments)
 
     @staticmethod
     def _confirm(
@@ -98,7 +98,7 @@ class Expansion:
         for anchor, score in starts:
             row = listed.get(anchor.node_id)
             if row is not None:
-                step = _step(row, RoutedHop(None, ()))  # seen from the checked node
+                step = step_of(row, WalkHop(()))  # seen from the checked node
                 back = Step(step.relation, forward=not step.forward)
                 path = path_text([anchor.name, reach.nodes[node_id].name], [back])
                 reach.confirm(node_id, var, score, path)
@@ -139,101 +139,22 @@ class Expansion:
             checks.append((node_id, route.var, route.starts(), call))
         return checks
 
-    def _next(self, walk: Walk, rows: list[ListedNode], reach: Reach) -> list[Walk]:
-        """Record a call's rows; the calls they lead to (a relaxed retry or the next hop)."""
-        hop = walk.route.hops[walk.hop]
-        origin = walk.origin or (walk.start, walk.route.anchor_score)
-        if not rows:  # the question's relation is not here: walk every relation instead
-            if "edge_types" not in walk.call.arguments:
-                return []
-            relaxed = RoutedHop(hop.node_type, ())
-            return [
-                self._walk(
-                    walk.route, walk.hop, walk.start, walk.before, origin, relaxed, on=walk.on
-                )
-            ]
-        if walk.hop + 1 < len(walk.route.hops):  # along the question's path first
-            ranked = sorted(rows, key=lambda row: -(path_on(walk.on, _hop_on(row, hop)) or 0))
-            return [
-                self._walk(
-                    walk.route,
-                    walk.hop + 1,
-                    row,
-                    (*walk.before, (row, _step(row, hop))),
-                    origin,
-                    on=path_on(walk.on, _hop_on(row, hop)),
-                )
-                for row in ranked[:MAX_INTERMEDIATES]
-            ]
-        if len(walk.route.hops) == 1 and len(rows) >= walk.call.arguments.get("k", MAX_LISTED):
-            self.cut.add(walk.route.var)
-        for row in rows:
-            steps = [*walk.before, (row, _step(row, hop))]
-            names = [origin[0].name, *(node.name for node, _ in steps)]
-            reach.add(
-                row.node_id,
-                name=row.name,
-                type=row.type,
-                anchor=walk.route.var,
-                anchor_score=origin[1],
-                relevance=row.score or 0.0,
-                on_path=path_on(walk.on, _hop_on(row, hop)) or 0,
-                path=path_text(names, [step for _, step in steps]),
-            )
+
+def anchor_walk(route: Route) -> AnchorWalk:
+    """A route of the offline plan as the one walk's anchor walk."""
+    hops = tuple(
+        WalkHop((hop.node_type,) if hop.node_type else (), hop.relations, hop.direction)
+        for hop in route.hops
+    )
+    return AnchorWalk(route.var, route.starts(), hops, route.query)
+
+
+def _send(walking: Walking, listed: list[list[ListedNode]]) -> list[Expand]:
+    """The walk's next round of requests (none: it is done)."""
+    try:
+        return walking.send(listed)
+    except StopIteration:
         return []
-
-    def _walk(
-        self,
-        route: Route,
-        index: int,
-        start: ListedNode,
-        before: tuple[tuple[ListedNode, Step], ...],
-        origin: tuple[ListedNode, float] | None = None,
-        hop: RoutedHop | None = None,
-        *,
-        on: int | None = None,
-    ) -> Walk:
-        hop = hop or route.hops[index]
-        last = index == len(route.hops) - 1
-        arguments: dict[str, Any] = {"node_id": start.node_id}
-        if hop.node_type and "node_types" in self.properties:
-            arguments["node_types"] = [hop.node_type]
-        if hop.relations and "edge_types" in self.properties:
-            arguments["edge_types"] = list(hop.relations)
-        if last and route.query and "query" in self.properties:
-            arguments["query"] = route.query
-        if "k" in self.properties:
-            arguments["k"] = MAX_LISTED if last else MAX_INTERMEDIATES
-        return Walk(route, index, start, PlannedCall("neighbors", arguments), before, origin, on)
-
-
-def _step(row: ListedNode, hop: RoutedHop) -> Step:
-    """The edge that links a listed row to the node listed from, the hop's relation first."""
-    links = sorted(row.links, key=lambda link: link.relation not in hop.relations)
-    if not links:
-        return Step("linked", forward=True)
-    link = links[0]
-    if hop.direction == "in" and link.incoming:
-        return Step(link.relation, forward=False)
-    return Step(link.relation, forward=link.outgoing)
-
-
-def _hop_on(row: ListedNode, hop: RoutedHop) -> int | None:
-    """How much a listed row's link lies on the question's path (see `path_on`).
-
-    2: along the question's relation in its direction; 1: along it; 0: another relation;
-    None: the hop names no relation.
-    """
-    if not hop.relations:
-        return None
-    on = [link for link in row.links if link.relation in hop.relations]
-    if not on:
-        return 0
-    if hop.direction == "out" and any(link.outgoing for link in on):
-        return 2
-    if hop.direction == "in" and any(link.incoming for link in on):
-        return 2
-    return 1
 
 
 def _padded(results: Sequence[list[ListedNode]], size: int) -> list[list[ListedNode]]:
