@@ -109,7 +109,7 @@ def walk(walks: Sequence[AnchorWalk], reach: Reach) -> Walking:
     while pending:
         listed = yield pending
         follow: list[Expand] = []
-        for request, rows in zip(pending, _padded(listed, len(pending)), strict=True):
+        for request, rows in zip(pending, padded(listed, len(pending)), strict=True):
             follow += _next(request, rows, reach)
         pending = follow
 
@@ -185,6 +185,6 @@ def hop_on(row: ListedNode, hop: WalkHop) -> int | None:
     return 1
 
 
-def _padded(results: Sequence[list[ListedNode]], size: int) -> list[list[ListedNode]]:
+def padded(results: Sequence[list[ListedNode]], size: int) -> list[list[ListedNode]]:
     """Exactly `size` result lists (a conversation edited by hand may hold fewer)."""
     return [list(results[i]) if i < len(results) else [] for i in range(size)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from agent.models.rules.turns import (
@@ -16,7 +15,7 @@ from agent.models.rules.turns import (
 from tools.listing_parse import ListedNode
 from tools.plans.reach import Reach, Step, path_text
 from tools.plans.rule_planner import Route, RulePlan
-from tools.plans.walk import AnchorWalk, Expand, WalkHop, Walking, step_of, walk
+from tools.plans.walk import AnchorWalk, Expand, WalkHop, Walking, padded, step_of, walk
 
 
 class Expansion:
@@ -53,7 +52,7 @@ class Expansion:
             calls = [self._call(request) for request in requests]
             results = yield PlannedTurn(note, tuple(calls))
             used += 1
-            listed = _padded(results, len(requests))
+            listed = padded(results, len(requests))
             for request, call, rows in zip(requests, calls, listed, strict=True):
                 single = len(request.walk.hops) == 1
                 if request.last and single and len(rows) >= call.arguments.get("k", MAX_LISTED):
@@ -67,7 +66,7 @@ class Expansion:
                 results = yield PlannedTurn(note, tuple(call for _, _, _, call in checks))
                 used += 1
                 for (node_id, var, starts, _), rows in zip(
-                    checks, _padded(results, len(checks)), strict=True
+                    checks, padded(results, len(checks)), strict=True
                 ):
                     self._confirm(reach, node_id, var, starts, rows)
         return reach, used
@@ -155,8 +154,3 @@ def _send(walking: Walking, listed: list[list[ListedNode]]) -> list[Expand]:
         return walking.send(listed)
     except StopIteration:
         return []
-
-
-def _padded(results: Sequence[list[ListedNode]], size: int) -> list[list[ListedNode]]:
-    """Exactly `size` result lists (a conversation edited by hand may hold fewer)."""
-    return [list(results[i]) if i < len(results) else [] for i in range(size)]
