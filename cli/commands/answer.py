@@ -16,10 +16,10 @@ from rich.console import Console
 
 from answer.config import SargConfig
 from cli.answerers import WarmAnswerers
-from cli.flags.agent import EndpointFlags, out_dir
+from cli.flags.agent import EndpointFlags
 from cli.flags.executor import ExecutorFlags
 from cli.flags.groups import with_flags
-from cli.flags.run import SampleFlags
+from cli.flags.run import AnswerQaOpt, OutOpt, ResumeOpt, SampleFlags
 from cli.flags.sarg import SargFlags
 from cli.guards import fail
 from cli.output.answer_text import print_answer, time_split
@@ -132,14 +132,14 @@ def _answerer(
 @with_flags(without={"where": ("shard_size",)})
 def eval_answers(
     snapshot: SnapshotArg,
-    qa: Annotated[Path, typer.Option("--qa", help='JSONL of {"id", "question", "answer"}.')],
-    out: Annotated[Path, typer.Option("--out", help="Run directory to write.", parser=out_dir)],
+    qa: AnswerQaOpt,
+    out: OutOpt,
     *,
     sarg: SargFlags,
     endpoint: EndpointFlags,
     where: ExecutorFlags,
     questions: SampleFlags,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the run in --out.")] = False,
+    resume: ResumeOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a QA file into a resumable run directory, scored by EM and token F1.

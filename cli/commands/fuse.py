@@ -5,20 +5,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from cli.flags.agent import EndpointFlags, out_dir
+from cli.flags.agent import EndpointFlags
 from cli.flags.groups import with_flags
 from cli.flags.rerank import RerankDocFlags
-from cli.flags.run import JsonOpt, LimitOpt, QaOpt, SampleFlags
+from cli.flags.run import JsonOpt, LimitOpt, NewRunFlags, SampleFlags
 from cli.guards import user_errors
 from graphs.cache_dir import cache_path
-
-if TYPE_CHECKING:
-    pass
 
 SourcesArg = Annotated[
     list[str],
@@ -28,10 +25,6 @@ SourcesArg = Annotated[
         "The first is the graph branch (dynamic RRF weighs it per question)."
     ),
 ]
-OutOpt = Annotated[
-    Path, typer.Option("--out", help="Output run directory (must be new).", parser=out_dir)
-]
-SplitOpt = Annotated[str, typer.Option("--split", help="Split written to --out.")]
 TuneSplitOpt = Annotated[str, typer.Option("--tune-split", help="Split the grid is tuned on.")]
 SnapshotOpt = Annotated[
     Path | None,
@@ -76,10 +69,11 @@ def _summary_lines(out: Path) -> list[str]:
     return lines
 
 
+@with_flags()
 def fuse(
     sources: SourcesArg,
-    qa: QaOpt,
-    out: OutOpt,
+    *,
+    run: NewRunFlags,
     grid: Annotated[
         bool,
         typer.Option("--grid", help="Grid-search static and dynamic RRF on --tune-split, freeze."),
@@ -103,7 +97,6 @@ def fuse(
         Path | None,
         typer.Option("--spec", help="Reuse a frozen fusion.json (e.g. to fuse the train split)."),
     ] = None,
-    split: SplitOpt = "test",
     tune_split: TuneSplitOpt = "val",
     snapshot: SnapshotOpt = None,
     protocol: ProtocolOpt = "stark",
@@ -123,8 +116,8 @@ def fuse(
     if grid and spec is not None:
         raise typer.BadParameter("--grid tunes a new spec; drop --spec (or drop --grid)")
     request = FuseRequest(
-        sources=sources, qa=qa, out=out, split=split, tune_split=tune_split, grid=grid,
-        modes=modes[mode], weights=_parse_weights(weights), k=k, spec_file=spec,
+        sources=sources, qa=run.qa, out=run.out, split=run.split, tune_split=tune_split,
+        grid=grid, modes=modes[mode], weights=_parse_weights(weights), k=k, spec_file=spec,
         snapshot=snapshot, protocol=protocol, depth=depth, limit=limit,
     )  # fmt: skip
     err = Console(stderr=True)
@@ -134,7 +127,7 @@ def fuse(
         err.print(f"[yellow]note[/]: {note}")
     if as_json:
         print(json.dumps({"spec": spec_record(outcome.spec), "written": outcome.written,
-                          "out": str(out)}))  # fmt: skip
+                          "out": str(run.out)}))  # fmt: skip
         return
     console = Console()
     if outcome.grid is not None:
@@ -150,10 +143,10 @@ def fuse(
             console.print(
                 f"validation agents  Hit@1 {hit:.3f} MRR {mrr:.3f}  {spec_record(agents)}"
             )
-    console.print(f"applied {outcome.spec.mode} RRF to {outcome.written} {split} questions")
-    for line in _summary_lines(out):
+    console.print(f"applied {outcome.spec.mode} RRF to {outcome.written} {run.split} questions")
+    for line in _summary_lines(run.out):
         console.print(line)
-    console.print(f"results in {out}", style="dim")
+    console.print(f"results in {run.out}", style="dim")
 
 
 @with_flags()
@@ -165,7 +158,6 @@ def rerank(
             "tuning and output splits' runs with a comma (val_run,test_run)."
         ),
     ],
-    qa: QaOpt,
     model: Annotated[
         str,
         typer.Option(
@@ -175,8 +167,8 @@ def rerank(
             "from `ark distill reranker`, or openai:MODEL with --base-url.",
         ),
     ],
-    out: OutOpt,
     *,
+    run: NewRunFlags,
     endpoint: EndpointFlags,
     doc: RerankDocFlags,
     questions: SampleFlags,
@@ -195,7 +187,6 @@ def rerank(
             "reruns read scores from it.",
         ),
     ] = None,
-    split: SplitOpt = "test",
     tune_split: Annotated[
         str,
         typer.Option("--tune-split", help="Split the final RRF is tuned on; 'none': no fusion."),
@@ -215,7 +206,7 @@ def rerank(
     from rank.rerank.scorer import make_scorer
 
     request = RerankRequest(
-        source=source, qa=qa, out=out, split=split,
+        source=source, qa=run.qa, out=run.out, split=run.split,
         tune_split=None if tune_split == "none" else tune_split, depth=depth,
         limit=questions.limit, sample=questions.question_sample(),
         cache=(cache or cache_path("rerank")).expanduser(),
@@ -248,9 +239,9 @@ def rerank(
     )
     for name, value in outcome.validation.items():
         console.print(f"validation {name} {value:.3f}")
-    for line in _summary_lines(out):
+    for line in _summary_lines(run.out):
         console.print(line)
-    console.print(f"results in {out}", style="dim")
+    console.print(f"results in {run.out}", style="dim")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from cli.flags.agent import EndpointFlags, out_dir, structured_mode
+from cli.flags.agent import EndpointFlags, structured_mode
 from cli.flags.executor import ExecutorFlags
 from cli.flags.groups import with_flags
-from cli.flags.run import SampleFlags
+from cli.flags.run import OptionalOutOpt, OptionalQaOpt, ResumeOpt, SampleFlags, SplitOpt
 from cli.guards import user_errors
 from evals.qa.records import check_question
 
@@ -123,12 +123,10 @@ def plan(
     cypher: Annotated[
         bool, typer.Option("--cypher", help="Also print the equivalent Cypher.")
     ] = False,
-    qa: Annotated[Path | None, typer.Option("--qa", help="Plan a question set instead.")] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Run directory (with --qa).", parser=out_dir)
-    ] = None,
-    split: Annotated[str | None, typer.Option("--split", help="Split of --qa.")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue a run in --out.")] = False,
+    qa: OptionalQaOpt = None,
+    out: OptionalOutOpt = None,
+    split: SplitOpt = None,
+    resume: ResumeOpt = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Plan a question as a graph query (GRASP stage 1), execute it, show the ranking.

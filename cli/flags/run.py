@@ -1,4 +1,12 @@
-"""The run flags, declared once: which questions (SampleFlags) to run into which run (RunFlags)."""
+"""The run flags, declared once: which questions to run (SampleFlags) into which run (RunFlags).
+
+Every command that writes a run directory takes its --qa, --out, --split and --resume from
+here: through RunFlags (`ark eval`, the baselines), NewRunFlags (`ark fuse`, `ark rerank`), or
+the option aliases below (`ark plan --qa`, `ark eval answers`). Where a command means
+something else by a flag, the variant is declared here under its own name (OptionalQaOpt,
+AnswerQaOpt, WrittenSplitOpt); an option that only differs in being optional shares its
+declaration (the same typer.Option) with the required one.
+"""
 
 from __future__ import annotations
 
@@ -15,16 +23,30 @@ if TYPE_CHECKING:
     from evals.qa.sampling import QuestionSample
     from evals.runs.request import RunRequest
 
-QaOpt = Annotated[Path, typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")]
-OutOpt = Annotated[
+_QA = typer.Option("--qa", help="Questions: JSONL or STaRK CSV (see docs).")
+_OUT = typer.Option(
+    "--out",
+    parser=out_dir,
+    help="Run directory to write (config.json, results.jsonl, ...; one per cell for a sweep): "
+    "new or empty, except to continue a run (--resume; a sweep always continues its cells). "
+    "One writer at a time: a second command on it is refused while the first runs.",
+)
+
+QaOpt = Annotated[Path, _QA]
+OptionalQaOpt = Annotated[Path | None, _QA]
+"""--qa where a command answers one QUESTION unless given a question set (`ark plan`)."""
+AnswerQaOpt = Annotated[
     Path,
     typer.Option(
-        "--out",
-        parser=out_dir,
-        help="Run directory (config.json, results.jsonl, ...; one per cell for a sweep). "
-        "One writer at a time: a second command on it is refused while the first runs.",
+        "--qa",
+        help='Questions with gold answers: JSONL of {"id", "question", "answer"} '
+        "(no splits, no STaRK CSV).",
     ),
 ]
+"""--qa of `ark eval answers`, which reads its own format (evals/answers/run.py)."""
+OutOpt = Annotated[Path, _OUT]
+OptionalOutOpt = Annotated[Path | None, _OUT]
+"""--out where a run directory is only written with --qa (`ark plan`)."""
 SplitOpt = Annotated[
     str | None,
     typer.Option(
@@ -36,6 +58,14 @@ SplitOpt = Annotated[
         ),
     ),
 ]
+WrittenSplitOpt = Annotated[
+    str,
+    typer.Option(
+        "--split", help="Split of --qa written to --out (the one tuned on: --tune-split)."
+    ),
+]
+"""--split of a command that writes one split of earlier runs (`ark fuse`, `ark rerank`):
+always a named split, default test, beside the split it tunes on (--tune-split)."""
 SampleOpt = Annotated[
     int | None,
     typer.Option(
@@ -67,7 +97,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable 
 @flag_group
 @dataclass(frozen=True, kw_only=True)
 class SampleFlags:
-    """Which questions of a set to take, for commands whose --qa and --out mean their own thing.
+    """Which questions of a set to take, for commands that do not take RunFlags.
 
     `ark plan --qa`, `ark rerank` and `ark eval answers` take these; RunFlags holds the same
     four flags from the same declarations.
@@ -129,3 +159,18 @@ class RunFlags:
             concurrency=concurrency,
             resume=self.resume,
         )
+
+
+@flag_group
+@dataclass(frozen=True, kw_only=True)
+class NewRunFlags:
+    """The flags of a command writing one split of earlier runs into a new run directory.
+
+    `ark fuse` and `ark rerank` take these: the same --qa and --out as RunFlags, but no
+    --resume, so --out must be new (the run store refuses a directory that is not empty);
+    --split is always a named split, written beside the one tuned on (WrittenSplitOpt).
+    """
+
+    qa: QaOpt
+    out: OutOpt
+    split: WrittenSplitOpt = "test"

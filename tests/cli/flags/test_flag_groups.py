@@ -19,7 +19,7 @@ from cli.flags.agent import AgentFlags, EndpointFlags
 from cli.flags.groups import flag_group, injected_flags, with_flags
 from cli.flags.imports import EXTRACT_WITHOUT, SYNTH_WITHOUT, ImportFlags
 from cli.flags.rerank import RerankDocFlags
-from cli.flags.run import RunFlags, SampleFlags
+from cli.flags.run import NewRunFlags, RunFlags, SampleFlags
 from cli.flags.sarg import SargFlags
 from evals.qa.sampling import SampleError
 from graphs.errors import ConfigError
@@ -28,7 +28,9 @@ AGENT_COMMANDS = {"ask", "repl", "eval run", "eval sweep", "demo", "distill dire
 # commands whose model has its own -m and --max-tokens: only where it is served, and how long
 ENDPOINT_COMMANDS = {"answer", "eval answers", "plan", "graph extract", "rerank"}
 RUN_COMMANDS = {"eval run", "eval sweep", "baseline bm25", "baseline dense"}
-# their --qa and --out mean their own thing (optional, JSONL answers, a new fused run)
+# a new run of one split of earlier runs' rankings: no --resume, --split the split written
+NEW_RUN_COMMANDS = {"fuse", "rerank"}
+# not RunFlags: their --qa is optional (plan), JSONL with answers (eval answers) or NewRunFlags'
 SAMPLE_COMMANDS = {"plan", "rerank", "eval answers"}
 SARG_COMMANDS = {"answer", "eval answers"}
 RERANK_DOC_COMMANDS = {"distill reranker", "rerank"}
@@ -78,6 +80,7 @@ TAKERS = {
     AgentFlags: AGENT_COMMANDS,
     EndpointFlags: ENDPOINT_COMMANDS,
     RunFlags: RUN_COMMANDS,
+    NewRunFlags: NEW_RUN_COMMANDS,
     ImportFlags: IMPORT_COMMANDS,
     SargFlags: SARG_COMMANDS,
     RerankDocFlags: RERANK_DOC_COMMANDS,
