@@ -154,3 +154,24 @@ def test_a_relation_between_other_types_asks_for_no_walk_from_the_named_node(
     assert RulePlanner(shop.manifest).describing_rival(plan, hits) == hits[0]
     assert hits[0].node_id == "fold"
     assert ask(shop, question)[0] == "fold"  # not bowl, bought with it
+
+
+def test_a_question_quoting_the_named_nodes_own_text_is_answered_by_it(
+    packages: Snapshot,
+) -> None:
+    # no relation named, and the named node's own text matches the words left best:
+    # the node itself is the answer, not what it depends on
+    question = "Which package is the virtual stopwatch and timer?"
+    plan, hits = planned(packages, question)
+    assert [route.node.node_id for route in plan.routes] == ["stopwatch"]
+    rivals = parse_listing(
+        Toolset(packages).call("search", {"query": plan.plan.target.relevance_text, "k": 20}).text,
+        ["package", "section"],
+    )
+    writer = RulePlanner(packages.manifest)
+    assert writer.rival_score(plan, rivals, reached={"libtimer", "libc"}) is not None
+    assert ask(packages, question)[0] == "stopwatch"
+    # a question naming a relation leaving it walks from it: the node is no rival
+    walk, _ = planned(packages, "Which timer does the stopwatch depend on?")
+    assert walk.relations == ("depends",)
+    assert writer.rival_score(walk, hits) is None

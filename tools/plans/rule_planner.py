@@ -388,11 +388,27 @@ class RulePlanner:
         (`highball glass` for `glass`), which a question describing it by text would find.
         Any other hit matches only the question's other words, the words the reached nodes
         are ranked by; it does not compete with a path from what was named.
+
+        A named node of the answer types rivals too when the question names no relation
+        leaving a named node's type (as `describing_rival`): nothing asks for a walk, and a
+        question whose words left are the named node's own text ("Which diagnosis code
+        covers ... pancytopenia?", quoting the notes of `Pancytopenia`) is answered by it,
+        not by its children.
         """
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
         weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
+        types = set(rule_plan.plan.target.labels)
+        unwalked = not any(
+            self.schema.touches(relation, route.node.type)
+            for relation in rule_plan.relations
+            for route in rule_plan.routes
+        )
         scores = []
         for hit in hits:
+            if hit.node_id in anchors and unwalked and (not types or hit.type in types):
+                if hit.node_id not in reached and hit.score is not None:
+                    scores.append(hit.score)
+                continue
             if hit.node_id in anchors or hit.node_id in reached or hit.score is None:
                 continue
             if hit.node_id in leading:
