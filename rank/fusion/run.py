@@ -22,7 +22,7 @@ from agent.trajectory import QuestionResult
 from evals.metrics import CandidateFilter, CandidateTest
 from evals.qa.sets import QAItem, load_qa
 from evals.runs.scoring import scored_record
-from evals.runs.store import CONFIG_FILE, RunStore, read_config, read_results
+from evals.runs.store import CONFIG_FILE, RunStore, check_run_dir, read_config, read_results
 from rank.fusion.fuse import (
     DEFAULT_K,
     FusionSpec,
@@ -216,6 +216,7 @@ def run_fusion(request: FuseRequest) -> FuseOutcome:
         raise RankingError("give at least one ranking source (a run directory or JSONL)")
     if request.protocol not in PROTOCOL_CHOICES:
         raise RankingError(f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}")
+    check_run_dir(Path(request.out), hint="choose a new --out directory (fusing is quick to rerun)")
     sources = read_all(request.sources)
     is_candidate = _candidate_test(request, sources)
     signals = _graph_signals(request, sources)

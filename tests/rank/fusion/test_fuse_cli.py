@@ -131,4 +131,5 @@ def test_existing_output_is_refused(runs: dict[str, Path], tmp_path: Path) -> No
     assert invoke("fuse", runs["bm25-test"], "--qa", runs["qa"], "--out", out)[0] == 0
     code, output = invoke("fuse", runs["bm25-test"], "--qa", runs["qa"], "--out", out)
     assert code == 2
-    assert "not empty" in flat(output)
+    assert "not empty" in flat(output) and "choose a new --out" in flat(output)
+    assert "--resume" not in flat(output)  # fuse takes none
