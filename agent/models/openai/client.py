@@ -37,8 +37,20 @@ def endpoint(
 
 
 def async_client(base_url: str | None, api_key: str, *, timeout_s: float) -> openai.AsyncOpenAI:
-    """An async client whose own retries are off: callers retry under `RetryPolicy`."""
-    return openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+    """An async client whose own retries are off: callers retry under `RetryPolicy`.
+
+    Its HTTP pool is one the SDK did not make (with the SDK's defaults), so dropping the
+    client of an event loop that has ended (`OpenAIChatModel` keeps one per loop) schedules
+    no close of that pool on the loop running then ("Task exception was never retrieved ...
+    Event loop is closed"); the pool's sockets close as they are collected.
+    """
+    return openai.AsyncOpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        max_retries=0,
+        timeout=timeout_s,
+        http_client=openai.DefaultAsyncHttpxClient(),
+    )
 
 
 def sync_client(base_url: str | None, api_key: str, *, timeout_s: float) -> openai.OpenAI:
