@@ -13,8 +13,9 @@ from rich.console import Console
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from agent.trajectory import QuestionResult, new_question_id
-from cli.flags.agent import AgentFlags, SnapshotArg
+from cli.flags.agent import AgentFlags
 from cli.flags.groups import with_flags
+from cli.flags.paths import SnapshotArg
 from cli.guards import fail
 from cli.output.language_warning import LanguageWarning
 from cli.output.render import TracePrinter, answer_table, result_summary

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.flags.agent import FlagError
+from cli.flags.errors import FlagError
 from graphs.cache_dir import CACHES, cache_path, cache_root
 
 

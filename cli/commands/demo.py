@@ -11,8 +11,9 @@ import typer
 from rich.console import Console
 
 from agent.config import AgentConfig
-from cli.flags.agent import AgentFlags, out_dir
+from cli.flags.agent import AgentFlags
 from cli.flags.groups import with_flags
+from cli.flags.paths import out_dir
 from cli.guards import fail, interrupt_hint
 
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.flags.agent import AgentFlags, fail
+from cli.flags.agent import AgentFlags
 from cli.flags.groups import with_flags
+from cli.guards import fail
 
 if TYPE_CHECKING:
     from agent.models.base import Model

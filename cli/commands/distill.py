@@ -11,7 +11,8 @@ import typer
 from rich.console import Console
 
 from cli.commands import direction, reranker
-from cli.flags.agent import fail, out_dir
+from cli.flags.paths import out_dir
+from cli.guards import fail
 
 KeepOpt = Annotated[
     str,

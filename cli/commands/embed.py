@@ -17,7 +17,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from cli.flags.agent import EncoderOpt, SnapshotArg
+from cli.flags.local_models import EncoderOpt
+from cli.flags.paths import SnapshotArg
 from cli.guards import user_errors
 
 

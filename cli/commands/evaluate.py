@@ -12,9 +12,10 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from cli.flags.agent import AgentFlags, SnapshotArg, out_dir
+from cli.flags.agent import AgentFlags
 from cli.flags.executor import ExecutorFlags
 from cli.flags.groups import with_flags
+from cli.flags.paths import SnapshotArg, out_dir
 from cli.flags.run import RunFlags
 from cli.guards import interrupt_hint, print_error, user_errors
 

@@ -25,10 +25,13 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from cli.flags.agent import EndpointFlags, FlagError, SpacyModelOpt, out_dir
+from cli.flags.agent import EndpointFlags
+from cli.flags.errors import FlagError
 from cli.flags.executor import ExecutorFlags
 from cli.flags.groups import with_flags
 from cli.flags.imports import EXTRACT_WITHOUT, ImportFlags
+from cli.flags.local_models import SpacyModelOpt
+from cli.flags.paths import out_dir
 from cli.guards import fail
 from graphs.importers.documents.vocabulary import VocabularyConfig
 

@@ -12,9 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.commands.verify import verify
-from cli.flags.agent import out_dir
 from cli.flags.groups import with_flags
 from cli.flags.imports import ImportFlags, memory_line, summary_lines
+from cli.flags.paths import out_dir
 from graphs.build.stream.budget import current_rss
 from graphs.build.stream.progress import RateLines
 

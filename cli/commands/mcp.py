@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.flags.agent import DenseSearchOpt, fail
+from cli.flags.agent import DenseSearchOpt
+from cli.guards import fail
 from graphs.errors import GraphError
 from tools.config import ToolConfig
 

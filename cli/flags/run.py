@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.flags.agent import out_dir
 from cli.flags.groups import flag_group
+from cli.flags.paths import out_dir
 
 if TYPE_CHECKING:
     from evals.qa.sampling import QuestionSample

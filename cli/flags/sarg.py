@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from answer.config import SargConfig
-from cli.flags.agent import SpacyModelOpt
 from cli.flags.groups import flag_group
+from cli.flags.local_models import SpacyModelOpt
 
 _PAPER = SargConfig()
 
