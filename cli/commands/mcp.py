@@ -13,7 +13,7 @@ import typer
 
 from cli.flags.agent import DenseSearchOpt
 from cli.guards import fail
-from graphs.errors import GraphError
+from graphs.errors import ConfigError, GraphError
 from tools.config import ToolConfig
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def mcp_serve(
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
         )
-    except ValueError as error:
+    except ConfigError as error:
         if transport is Transport.http:
             fail(str(error))
         security = http_app.HttpSecurity()  # stdio: no HTTP settings apply
