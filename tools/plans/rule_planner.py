@@ -136,7 +136,7 @@ class RulePlanner:
     def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
         self.vocabulary = vocabulary
         self.reader = QuestionReader.build(
-            manifest.analyzer, manifest.node_types, manifest.relations, vocabulary
+            manifest.analyzer, manifest.node_types, manifest.relations
         )
         self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)

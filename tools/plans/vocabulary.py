@@ -95,31 +95,17 @@ class QuestionReader:
 
     @classmethod
     def build(
-        cls,
-        analyzer: str,
-        node_types: Iterable[str],
-        relations: Iterable[str],
-        vocabulary: Vocabulary | None = None,
+        cls, analyzer: str, node_types: Iterable[str], relations: Iterable[str]
     ) -> QuestionReader:
-        """Read the schema's names with the snapshot's analyzer `analyzer`.
-
-        A relation label's words weigh 1 / (labels holding the word); with the snapshot's
-        `vocabulary`, times the word's idf over the nodes' text, so a word the graph's text
-        uses everywhere ("has" in `has_tag`) weighs less than the one that says what the
-        relation is about ("tag").
-        """
+        """Read the schema's names with the snapshot's analyzer `analyzer`."""
         stemmer = Tokenizer("english-stem")
-        tokenizer = Tokenizer(analyzer)
         type_words = {t: _stems(stemmer, t) for t in node_types}
         labels = {r: _stems(stemmer, r) for r in relations}
         holders = {
             s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
         }
-        rarity = _label_rarity(stemmer, tokenizer, labels, vocabulary)
-        weights = {
-            r: {s: rarity.get(s, 1.0) / holders[s] for s in own} for r, own in labels.items()
-        }
-        return cls(tokenizer, stemmer, type_words, weights)
+        weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
+        return cls(Tokenizer(analyzer), stemmer, type_words, weights)
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -237,37 +223,6 @@ class QuestionReader:
                 if stem in stems:
                     first.setdefault(name, position)
         return sorted(first, key=first.__getitem__)
-
-
-def _label_rarity(
-    stemmer: Tokenizer,
-    tokenizer: Tokenizer,
-    labels: dict[str, frozenset[str]],
-    vocabulary: Vocabulary | None,
-) -> dict[str, float]:
-    """Each label stem's idf over the nodes' text (a word no node holds: the highest, log N).
-
-    The stem's idf is that of the analyzer's token for the same word of the label; without
-    `vocabulary` (or a stem the analyzer drops) every stem weighs 1.
-    """
-    if vocabulary is None or vocabulary.num_docs < 2:
-        return {}
-    tokens: dict[str, str] = {}
-    for relation in labels:
-        text = relation.replace("_", " ")
-        own = {(a, b): token for a, b, token in tokenizer.word_spans(text)}
-        for start, end, stem in stemmer.word_spans(text):
-            if (start, end) in own and end - start >= MIN_CONTENT_CHARS:
-                tokens.setdefault(stem, own[(start, end)])
-    if not tokens:
-        return {}
-    stems = list(tokens)
-    counts = vocabulary.doc_freqs([tokens[s] for s in stems])
-    top = math.log(vocabulary.num_docs)
-    return {
-        stem: math.log(vocabulary.num_docs / count) if count else top
-        for stem, count in zip(stems, counts, strict=True)
-    }
 
 
 def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:
