@@ -9,7 +9,9 @@ names that type, not a node (`packages` in "Which packages depend on X?" is the 
 `package`, not the node `packaging`). A run that names several nodes (homonyms: `glass`
 names `glass (container)` and `glass (material)`) keeps them all: the nodes it names whole
 first, then those it names without their disambiguator, each group ordered by the question's
-BM25 score of each node, so the question's other words choose between them. Each linked node
+other words (each node's BM25 score for the question without the mention), then by how
+linked each node is in the graph, so the question's other words choose between them and
+the commoner sense comes first when they do not (`_homonym_order`). Each linked node
 carries that score, the one `search` gives it for the question (one scoring of every linked
 node per question).
 
@@ -127,11 +129,10 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     for a, b, nodes, bases, stemmed in chosen:
         found = np.asarray(nodes, dtype=np.int64)
         by_question = np.array([next(scores) for _ in nodes])
-        # homonyms: the nodes named whole first, then by the question's text
-        order = np.lexsort((found, -by_question, np.asarray(bases)))[:MAX_HOMONYMS]
         end = spans[b - 1][1]
         end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
         text = question[spans[a][0] : end]
+        order = _homonym_order(snapshot, question, text, found, by_question, bases)
         if not snapshot.index.tokenize(text):
             continue  # stopwords only: not a name's use
         first = int(found[order[0]])
@@ -149,6 +150,31 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
             )
         )
     return mentions
+
+
+def _homonym_order(
+    snapshot: Snapshot,
+    question: str,
+    text: str,
+    found: np.ndarray,
+    by_question: np.ndarray,
+    bases: list[bool],
+) -> np.ndarray:
+    """The order of the nodes one mention names (the best `MAX_HOMONYMS`).
+
+    The nodes it names whole come first. Among homonyms the name's own words choose nothing
+    (every one holds them; a short text repeating the name scores highest), so the
+    question's other words choose (each node's BM25 score for the question without the
+    mention), then the graph: the node with more links (WordNet's `dog (canine)`, with its
+    hundred kinds of dog, before `dog (chap)`), then the whole question's score.
+    """
+    if found.size == 1:
+        return np.zeros(1, dtype=np.int64)
+    rest = question.replace(text, " ", 1)
+    by_rest = np.asarray(snapshot.index.score_nodes(rest, found), dtype=np.float64)
+    degrees = snapshot.degrees[found]
+    keys = (found, -by_question, -degrees, -by_rest, np.asarray(bases))
+    return np.lexsort(keys)[:MAX_HOMONYMS]
 
 
 def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:

@@ -70,6 +70,35 @@ def test_a_disambiguated_name_links_whole_and_its_base_names_every_homonym(
     assert named(graph, "which glass holds liquids for drinking?")[0] == ("glass", ["gc", "gm"])
 
 
+DOGS = [
+    ("canine", "synset", "dog (canine)", "dog: a member of the genus Canis, domesticated"),
+    ("chap", "synset", "dog (chap)", "dog: informal term for a man; you lucky dog"),
+    ("pug", "synset", "pug", "small dog with a wrinkled face"),
+    ("corgi", "synset", "corgi", "short-legged herding dog"),
+    ("hound", "synset", "hound", "dog that hunts by scent"),
+    ("man", "synset", "man", "an adult person who is male"),
+]
+DOG_EDGES = [
+    ("pug", "canine", "hypernym"),
+    ("corgi", "canine", "hypernym"),
+    ("hound", "canine", "hypernym"),
+    ("chap", "man", "hypernym"),
+]
+
+
+def test_homonyms_the_questions_other_words_do_not_choose_come_by_their_links(
+    tmp_path: Path,
+) -> None:
+    dogs = tiny_snapshot(tmp_path / "dogs", DOGS, DOG_EDGES)
+    # the whole question scores `dog (chap)` higher (its short text says "dog" twice); the
+    # name's words choose nothing between homonyms, the other words neither: the links do
+    scores = dogs.index.score_nodes("Which kinds of dog are there?", [0, 1])
+    assert scores[1] > scores[0]
+    assert named(dogs, "Which kinds of dog are there?") == [("dog", ["canine", "chap"])]
+    # the other words choose when they can
+    assert named(dogs, "which dog is an informal term?") == [("dog", ["chap", "canine"])]
+
+
 def test_plurals_punctuation_and_case_link_and_the_longest_match_wins(graph: Snapshot) -> None:
     assert named(graph, "Which Highball Glasses are there?") == [("Highball Glasses", ["hb"])]
     assert named(graph, "who made dr no")[0] == ("dr no", ["dc"])
