@@ -9,7 +9,8 @@ against SOURCE_SHA256.
 Nodes: one per synset, id ``POS + offset`` (``n03438257``), type its lexicographer file
 (``noun.artifact``, ``verb.motion``, ``adj.all``: 45 types), name its first lemma with
 spaces. Where names coincide (ignoring case), each synset is named with its first hypernym's
-(or, without one, its lexicographer file's) first lemma in parentheses, as lexical and
+first lemma in parentheses (for an adjective satellite its head adjective's, for an adverb
+the adjective it comes from, else a derivation's, else its part of speech), as lexical and
 encyclopaedic graphs disambiguate: ``glass (container)``, ``glass (solid)``; names still
 shared after that get their synset number too (``glass (container) 2``). Text: the name,
 its other lemmas ("also: drinking glass") and the gloss with its examples.
@@ -149,21 +150,33 @@ def _lemma(word: str) -> str:
     return word.replace("_", " ")
 
 
+POS_WORDS = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
+BROADER = ("@", "@i", "&", "\\", "+")
+"""Pointers whose target disambiguates a shared name, in order: the hypernym (nouns,
+verbs), the head adjective of a satellite (similar to), the adjective an adverb is
+derived from (pertainym), a derivation."""
+
+
+def _broader(sid: str, pointers: list[tuple[str, str]]) -> str | None:
+    """The synset whose first lemma disambiguates `sid`'s name (see BROADER), if any."""
+    for symbol in BROADER:
+        target = next((t for s, t in pointers if s == symbol and t != sid), None)
+        if target is not None:
+            return target
+    return None
+
+
 def wordnet_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
     """The node and edge tables of the graph (see the module doc)."""
     rows = list(synsets(texts))
     first = {sid: _lemma(lemmas[0]) for sid, _, lemmas, _, _ in rows}
-    lexname = {sid: kind for sid, kind, _, _, _ in rows}
-    hypernym = {
-        sid: next((t for s, t in pointers if s in ("@", "@i")), None)
-        for sid, _, _, pointers, _ in rows
-    }
+    broader = {sid: _broader(sid, pointers) for sid, _, _, pointers, _ in rows}
     shared = Counter(name.casefold() for name in first.values())
     names = {}
     for sid, name in first.items():
         if shared[name.casefold()] > 1:
-            parent = hypernym[sid]
-            name = f"{name} ({first[parent] if parent else lexname[sid].split('.')[1]})"
+            near = broader[sid]
+            name = f"{name} ({first[near] if near in first else POS_WORDS[sid[0]]})"
         names[sid] = name
     again = Counter(name.casefold() for name in names.values())
     seen: Counter[str] = Counter()
