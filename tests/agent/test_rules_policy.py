@@ -99,6 +99,21 @@ def test_schema_words_are_matched_by_the_snapshot_stemmer() -> None:
     assert reader.named_relations("a paper on this topic", 0.5) == ["has_topic"]
 
 
+def test_a_word_several_type_names_share_names_none_of_them() -> None:
+    types = ["adj.all", "adv.all", "noun.artifact", "verb.communication", "noun.communication"]
+    reader = QuestionReader.build("english", [*types, "package", "source package"], [])
+    assert reader.mentioned_types("List all the parts of a bicycle.") == []
+    assert reader.mentioned_types("which artifact is it?") == ["noun.artifact"]
+    assert reader.mentioned_types("Verbs of communication meaning to speak softly?") == [
+        "verb.communication"
+    ]
+    # every word of a name names it, and a word of its own names it alone
+    assert reader.mentioned_types("which packages built from a source package") == [
+        "package",
+        "source package",
+    ]
+
+
 def test_residual_text_drops_the_analyzers_stopwords_and_the_anchor() -> None:
     reader = QuestionReader.build("english", ["paper"], ["cites"])
     residual = reader.residual(

@@ -154,3 +154,31 @@ def test_a_type_word_that_only_stems_like_a_name_names_the_type(tmp_path) -> Non
         make_agent(snapshot, AgentConfig(n_agents=1)).ask("Which packages are licensed under MIT?")
     )
     assert result.fused[0] == "tokenizers"  # the type word kept its meaning: packages answer
+
+
+PARTS_FILLER = [f"spare parts of machine {i}, sold in parts" for i in range(30)]
+HOUSE = [
+    ("parts", "noun", "parts", "the local environment: he is not from these parts"),
+    ("house", "noun", "house (dwelling)", "a dwelling that serves as living quarters"),
+    ("porch", "noun", "porch", "a structure attached to the outside of a house"),
+    ("loft", "noun", "loft", "floor consisting of an open space at the top of a house"),
+    ("building", "noun", "building", "a structure that has a roof and walls"),
+    ("villa", "noun", "villa", "a country house"),
+    *((f"m{i}", "noun", f"machine {i}", text) for i, text in enumerate(PARTS_FILLER)),
+]
+HOUSE_EDGES = [
+    ("porch", "house", "part_holonym"),
+    ("loft", "house", "part_holonym"),
+    ("house", "building", "hypernym"),
+    ("villa", "house", "hypernym"),
+]
+
+
+def test_a_loose_names_words_may_name_the_schema(tmp_path_factory: pytest.TempPathFactory) -> None:
+    out = tmp_path_factory.mktemp("graphs") / "house"
+    house = tiny_snapshot(out, HOUSE, HOUSE_EDGES)
+    question = "What are the parts of a house (dwelling)?"
+    (parts, named) = find_mentions(house, question)
+    assert parts.text == "parts" and parts.loose and named.text == "house (dwelling)"
+    # "parts", the node, is used as a word: the word names part_holonym, walked first
+    assert sorted(ask(house, question)[:2]) == ["loft", "porch"]

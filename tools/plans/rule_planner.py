@@ -165,8 +165,9 @@ class RulePlanner:
                 held.append((row.node, row.node.score or 0.0))
         if not mentions:
             return self.text_plan(question)
-        # type and relation words inside a name name nothing ("Carrovich disease")
-        unnamed = _blanked(question, [named for named, _, _ in mentions])
+        # type and relation words inside a name name nothing ("Carrovich disease"), unless
+        # the name is loose: used as words, they may name the schema ("the parts of a house")
+        unnamed = _blanked(question, [named for named, _, _ in mentions if named not in loose])
         target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
         relevance = self.reader.schema_free(

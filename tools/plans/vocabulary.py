@@ -116,8 +116,26 @@ class QuestionReader:
         ]
 
     def mentioned_types(self, question: str) -> list[str]:
-        """Node types named in the question, in order of first mention."""
-        return self._mentioned(self.type_words, question)
+        """Node types named in the question, in order of first mention.
+
+        A type is named by every word of its name, or by one word of it that no other
+        type's name holds: `source package` by "source", `noun.artifact` by "artifact";
+        a word several types' names share names none of them alone ("all" in WordNet's
+        `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types).
+        """
+        first: dict[str, int] = {}
+        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
+            first.setdefault(stem, position)
+        holders: dict[str, int] = {}
+        for stems in self.type_words.values():
+            for stem in stems:
+                holders[stem] = holders.get(stem, 0) + 1
+        named: dict[str, int] = {}
+        for name, stems in self.type_words.items():
+            held = [stem for stem in stems if stem in first]
+            if held and (len(held) == len(stems) or any(holders[s] == 1 for s in held)):
+                named[name] = min(first[stem] for stem in held)
+        return sorted(named, key=named.__getitem__)
 
     def named_relations(self, question: str, min_share: float) -> list[str]:
         """The relations whose whole label the question holds best (none below `min_share`).
@@ -215,14 +233,6 @@ class QuestionReader:
             keep = vocabulary.ranks_by([token for _, _, token in spans])
             spans = [span for span, kept in zip(spans, keep, strict=True) if kept]
         return " ".join(question[start:end] for start, end, _ in spans)
-
-    def _mentioned(self, vocabulary: dict[str, frozenset[str]], question: str) -> list[str]:
-        first: dict[str, int] = {}
-        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
-            for name, stems in vocabulary.items():
-                if stem in stems:
-                    first.setdefault(name, position)
-        return sorted(first, key=first.__getitem__)
 
 
 def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:
