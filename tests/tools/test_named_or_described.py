@@ -121,9 +121,14 @@ def test_agreement_with_a_loose_anchor_does_not_rank_first() -> None:
         on_path=0, path="",
     )  # fmt: skip
     assert reach.ranking() == ["better", "both"]
+    reach.add(
+        "by-loose", name="by-loose", type="t", anchor="A2", anchor_score=9.0, relevance=9.0,
+        on_path=0, path="",
+    )  # fmt: skip
+    assert reach.ranking() == ["better", "both", "by-loose"]  # only a loose anchor reached it
     assert not reach.agreed()
     trusted = Reach(nodes=reach.nodes)
-    assert trusted.ranking() == ["both", "better"] and trusted.agreed()
+    assert trusted.ranking() == ["both", "by-loose", "better"] and trusted.agreed()
 
 
 SHOP = [

@@ -4,7 +4,9 @@ The rule agent (agent/models/rules/) and the plan executor (tools/plans/execute.
 fill a `Reach` with what each anchor's walk reached and rank it here, so a reached set is
 ordered the same way by both. In order:
 
-1. agreement: how many anchors reach the node (several anchors: their intersection first);
+1. agreement: how many anchors reach the node (several anchors: their intersection first),
+   loose anchors not counted, so a node only loose anchors reach comes after every node a
+   name linked with confidence reaches;
 2. on the question's path: reached along the relation the question names (2 when also in the
    direction its wording gives, 1 in the other, 0 through another relation);
 3. the question's remaining words: the node's best BM25 score for the question without the
@@ -69,11 +71,12 @@ class Reached:
         """The ranking key (smaller first), see the module doc.
 
         `loose` anchors agree on nothing (their words are mostly used away from them): a
-        node they reach counts as reached by one anchor.
+        node only they reach counts as reached by none ("What is a goblet a type of?": what
+        `type (kind)` reaches comes after what `goblet` reaches).
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
         return (
-            -max(agreeing, 1),
+            -agreeing,
             -self.on_path,
             -self.relevance,
             -sum(self.anchors.values()),
