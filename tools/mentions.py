@@ -9,8 +9,8 @@ names that type, not a node (`packages` in "Which packages depend on X?" is the 
 `package`, not the node `packaging`). A run that names several nodes (homonyms: `glass`
 names `glass (container)` and `glass (material)`) keeps them all: the nodes it names whole
 first, then those it names without their disambiguator, each group ordered by the question's
-other words (each node's BM25 score for the question without the mention), then by how
-linked each node is in the graph, so the question's other words choose between them and
+other words (each node's BM25 score for the question without the mention) plus the log of
+how linked each node is in the graph, so the question's other words choose between them and
 the commoner sense comes first when they do not (`_homonym_order`). Each linked node
 carries that score, the one `search` gives it for the question (one scoring of every linked
 node per question).
@@ -165,15 +165,18 @@ def _homonym_order(
     The nodes it names whole come first. Among homonyms the name's own words choose nothing
     (every one holds them; a short text repeating the name scores highest), so the
     question's other words choose (each node's BM25 score for the question without the
-    mention), then the graph: the node with more links (WordNet's `dog (canine)`, with its
-    hundred kinds of dog, before `dog (chap)`), then the whole question's score.
+    mention) added to a prior from the graph, the log of each node's links (the commoner
+    sense is the better linked: WordNet's `dog (canine)`, with its hundred kinds of dog,
+    before `dog (chap)`; a word as common as "all" in the question does not outweigh it, a
+    phrase of the node's own text does), then the whole question's score. Context plus a
+    commonness prior is how entity linkers rank candidates (Milne and Witten 2008).
     """
     if found.size == 1:
         return np.zeros(1, dtype=np.int64)
     rest = question.replace(text, " ", 1)
     by_rest = np.asarray(snapshot.index.score_nodes(rest, found), dtype=np.float64)
-    degrees = snapshot.degrees[found]
-    keys = (found, -by_question, -degrees, -by_rest, np.asarray(bases))
+    fit = by_rest + np.log1p(snapshot.degrees[found])
+    keys = (found, -by_question, -fit, np.asarray(bases))
     return np.lexsort(keys)[:MAX_HOMONYMS]
 
 
