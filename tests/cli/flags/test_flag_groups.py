@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import pytest
 import typer
+from command_tree import walk
 from typer.testing import CliRunner
 
 from agent.config import AgentConfig
@@ -43,15 +43,6 @@ EXCEPTIONS = {
     ("graph synth", ImportFlags): set(SYNTH_WITHOUT),  # generated rows are all valid
     ("graph extract", ImportFlags): set(EXTRACT_WITHOUT),  # rows made from documents
 }
-
-
-def walk(command: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Every leaf command of the Click tree Typer builds (typer vendors its own click)."""
-    if hasattr(command, "commands"):
-        for name, sub in command.commands.items():
-            yield from walk(sub, f"{prefix} {name}".strip())
-    else:
-        yield prefix, command
 
 
 def declared_options(group: type) -> dict[str, set[str]]:

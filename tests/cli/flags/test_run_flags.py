@@ -12,11 +12,12 @@ import importlib
 import inspect
 import pkgutil
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from command_tree import walk
 from typer.models import OptionInfo
 
 import cli.flags
@@ -47,15 +48,6 @@ NOT_RUN_FLAGS: dict[tuple[str, str], str] = {
     ("distill reranker", "--qa"): "training questions, no run (candidate for cli/flags/)",
     ("distill reranker", "--split"): "the split trained on, default train",
 }
-
-
-def walk(command: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Every leaf command of the Click tree Typer builds."""
-    if hasattr(command, "commands"):
-        for name, sub in command.commands.items():
-            yield from walk(sub, f"{prefix} {name}".strip())
-    else:
-        yield prefix, command
 
 
 def option_names(info: OptionInfo) -> set[str]:
