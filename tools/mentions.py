@@ -91,21 +91,12 @@ def question_words(question: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(question)]
 
 
-def _type_stems(snapshot: Snapshot) -> set[tuple[str, ...]]:
-    """Each node type's name as stemmed words (`source package` -> ("sourc", "packag"))."""
-    forms = snapshot.names.name_forms
-    return {
-        tuple(forms.stems([word for _, _, word in question_words(name)]))
-        for name in snapshot.manifest.node_types
-    }
-
-
 def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     """The mentions of the snapshot's node names in `question`, in question order."""
     spans = question_words(question)
     words = [word for _, _, word in spans]
     names = snapshot.names
-    type_stems = _type_stems(snapshot)
+    type_stems = snapshot.type_name_stems
     taken = [False] * len(words)
     chosen: list[tuple[int, int, list[int], list[bool], bool]] = []
     for a, b in names.runs(words):  # longest runs first
@@ -193,5 +184,6 @@ def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:
     at = int(np.searchsorted(holding, node))
     if holding.size * LOOSE_SHARE <= 1 and at < holding.size and holding[at] == node:
         return int(holding.size), None  # few texts, the node's among them: never loose
-    around = np.append(snapshot.neighbors(node).nodes, node)
-    return int(holding.size), int(np.isin(holding, around).sum())
+    around = np.unique(np.append(snapshot.neighbors(node).nodes, node))
+    at = np.minimum(np.searchsorted(holding, around), holding.size - 1)
+    return int(holding.size), int(np.count_nonzero(holding[at] == around))

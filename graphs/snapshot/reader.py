@@ -18,7 +18,7 @@ from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
-from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
+from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, name_words, stored_format
 from graphs.snapshot.nodestore import NodeStore
 
 __all__ = ["Neighborhood", "Snapshot"]
@@ -238,6 +238,15 @@ class Snapshot:
         )
         names = self._store.column("name").to_pylist()
         return NameIndex.from_names(names, self.manifest.analyzer)
+
+    @cached_property
+    def type_name_stems(self) -> frozenset[tuple[str, ...]]:
+        """Each node type's name as the name index's stemmed words, computed once.
+
+        `source package` -> ("sourc", "packag"); linking reads them for every question.
+        """
+        forms = self.names.name_forms
+        return frozenset(tuple(forms.stems(name_words(t))) for t in self.manifest.node_types)
 
     @cached_property
     def degrees(self) -> np.ndarray:
