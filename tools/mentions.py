@@ -184,6 +184,8 @@ def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:
     at = int(np.searchsorted(holding, node))
     if holding.size * LOOSE_SHARE <= 1 and at < holding.size and holding[at] == node:
         return int(holding.size), None  # few texts, the node's among them: never loose
+    if not holding.size:
+        return 0, 0
     around = np.unique(np.append(snapshot.neighbors(node).nodes, node))
-    at = np.minimum(np.searchsorted(holding, around), holding.size - 1)
-    return int(holding.size), int(np.count_nonzero(holding[at] == around))
+    places = np.minimum(np.searchsorted(holding, around), holding.size - 1)
+    return int(holding.size), int(np.count_nonzero(holding[places] == around))
