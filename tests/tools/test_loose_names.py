@@ -18,7 +18,7 @@ from agent.config import AgentConfig
 from agent.factory import make_agent
 from graphs.snapshot import Snapshot
 from tools.listing_parse import parse_names
-from tools.mentions import find_mentions
+from tools.mentions import find_mentions, usage
 from tools.plans.reach import Reach, graph_first
 from tools.plans.vocabulary import QuestionReader
 from tools.toolset import Toolset
@@ -182,3 +182,15 @@ def test_a_loose_names_words_may_name_the_schema(tmp_path_factory: pytest.TempPa
     assert parts.text == "parts" and parts.loose and named.text == "house (dwelling)"
     # "parts", the node, is used as a word: the word names part_holonym, walked first
     assert sorted(ask(house, question)[:2]) == ["loft", "porch"]
+
+
+def test_usage_counts_the_texts_near_the_node_exactly(packages: Snapshot) -> None:
+    for name in ("tree", "sisu", "fileman", "psmisc"):
+        node = packages.internal_id(name)
+        holding = set(packages.index.holding_all(name).tolist())
+        around = set(packages.neighbors(node).nodes.tolist()) | {node}
+        texts, near = usage(packages, name, node)
+        assert texts == len(holding)
+        assert near is None or near == len(holding & around)
+    # 27 texts use "tree"; near it only its own (sisu and fileman, its neighbours, do not)
+    assert usage(packages, "tree", packages.internal_id("tree")) == (27, 1)
