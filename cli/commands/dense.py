@@ -7,12 +7,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from cli.commands.evaluate import run_with_progress
 from cli.flags.groups import with_flags
 from cli.flags.local_models import EncoderOpt
 from cli.flags.paths import SnapshotArg
 from cli.flags.run import RunFlags
 from cli.guards import user_errors
+from cli.output.run_progress import run_with_progress
 
 
 @with_flags()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import socket
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -13,6 +11,7 @@ import typer
 
 from cli.flags.agent import DenseSearchOpt
 from cli.guards import fail
+from cli.listening import check_listen, labelled_snapshots
 from graphs.errors import ConfigError, GraphError
 from tools.config import ToolConfig
 
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from graphs.dense.encoder import TextEncoder
     from tools.toolset import Toolset
 
-_LABEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _SDK_MODULES = frozenset({"mcp", "mcp_types", "uvicorn", "starlette", "anyio"})
 
 
@@ -112,7 +110,7 @@ def mcp_serve(
     encoder = _encoder(dense_search)
     served = [
         mcp_server.ServedSnapshot(label, _toolset(path, encoder))
-        for label, path in _labelled(snapshots)
+        for label, path in labelled_snapshots(snapshots, "ark mcp")
     ]
     server = mcp_server.build_server(mcp_server.ArkMcpCatalog(served))
     names = ", ".join(item.label for item in served)
@@ -121,7 +119,7 @@ def mcp_serve(
             typer.echo(f"ark mcp: serving {names} over stdio", err=True)
             anyio.run(mcp_server.serve_stdio, server)
             return
-        _check_listen(host, port)
+        check_listen(host, port)
         warning = exposure_warning(host)
         if warning:
             typer.echo(warning, err=True)
@@ -145,40 +143,6 @@ def exposure_warning(host: str) -> str | None:
         "text over plain HTTP, so put TLS in front. Use --host 127.0.0.1 to keep the server "
         "local."
     )
-
-
-def _check_listen(host: str, port: int) -> None:
-    """Fail with a clear message now if HOST:PORT cannot be listened on (busy, bad host)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        family, kind, proto, _, address = infos[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(address)
-    except OSError as error:
-        fail(f"cannot listen on {host}:{port} ({error}); choose another --port or --host")
-
-
-def _labelled(specs: list[str]) -> list[tuple[str, Path]]:
-    """(label, directory) per argument; labels default to the directory name and must differ."""
-    labelled = []
-    for spec in specs:
-        label, sep, rest = spec.partition("=")
-        if sep and _LABEL.fullmatch(label) and not Path(spec).exists():
-            labelled.append((label, Path(rest)))
-            continue
-        path = Path(spec)
-        name = re.sub(r"[^A-Za-z0-9_-]+", "-", path.resolve().name).strip("-")[:40]
-        labelled.append((name or "graph", path))
-    seen: dict[str, Path] = {}
-    for label, path in labelled:
-        if label in seen:
-            fail(
-                f"two snapshots are labelled {label!r} ({seen[label]}, {path}); name them "
-                f"with LABEL=DIR, e.g. ark mcp a={seen[label]} b={path}"
-            )
-        seen[label] = path
-    return labelled
 
 
 def _encoder(path: Path | None) -> TextEncoder | None:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from cli.guards import fail
+from cli.listening import check_listen, labelled_snapshots
 
 TOKEN_ENV_VAR = "ARK_SERVE_TOKEN"
 _SERVE_MODULES = frozenset({"fastapi", "uvicorn", "starlette", "multipart", "python_multipart"})
@@ -65,7 +66,6 @@ def serve(
         import uvicorn
 
         from cli import answerers
-        from cli.commands.mcp import _check_listen, _labelled
         from cli.http_security import http_security, is_loopback
         from cli.serve import app as serve_app
         from cli.serve import state as serve_state
@@ -83,9 +83,9 @@ def serve(
         doc_roots=tuple(root.resolve() for root in doc_root or ()),
         max_upload_bytes=int(max_upload_mb * 2**20),
     )  # fmt: skip
-    graphs = serve_state.GraphRegistry.open(_labelled(snapshots))
+    graphs = serve_state.GraphRegistry.open(labelled_snapshots(snapshots, "ark serve"))
     ctx = ServeContext(graphs, options, answerers.default_deps(encoder))
-    _check_listen(host, port)
+    check_listen(host, port)
     if not is_loopback(host):
         typer.echo(
             f"warning: listening on {host}, not localhost: anyone holding the token who can "
