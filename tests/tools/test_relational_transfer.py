@@ -13,7 +13,7 @@ from agent.factory import make_agent
 from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from graphs.snapshot.names import NameIndex
-from tools.listing_parse import parse_listing, parse_names
+from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
 from tools.plans.execute import PlanExecutor
 from tools.plans.reach import Reach, graph_first
@@ -286,3 +286,21 @@ def test_the_executor_and_the_agent_rank_what_they_reach_alike(
     executed = [c.node_id for c in PlanExecutor(graph).run(plan.plan).ranking]
     assert executed  # the walk reached something
     assert ask(graph, question)[: len(executed)] == executed
+
+
+def test_a_node_named_twice_is_one_anchor(graph: Snapshot) -> None:
+    planner = OfflinePlanner(graph)
+    question = "Tumbler or tumbler: which glass is like it?"
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert [route.node.node_id for route in plan.routes].count("tb") == 1
+
+
+def test_only_a_hit_of_the_answer_types_rivals_the_walk(graph: Snapshot) -> None:
+    planner = OfflinePlanner(graph)
+    question = "Which package does spacy require?"
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.plan.target.labels == ["package"]
+    named_like = ListedNode("sk", "spacy package", "synset", 9.0)
+    assert planner.writer.rival_score(plan, [named_like]) is None  # not a package
+    as_package = ListedNode("sk", "spacy package", "package", 9.0)
+    assert planner.writer.rival_score(plan, [as_package]) == 9.0

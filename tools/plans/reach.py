@@ -10,10 +10,14 @@ ordered the same way by both. In order:
 2. on the question's path: reached along the relation the question names (2 when also in the
    direction its wording gives, 1 in the other, 0 through another relation);
 3. the question's remaining words: the node's best BM25 score for the question without the
-   words naming the anchor that reached it;
+   words naming the anchor that reached it (in the listings of anchors that are not loose,
+   when one reached it: a loose anchor's listing is ranked by words its own texts hold);
 4. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
    of each; in the executor, its binding score);
-5. first reached.
+5. the size of its group: how many nodes its anchor reached through the same last relation
+   in the same direction (with no word to choose, "every kind of guitar" asks for the many
+   hyponyms, not the one derivation);
+6. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
 loose: its words mostly used away from it in the graph's text, tools/mentions.py), or when
@@ -62,12 +66,17 @@ class Reached:
     anchors: dict[str, float] = field(default_factory=dict)
     """Anchor variable -> its score (see `anchor_score` of `Reach.add`)."""
     on_path: int = 0
-    relevance: float = 0.0
+    relevances: dict[str, float] = field(default_factory=dict)
+    """Anchor variable -> the node's best score for the remaining words in its listings."""
     paths: dict[str, str] = field(default_factory=dict)
     """Anchor variable -> the path from it that reached the node, written out (the best
     on the question's path, else the first)."""
+    groups: set[tuple[str, str, bool]] = field(default_factory=set)
+    """(anchor variable, last relation, its direction) of each way the node was reached."""
 
-    def key(self, loose: Collection[str] = ()) -> tuple[float, ...]:
+    def key(
+        self, loose: Collection[str] = (), sizes: dict[tuple[str, str, bool], int] | None = None
+    ) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
 
         `loose` anchors agree on nothing (their words are mostly used away from them): a
@@ -75,13 +84,22 @@ class Reached:
         `type (kind)` reaches comes after what `goblet` reaches).
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
+        trusted = [r for anchor, r in self.relevances.items() if anchor not in loose]
+        relevance = max(trusted) if trusted else self.relevance
+        group = max((sizes or {}).get(g, 0) for g in self.groups) if self.groups else 0
         return (
             -agreeing,
             -self.on_path,
-            -self.relevance,
+            -relevance,
             -sum(self.anchors.values()),
+            -group,
             self.order,
         )
+
+    @property
+    def relevance(self) -> float:
+        """The node's best score for the question's remaining words, from any anchor."""
+        return max(self.relevances.values(), default=0.0)
 
     @property
     def strength(self) -> float:
@@ -108,8 +126,12 @@ class Reach:
         relevance: float,
         on_path: int,
         path: str,
+        step: Step | None = None,
     ) -> None:
-        """Record that the walk from `anchor` reached `node_id` (keeps the best of each)."""
+        """Record that the walk from `anchor` reached `node_id` (keeps the best of each).
+
+        `step`: the last edge of the path (its relation and direction form the node's group).
+        """
         node = self.nodes.get(node_id)
         if node is None:
             node = self.nodes[node_id] = Reached(name, type, len(self.nodes))
@@ -117,7 +139,9 @@ class Reach:
         if path and (anchor not in node.paths or on_path > node.on_path):
             node.paths[anchor] = path
         node.on_path = max(node.on_path, on_path)
-        node.relevance = max(node.relevance, relevance)
+        node.relevances[anchor] = max(node.relevances.get(anchor, 0.0), relevance)
+        if step is not None:
+            node.groups.add((anchor, step.relation, step.forward))
 
     def confirm(self, node_id: str, anchor: str, anchor_score: float, path: str) -> None:
         """Record that `node_id`, reached already, is linked to `anchor` too (checked)."""
@@ -127,7 +151,11 @@ class Reach:
 
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
-        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose))
+        sizes: dict[tuple[str, str, bool], int] = {}
+        for node in self.nodes.values():
+            for group in node.groups:
+                sizes[group] = sizes.get(group, 0) + 1
+        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose, sizes))
 
     def agreed(self) -> bool:
         """Whether several anchors reach some node (the question's intersection)."""

@@ -380,15 +380,16 @@ class RulePlanner:
     ) -> float | None:
         """The best search score of a hit that rivals the anchors as the question's subject.
 
-        A rival is not an anchor and was not reached, and either the whole question's search
-        ranks it first (`leading`: its first `LEADING_HITS` hits of the answer types, given
-        only while an anchor is loose: its words mostly used as words in the graph's text), or
-        its name shares with the words naming an anchor at least half of their weight (words
-        matched by stem, weighted by their inverse document frequency, so sharing "other" or
-        "unspecified" is not sharing "finger"): a more specific node of the named kind
-        (`highball glass` for `glass`), which a question describing it by text would find.
-        Any other hit matches only the question's other words, the words the reached nodes
-        are ranked by; it does not compete with a path from what was named.
+        A rival is of the answer types, is not an anchor and was not reached, and either the
+        whole question's search ranks it first (`leading`: its first `LEADING_HITS` hits of
+        the answer types, given only while an anchor is loose: its words mostly used as
+        words in the graph's text), or its name shares with the words naming an anchor at
+        least half of their weight (words matched by stem, weighted by their inverse
+        document frequency, so sharing "other" or "unspecified" is not sharing "finger"): a
+        more specific node of the named kind (`highball glass` for `glass`), which a
+        question describing it by text would find. Any other hit matches only the question's
+        other words, the words the reached nodes are ranked by; it does not compete with a
+        path from what was named.
 
         A named node of the answer types rivals too when the question names no relation
         leaving a named node's type (as `describing_rival`): nothing asks for a walk, and a
@@ -412,6 +413,8 @@ class RulePlanner:
                 continue
             if hit.node_id in anchors or hit.node_id in reached or hit.score is None:
                 continue
+            if types and hit.type not in types:
+                continue  # not of the answer types: it cannot be the answer instead
             if hit.node_id in leading:
                 scores.append(hit.score)
                 continue
@@ -508,7 +511,7 @@ class RulePlanner:
 
         One node per mention: its best homonym by the question's text, among those whose type
         a relation the question names touches when there are such; longer mentions first,
-        then higher scores; returned in question order.
+        then higher scores, a node named twice once; returned in question order.
         """
         relations = self.reader.named_relations(question, MIN_LABEL_MATCH)
         best: dict[str, tuple[ListedNode, float]] = {}
@@ -531,6 +534,8 @@ class RulePlanner:
             inner = f" {' '.join(words(name))} "
             if names is None and any(inner in f" {' '.join(words(o))} " for o in chosen):
                 continue  # a hit's name inside a longer one chosen is not another mention
+            if any(best[o][0].node_id == best[name][0].node_id for o in chosen):
+                continue  # named twice ("Can you ... that can"): one anchor
             chosen.append(name)  # (the name index's mentions never overlap)
         chosen = chosen[:MAX_ANCHORS]
         position = {w: question.lower().find(w.lower()) for w in chosen}
