@@ -304,3 +304,13 @@ def test_only_a_hit_of_the_answer_types_rivals_the_walk(graph: Snapshot) -> None
     assert planner.writer.rival_score(plan, [named_like]) is None  # not a package
     as_package = ListedNode("sk", "spacy package", "package", 9.0)
     assert planner.writer.rival_score(plan, [as_package]) == 9.0
+
+
+def test_a_type_the_walk_does_not_confirm_does_not_filter_the_answers(graph: Snapshot) -> None:
+    # "packaged" names the type `package` by its stem (as "topped" names WordNet's
+    # `noun.Tops`), but no package is linked to the glasses named: the search ranking stands
+    question = "Which packaged glass is short with a wide bowl?"
+    planner = OfflinePlanner(graph)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.plan.target.labels == ["package"]
+    assert ask(graph, question)[0] == "sn"

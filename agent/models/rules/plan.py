@@ -59,7 +59,10 @@ class RulePlanner:
        ("Is there a simple stopwatch application?" answers `kronometer`, described as one,
        not what the package `stopwatch` depends on).
        The list is topped up with the other, kept to the plan's target types (searching
-       again with a type filter when other types are in the way). Then `select` (best
+       again with a type filter when other types are in the way); when the walk reached
+       nothing, the graph did not confirm the plan's answer type (a word like "topped" may
+       name WordNet's `noun.Tops` by its stem), and only the snapshot's candidate types are
+       kept. Then `select` (best
        first, each reached node with the path that reached it as its reason) and `finish`.
 
     Args:
@@ -110,7 +113,7 @@ class RulePlanner:
             leading = self.writer.leading(rule_plan, hits) if loose else []
             text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
-        types = list(rule_plan.plan.target.labels)
+        types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
         fill = yield from self._fill(
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
