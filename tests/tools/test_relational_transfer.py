@@ -314,3 +314,24 @@ def test_a_type_the_walk_does_not_confirm_does_not_filter_the_answers(graph: Sna
     plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
     assert plan.plan.target.labels == ["package"]
     assert ask(graph, question)[0] == "sn"
+
+
+def test_a_relation_no_named_node_has_leaves_the_text_its_top_hit(tmp_path: Path) -> None:
+    # "members" names `member_holonym`, which no named node has: the walk from `steps`
+    # reaches its neighbours by other relations, and the description's own top hit stands
+    nodes = [
+        ("ld", "noun", "ladder", "steps made of two parallel members connected by rungs"),
+        ("st", "noun", "steps", "a flight of stairs"),
+        ("pa", "noun", "path", "a line along which climbing walkers travel"),
+        ("tr", "noun", "tree", "a tall woody plant"),
+        ("fo", "noun", "forest", "land covered by trees"),
+        *[(f"f{i}", "noun", f"filler {i}", "a word of no use") for i in range(20)],
+    ]
+    edges = [("st", "pa", "derivation"), ("tr", "fo", "member_holonym")]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    question = "What are the climbing steps made of parallel members joined by rungs called?"
+    planner = OfflinePlanner(snapshot)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.relations == ("member_holonym",)
+    assert [route.node.node_id for route in plan.routes] == ["st"]
+    assert ask(snapshot, question)[0] == "ld"

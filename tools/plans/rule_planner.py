@@ -382,14 +382,15 @@ class RulePlanner:
 
         A rival is of the answer types, is not an anchor and was not reached, and either the
         whole question's search ranks it first (`leading`: its first `LEADING_HITS` hits of
-        the answer types, given only while an anchor is loose: its words mostly used as
-        words in the graph's text), or its name shares with the words naming an anchor at
-        least half of their weight (words matched by stem, weighted by their inverse
-        document frequency, so sharing "other" or "unspecified" is not sharing "finger"): a
-        more specific node of the named kind (`highball glass` for `glass`), which a
-        question describing it by text would find. Any other hit matches only the question's
-        other words, the words the reached nodes are ranked by; it does not compete with a
-        path from what was named.
+        the answer types, given only while an anchor is loose, its words mostly used as
+        words in the graph's text, or while the relation the question names lies along no
+        path walked: the reading of the question is then unconfirmed), or its name shares
+        with the words naming an anchor at least half of their weight (words matched by
+        stem, weighted by their inverse document frequency, so sharing "other" or
+        "unspecified" is not sharing "finger"): a more specific node of the named kind
+        (`highball glass` for `glass`), which a question describing it by text would find.
+        Any other hit matches only the question's other words, the words the reached nodes
+        are ranked by; it does not compete with a path from what was named.
 
         A named node of the answer types rivals too when the question names no relation
         leaving a named node's type (as `describing_rival`): nothing asks for a walk, and a

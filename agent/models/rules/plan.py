@@ -48,7 +48,8 @@ class RulePlanner:
        question's words neither the anchors nor the schema explain (the plan's relevance
        text) are searched too, and the reached nodes come first unless a hit of that search
        that rivals the anchors (`RulePlanner.rival_score`: named like them, or, for a loose
-       anchor, among the first search's leading hits; not reached) scores above every
+       anchor or a named relation that no node reached lies along, among the first
+       search's leading hits; not reached) scores above every
        reached node for those words (`graph_first`): then the question is answered by its
        text, and the first search's ranking comes first.
        A question that names no relation leaving its named nodes may use their names as
@@ -110,7 +111,10 @@ class RulePlanner:
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            leading = self.writer.leading(rule_plan, hits) if loose else []
+            unconfirmed = bool(rule_plan.relations) and not any(
+                node.on_path for node in reach.nodes.values()
+            )  # the relation the question names leaves no named node
+            leading = self.writer.leading(rule_plan, hits) if loose or unconfirmed else []
             text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
