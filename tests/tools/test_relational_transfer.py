@@ -335,3 +335,32 @@ def test_a_relation_no_named_node_has_leaves_the_text_its_top_hit(tmp_path: Path
     assert plan.relations == ("member_holonym",)
     assert [route.node.node_id for route in plan.routes] == ["st"]
     assert ask(snapshot, question)[0] == "ld"
+
+
+def test_a_relation_half_named_beyond_the_anchors_does_not_make_a_chain(
+    tmp_path: Path,
+) -> None:
+    # "also" is half of `also_see`, a relation between adjectives only: with no answer type
+    # named, the anchors walk their own neighbourhoods (every relation) and intersect
+    nodes = [
+        ("pn", "noun.person", "painter (artist)", "an artist who paints"),
+        ("sc", "noun.person", "sculptor (artist)", "an artist who makes sculptures"),
+        ("pi", "noun.person", "Picasso", "Spanish painter and sculptor who lived in France"),
+        ("ve", "noun.person", "Vermeer", "Dutch painter of interiors"),
+        ("ar", "adj.all", "artistic", "relating to art"),
+        ("ae", "adj.all", "aesthetic", "concerning beauty"),
+    ]
+    edges = [
+        ("pi", "pn", "instance_hypernym"),
+        ("pi", "sc", "instance_hypernym"),
+        ("ve", "pn", "instance_hypernym"),
+        ("ar", "ae", "also_see"),
+        ("pn", "ar", "derivation"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    question = "Who worked as a painter (artist) and also as a sculptor (artist)?"
+    planner = OfflinePlanner(snapshot)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.relations == ("also_see",)
+    assert all(len(route.hops) == 1 for route in plan.routes)
+    assert ask(snapshot, question)[0] == "pi"

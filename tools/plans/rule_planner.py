@@ -170,6 +170,7 @@ class RulePlanner:
         unnamed = _blanked(question, [named for named, _, _ in mentions if named not in loose])
         target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
+        whole = frozenset(self.reader.named_relations(unnamed, 1.0))
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
@@ -183,6 +184,7 @@ class RulePlanner:
                 question,
                 named,
                 claimed=self._claimed(relations, types_named, number - 1, target),
+                whole=whole,
             )
             for number, (named, node, _) in enumerate(mentions, start=1)
         }
@@ -230,17 +232,20 @@ class RulePlanner:
         words: str,
         *,
         claimed: Collection[str] = (),
+        whole: Collection[str] = frozenset(),
     ) -> tuple[RoutedHop, ...]:
         """One hop to the target, or two through an intermediate type.
 
         Two hops through a type the question names that links both ends, through an end type
-        of a named relation that does not touch the anchor's type, through the far end of a
-        named relation that leaves the anchor's type but does not reach the answer type
-        while another named relation goes on to it ("the packages that recommend patch: who
-        maintains them?" walks `recommends`, then `maintained_by`; a relation `claimed` by
-        another anchor, which joins its type to the answer type, is that anchor's), or
-        through the best-linked type when the anchor's type has no direct link to the answer
-        type.
+        of a named relation that does not touch the anchor's type (when the question names
+        the answer type or every word of the relation's label: "also" alone, half of
+        WordNet's `also_see`, does not send a walk from a painter through the adjectives),
+        through the far end of a named relation that leaves the anchor's type but does not
+        reach the answer type while another named relation goes on to it ("the packages that
+        recommend patch: who maintains them?" walks `recommends`, then `maintained_by`; a
+        relation `claimed` by another anchor, which joins its type to the answer type, is
+        that anchor's), or through the best-linked type when the anchor's type has no direct
+        link to the answer type.
         """
         near = tuple(r for r in relations if self.schema.touches(r, anchor_type))
         far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
@@ -251,7 +256,7 @@ class RulePlanner:
         ]
         middle = named[0] if named and target and self.schema.linked(named[0], target) else None
         direct = target is not None and self.schema.linked(anchor_type, target)
-        if middle is None and far and not near:
+        if middle is None and far and not near and (target is not None or set(far) & whole):
             entry = self.schema.entry_type(list(far), anchor_type)
             joined = (
                 target is not None
