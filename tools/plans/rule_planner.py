@@ -256,7 +256,12 @@ class RulePlanner:
         ]
         middle = named[0] if named and target and self.schema.linked(named[0], target) else None
         direct = target is not None and self.schema.linked(anchor_type, target)
-        if middle is None and far and not near and (target is not None or set(far) & whole):
+        if (
+            middle is None
+            and far
+            and not near
+            and (target is not None or any(r in whole for r in far))
+        ):
             entry = self.schema.entry_type(list(far), anchor_type)
             joined = (
                 target is not None
