@@ -364,3 +364,26 @@ def test_a_relation_half_named_beyond_the_anchors_does_not_make_a_chain(
     assert plan.relations == ("also_see",)
     assert all(len(route.hops) == 1 for route in plan.routes)
     assert ask(snapshot, question)[0] == "pi"
+
+
+def test_a_loose_word_does_not_let_text_outrank_the_walk_from_the_named_top_hit(
+    tmp_path: Path,
+) -> None:
+    # "Name" is loose (most texts use the word away from the node `name`), but the whole
+    # question's top hit is `pollutant`, named with confidence: the question is about it,
+    # and what its walk reaches with "nitric" beats a text hit that only holds "nitric"
+    nodes = [
+        ("nm", "noun", "name", "a language unit by which a thing is known"),
+        ("po", "noun", "pollutant", "a pollutant is waste that makes air or water unclean"),
+        ("no", "noun", "nitrogen oxide", "an oxide of nitrogen; nitric oxide is one"),
+        ("ni", "noun", "nitre", "nitric salt, nitric"),
+        ("so", "noun", "sulfur oxide", "an oxide of sulfur"),
+        *[(f"f{i}", "noun", f"filler {i}", f"a word to name thing {i}") for i in range(40)],
+    ]
+    edges = [("no", "po", "hypernym"), ("so", "po", "hypernym"), ("nm", "f0", "hypernym")]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    question = "Name a variety of pollutant that is nitric."
+    planner = OfflinePlanner(snapshot)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert [route.loose for route in plan.routes] == [True, False]
+    assert ask(snapshot, question)[0] == "no"

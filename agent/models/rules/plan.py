@@ -48,8 +48,9 @@ class RulePlanner:
        question's words neither the anchors nor the schema explain (the plan's relevance
        text) are searched too, and the reached nodes come first unless a hit of that search
        that rivals the anchors (`RulePlanner.rival_score`: named like them, or, for a loose
-       anchor or a named relation that no node reached lies along, among the first
-       search's leading hits; not reached) scores above every
+       anchor (unless the first search's top hit is a node named with confidence: the
+       question is about it) or a named relation that no node reached lies along, among the
+       first search's leading hits; not reached) scores above every
        reached node for those words (`graph_first`): then the question is answered by its
        text, and the first search's ranking comes first.
        A question that names no relation leaving its named nodes may use their names as
@@ -114,7 +115,10 @@ class RulePlanner:
             unconfirmed = bool(rule_plan.relations) and not any(
                 node.on_path for node in reach.nodes.values()
             )  # the relation the question names leaves no named node
-            leading = self.writer.leading(rule_plan, hits) if loose or unconfirmed else []
+            leading = self.writer.leading(rule_plan, hits)
+            sure = {n.node_id for r in rule_plan.routes if not r.loose for n, _ in r.starts()}
+            named_top = bool(leading) and leading[0] in sure  # the search's top hit is named
+            leading = leading if (loose and not named_top) or unconfirmed else []
             text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
