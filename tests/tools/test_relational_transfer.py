@@ -387,3 +387,48 @@ def test_a_loose_word_does_not_let_text_outrank_the_walk_from_the_named_top_hit(
     plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
     assert [route.loose for route in plan.routes] == [True, False]
     assert ask(snapshot, question)[0] == "no"
+
+
+@pytest.fixture(scope="module")
+def clinic(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    """A drug, two diseases, phenotypes: side effects of the drug, symptoms of a disease."""
+    nodes = [
+        ("sh", "drug", "Shaichavir", "an antiviral drug"),
+        ("nv", "disease", "Novakberg disease", "a rare disease of the skin"),
+        ("es", "disease", "Esterard disease", "a rare disease of the heart"),
+        ("p1", "phenotype", "Chronic scarring", "lasting scars"),
+        ("p2", "phenotype", "Hegral reflex", "a reflex"),
+        ("p3", "phenotype", "Cardiac lesions", "lesions of the heart"),
+    ]
+    edges = [
+        ("sh", "p1", "side_effect"),
+        ("sh", "p2", "side_effect"),
+        ("p1", "nv", "phenotype_of"),
+        ("p3", "nv", "phenotype_of"),
+        ("p2", "es", "phenotype_of"),
+        ("sh", "es", "indication"),
+    ]
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "clinic", nodes, edges)
+
+
+def test_a_type_word_inside_another_anchors_name_is_no_step_of_the_walk(
+    clinic: Snapshot,
+) -> None:
+    # "disease" in "Novakberg disease" names no type: Shaichavir walks straight to phenotypes
+    question = (
+        "Which phenotype is a side effect of Shaichavir and also a symptom of Novakberg disease?"
+    )
+    planner = OfflinePlanner(clinic)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    hops = {route.node.node_id: len(route.hops) for route in plan.routes}
+    assert hops == {"sh": 1, "nv": 1}
+    assert ask(clinic, question)[0] == "p1"
+
+
+def test_a_relation_named_whole_gives_the_answer_type_its_far_end(clinic: Snapshot) -> None:
+    question = "What symptom of Novakberg disease can Shaichavir cause as a side effect?"
+    planner = OfflinePlanner(clinic)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.plan.target.labels == ["phenotype"]  # side_effect leads a drug there
+    assert all(len(route.hops) == 1 for route in plan.routes)
+    assert ask(clinic, question)[0] == "p1"

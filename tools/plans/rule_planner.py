@@ -119,7 +119,8 @@ class RulePlanner:
     2. Relations are named when the question holds their label's words (`QuestionReader.
        named_relations`: whole labels, so `requires` is not read inside
        `optionally_requires`); the answer type is the snapshot's only candidate type, else the
-       first candidate type the question names.
+       first candidate type the question names (outside the anchors' names), else the one
+       type the relations named whole lead to from the named nodes (`relation_end`).
     3. Each anchor walks one hop to the target along the named relation that touches its
        type (every relation when none does), or two through an intermediate type when the
        named relation or answer type lies beyond its neighbours' types (`hops_for`). The
@@ -171,6 +172,8 @@ class RulePlanner:
         target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
         whole = frozenset(self.reader.named_relations(unnamed, 1.0))
+        if target is None:
+            target = self.relation_end([node.type for _, node, _ in mentions], whole)
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
@@ -185,6 +188,7 @@ class RulePlanner:
                 named,
                 claimed=self._claimed(relations, types_named, number - 1, target),
                 whole=whole,
+                schema_text=_blanked(unnamed, [named]),
             )
             for number, (named, node, _) in enumerate(mentions, start=1)
         }
@@ -233,6 +237,7 @@ class RulePlanner:
         *,
         claimed: Collection[str] = (),
         whole: Collection[str] = frozenset(),
+        schema_text: str | None = None,
     ) -> tuple[RoutedHop, ...]:
         """One hop to the target, or two through an intermediate type.
 
@@ -251,7 +256,9 @@ class RulePlanner:
         far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
         named = [
             t
-            for t in self.reader.mentioned_types(_blanked(question, [words]))
+            for t in self.reader.mentioned_types(
+                _blanked(question, [words]) if schema_text is None else schema_text
+            )
             if t not in (target, anchor_type) and self.schema.linked(anchor_type, t)
         ]
         middle = named[0] if named and target and self.schema.linked(named[0], target) else None
@@ -490,6 +497,25 @@ class RulePlanner:
         tokens = [(self.reader.analyzer.tokenize(word) or [""])[0] for word, _ in spans]
         weights = self.vocabulary.idf(tokens)
         return {stem: weight for (_, stem), weight in zip(spans, weights, strict=True)}
+
+    def relation_end(self, anchor_types: Sequence[str], relations: Collection[str]) -> str | None:
+        """The one type the relations named whole lead to from the named nodes' types.
+
+        A question that names no answer type but a relation ("What symptom of X can Y cause
+        as a side effect?") asks for what lies at the relation's other end (`side_effect`
+        leads a drug to phenotypes); None when the ends disagree or are no candidate type.
+        """
+        ends = {
+            end
+            for anchor_type in anchor_types
+            for relation in relations
+            if self.schema.touches(relation, anchor_type)
+            for end in self.schema.other_ends(relation, anchor_type)
+        }
+        if len(ends) != 1:
+            return None
+        end = next(iter(ends))
+        return end if not self.candidate_types or end in self.candidate_types else None
 
     def answer_type(self, question: str, anchor_types: Sequence[str] = ()) -> str | None:
         """The node type the answers should have, if the question or snapshot tells.
