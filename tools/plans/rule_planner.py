@@ -418,11 +418,7 @@ class RulePlanner:
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
         weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
         types = set(rule_plan.plan.target.labels)
-        unwalked = not any(
-            self.schema.touches(relation, route.node.type)
-            for relation in rule_plan.relations
-            for route in rule_plan.routes
-        )
+        unwalked = not self.walks_named(rule_plan)
         scores = []
         for hit in hits:
             if hit.node_id in anchors and unwalked and (not types or hit.type in types):
@@ -459,11 +455,7 @@ class RulePlanner:
         application", for the package `stopwatch`). None otherwise.
         """
         types = set(rule_plan.plan.target.labels)
-        if any(
-            self.schema.touches(relation, route.node.type)
-            for relation in rule_plan.relations
-            for route in rule_plan.routes
-        ):
+        if self.walks_named(rule_plan):
             return None
         top = next((hit for hit in hits if not types or hit.type in types), None)
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
@@ -479,6 +471,14 @@ class RulePlanner:
             ):
                 return top
         return None
+
+    def walks_named(self, rule_plan: RulePlan) -> bool:
+        """Whether a relation the question names leaves a named node's type (asks for a walk)."""
+        return any(
+            self.schema.touches(relation, route.node.type)
+            for relation in rule_plan.relations
+            for route in rule_plan.routes
+        )
 
     def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
         """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""

@@ -86,12 +86,14 @@ class QuestionReader:
         stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
         type_words: Stems of each node type's name.
         label_weights: Each relation label's stems, each weighted 1 / (labels holding it).
+        type_holders: Each type-name stem -> how many types' names hold it.
     """
 
     analyzer: Tokenizer
     stemmer: Tokenizer
     type_words: dict[str, frozenset[str]]
     label_weights: dict[str, dict[str, float]]
+    type_holders: dict[str, int]
 
     @classmethod
     def build(
@@ -105,7 +107,11 @@ class QuestionReader:
             s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
         }
         weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
-        return cls(Tokenizer(analyzer), stemmer, type_words, weights)
+        type_holders: dict[str, int] = {}
+        for stems in type_words.values():
+            for stem in stems:
+                type_holders[stem] = type_holders.get(stem, 0) + 1
+        return cls(Tokenizer(analyzer), stemmer, type_words, weights, type_holders)
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -126,14 +132,10 @@ class QuestionReader:
         first: dict[str, int] = {}
         for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
             first.setdefault(stem, position)
-        holders: dict[str, int] = {}
-        for stems in self.type_words.values():
-            for stem in stems:
-                holders[stem] = holders.get(stem, 0) + 1
         named: dict[str, int] = {}
         for name, stems in self.type_words.items():
             held = [stem for stem in stems if stem in first]
-            if held and (len(held) == len(stems) or any(holders[s] == 1 for s in held)):
+            if held and (len(held) == len(stems) or any(self.type_holders[s] == 1 for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
 
