@@ -17,6 +17,7 @@ from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
 from tools.plans.execute import PlanExecutor
 from tools.plans.reach import Reach, graph_first
+from tools.plans.rule_planner import RulePlan
 from tools.toolset import Toolset
 
 NODES = [
@@ -49,6 +50,12 @@ EDGES = [
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "lexical", NODES, EDGES)
+
+
+def plan_of(snapshot: Snapshot, question: str) -> RulePlan:
+    """The offline plan the rule agent replays for `question` (its first search's view)."""
+    planner = OfflinePlanner(snapshot)
+    return planner.writer.plan(question, planner.hits(question), planner.names(question))
 
 
 def named(snapshot: Snapshot, question: str) -> list[tuple[str, list[str]]]:
@@ -124,8 +131,7 @@ def test_search_shows_the_names_and_a_listing_reads_them_back(graph: Snapshot) -
 
 def test_a_question_naming_an_anchor_verbatim_expands_from_it(graph: Snapshot) -> None:
     question = "Can you find the sort of glass (container) that can be characterized as tall?"
-    planner = OfflinePlanner(graph)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, question)
     assert plan.relational and "gc" in {n.node_id for n in plan.anchor_nodes.values()}
     outcome = PlanExecutor(graph).run(plan.plan)
     assert outcome.ranking[0].node_id == "hb"  # glass (container)'s neighbour that is tall
@@ -281,37 +287,32 @@ def test_a_text_question_keeps_the_search_top_hit(graph: Snapshot) -> None:
 def test_the_executor_and_the_agent_rank_what_they_reach_alike(
     graph: Snapshot, question: str
 ) -> None:
-    planner = OfflinePlanner(graph)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, question)
     executed = [c.node_id for c in PlanExecutor(graph).run(plan.plan).ranking]
     assert executed  # the walk reached something
     assert ask(graph, question)[: len(executed)] == executed
 
 
 def test_a_node_named_twice_is_one_anchor(graph: Snapshot) -> None:
-    planner = OfflinePlanner(graph)
-    question = "Tumbler or tumbler: which glass is like it?"
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, "Tumbler or tumbler: which glass is like it?")
     assert [route.node.node_id for route in plan.routes].count("tb") == 1
 
 
 def test_only_a_hit_of_the_answer_types_rivals_the_walk(graph: Snapshot) -> None:
-    planner = OfflinePlanner(graph)
-    question = "Which package does spacy require?"
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, "Which package does spacy require?")
     assert plan.plan.target.labels == ["package"]
+    writer = OfflinePlanner(graph).writer
     named_like = ListedNode("sk", "spacy package", "synset", 9.0)
-    assert planner.writer.rival_score(plan, [named_like]) is None  # not a package
+    assert writer.rival_score(plan, [named_like]) is None  # not a package
     as_package = ListedNode("sk", "spacy package", "package", 9.0)
-    assert planner.writer.rival_score(plan, [as_package]) == 9.0
+    assert writer.rival_score(plan, [as_package]) == 9.0
 
 
 def test_a_type_the_walk_does_not_confirm_does_not_filter_the_answers(graph: Snapshot) -> None:
     # "packaged" names the type `package` by its stem (as "topped" names WordNet's
     # `noun.Tops`), but no package is linked to the glasses named: the search ranking stands
     question = "Which packaged glass is short with a wide bowl?"
-    planner = OfflinePlanner(graph)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, question)
     assert plan.plan.target.labels == ["package"]
     assert ask(graph, question)[0] == "sn"
 
@@ -330,8 +331,7 @@ def test_a_relation_no_named_node_has_leaves_the_text_its_top_hit(tmp_path: Path
     edges = [("st", "pa", "derivation"), ("tr", "fo", "member_holonym")]
     snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
     question = "What are the climbing steps made of parallel members joined by rungs called?"
-    planner = OfflinePlanner(snapshot)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(snapshot, question)
     assert plan.relations == ("member_holonym",)
     assert [route.node.node_id for route in plan.routes] == ["st"]
     assert ask(snapshot, question)[0] == "ld"
@@ -359,8 +359,7 @@ def test_a_relation_half_named_beyond_the_anchors_does_not_make_a_chain(
     ]
     snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
     question = "Who worked as a painter (artist) and also as a sculptor (artist)?"
-    planner = OfflinePlanner(snapshot)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(snapshot, question)
     assert plan.relations == ("also_see",)
     assert all(len(route.hops) == 1 for route in plan.routes)
     assert ask(snapshot, question)[0] == "pi"
@@ -383,8 +382,7 @@ def test_a_loose_word_does_not_let_text_outrank_the_walk_from_the_named_top_hit(
     edges = [("no", "po", "hypernym"), ("so", "po", "hypernym"), ("nm", "f0", "hypernym")]
     snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
     question = "Name a variety of pollutant that is nitric."
-    planner = OfflinePlanner(snapshot)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(snapshot, question)
     assert [route.loose for route in plan.routes] == [True, False]
     assert ask(snapshot, question)[0] == "no"
 
@@ -418,8 +416,7 @@ def test_a_type_word_inside_another_anchors_name_is_no_step_of_the_walk(
     question = (
         "Which phenotype is a side effect of Shaichavir and also a symptom of Novakberg disease?"
     )
-    planner = OfflinePlanner(clinic)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(clinic, question)
     hops = {route.node.node_id: len(route.hops) for route in plan.routes}
     assert hops == {"sh": 1, "nv": 1}
     assert ask(clinic, question)[0] == "p1"
@@ -427,8 +424,7 @@ def test_a_type_word_inside_another_anchors_name_is_no_step_of_the_walk(
 
 def test_a_relation_named_whole_gives_the_answer_type_its_far_end(clinic: Snapshot) -> None:
     question = "What symptom of Novakberg disease can Shaichavir cause as a side effect?"
-    planner = OfflinePlanner(clinic)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(clinic, question)
     assert plan.plan.target.labels == ["phenotype"]  # side_effect leads a drug there
     assert all(len(route.hops) == 1 for route in plan.routes)
     assert ask(clinic, question)[0] == "p1"
