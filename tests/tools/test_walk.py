@@ -76,19 +76,6 @@ def test_every_anchor_and_start_is_walked_in_one_round() -> None:
     assert reach.nodes["x"].anchors == {"A1": 1.0, "A2": 1.0}
 
 
-def test_ties_go_to_the_anchors_largest_relation_group() -> None:
-    """'Name every kind of guitar': with no word to choose, the many hyponyms come first."""
-    rows = [
-        row("guitarist", "derivation"),
-        *(row(f"kind{i}", "hypernym", out=False) for i in range(3)),
-    ]
-    reach, _ = drive([AnchorWalk("A1", ((ANCHOR, 1.0),), (WalkHop(()),))], lambda request: rows)
-    assert reach.ranking() == ["kind0", "kind1", "kind2", "guitarist"]
-    worded = [row("guitarist", "derivation", score=2.0), *rows[1:]]
-    reach, _ = drive([AnchorWalk("A1", ((ANCHOR, 1.0),), (WalkHop(()),))], lambda request: worded)
-    assert reach.ranking()[0] == "guitarist"  # the question's words still come first
-
-
 def test_a_loose_anchors_listing_does_not_rank_what_a_trusted_anchor_reached() -> None:
     """'Can you find the sort of glass that can be ...': `can`'s listing, ranked by words
     its own texts hold, does not lift `container` above the glasses `glass` reached."""

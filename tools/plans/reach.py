@@ -14,10 +14,7 @@ ordered the same way by both. In order:
    when one reached it: a loose anchor's listing is ranked by words its own texts hold);
 4. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
    of each; in the executor, its binding score);
-5. the size of its group: how many nodes its anchor reached through the same last relation
-   in the same direction (with no word to choose, "every kind of guitar" asks for the many
-   hyponyms, not the one derivation);
-6. first reached.
+5. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
 loose: its words mostly used away from it in the graph's text, tools/mentions.py), or when
@@ -71,12 +68,8 @@ class Reached:
     paths: dict[str, str] = field(default_factory=dict)
     """Anchor variable -> the path from it that reached the node, written out (the best
     on the question's path, else the first)."""
-    groups: set[tuple[str, str, bool]] = field(default_factory=set)
-    """(anchor variable, last relation, its direction) of each way the node was reached."""
 
-    def key(
-        self, loose: Collection[str] = (), sizes: dict[tuple[str, str, bool], int] | None = None
-    ) -> tuple[float, ...]:
+    def key(self, loose: Collection[str] = ()) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
 
         `loose` anchors agree on nothing (their words are mostly used away from them): a
@@ -86,13 +79,11 @@ class Reached:
         agreeing = sum(anchor not in loose for anchor in self.anchors)
         trusted = [r for anchor, r in self.relevances.items() if anchor not in loose]
         relevance = max(trusted) if trusted else self.relevance
-        group = max((sizes or {}).get(g, 0) for g in self.groups) if self.groups else 0
         return (
             -agreeing,
             -self.on_path,
             -relevance,
             -sum(self.anchors.values()),
-            -group,
             self.order,
         )
 
@@ -126,12 +117,8 @@ class Reach:
         relevance: float,
         on_path: int,
         path: str,
-        step: Step | None = None,
     ) -> None:
-        """Record that the walk from `anchor` reached `node_id` (keeps the best of each).
-
-        `step`: the last edge of the path (its relation and direction form the node's group).
-        """
+        """Record that the walk from `anchor` reached `node_id` (keeps the best of each)."""
         node = self.nodes.get(node_id)
         if node is None:
             node = self.nodes[node_id] = Reached(name, type, len(self.nodes))
@@ -140,8 +127,6 @@ class Reach:
             node.paths[anchor] = path
         node.on_path = max(node.on_path, on_path)
         node.relevances[anchor] = max(node.relevances.get(anchor, 0.0), relevance)
-        if step is not None:
-            node.groups.add((anchor, step.relation, step.forward))
 
     def confirm(self, node_id: str, anchor: str, anchor_score: float, path: str) -> None:
         """Record that `node_id`, reached already, is linked to `anchor` too (checked)."""
@@ -151,11 +136,7 @@ class Reach:
 
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
-        sizes: dict[tuple[str, str, bool], int] = {}
-        for node in self.nodes.values():
-            for group in node.groups:
-                sizes[group] = sizes.get(group, 0) + 1
-        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose, sizes))
+        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose))
 
     def agreed(self) -> bool:
         """Whether several anchors reach some node (the question's intersection)."""

@@ -152,7 +152,6 @@ def _next(request: Expand, rows: list[ListedNode], reach: Reach) -> list[Expand]
             relevance=row.score or 0.0,
             on_path=path_on(request.on, hop_on(row, hop)) or 0,
             path=path_text(names, [step for _, step in steps]),
-            step=steps[-1][1],
         )
     return []
 
