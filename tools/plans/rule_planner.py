@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from tools.listing_parse import ListedNode, NamedListed
+from tools.plans.reach import Reach
 from tools.plans.schema_paths import SchemaPaths
 from tools.plans.vocabulary import (
     MIN_CONTENT_CHARS,
@@ -479,6 +480,25 @@ class RulePlanner:
             for relation in rule_plan.relations
             for route in rule_plan.routes
         )
+
+    def leading_rivals(
+        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reach: Reach
+    ) -> list[str]:
+        """The whole question's leading hits that rival the walk (`rival_score`'s `leading`).
+
+        Only while the plan's reading is unsure: an anchor is loose (its words mostly used as
+        words in the graph's text), unless the search's own top hit is a node named with
+        confidence (the question is about it); or the relation the question names lies along
+        no path the walks took. Otherwise none.
+        """
+        leading = self.leading(rule_plan, hits)
+        loose = any(route.loose for route in rule_plan.routes)
+        sure = {n.node_id for r in rule_plan.routes if not r.loose for n, _ in r.starts()}
+        named_top = bool(leading) and leading[0] in sure
+        unconfirmed = bool(rule_plan.relations) and not any(
+            node.on_path for node in reach.nodes.values()
+        )
+        return leading if (loose and not named_top) or unconfirmed else []
 
     def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
         """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""

@@ -47,12 +47,10 @@ class RulePlanner:
        the graph's text mostly uses its words away from it, tools/mentions.py); else the
        question's words neither the anchors nor the schema explain (the plan's relevance
        text) are searched too, and the reached nodes come first unless a hit of that search
-       that rivals the anchors (`RulePlanner.rival_score`: named like them, or, for a loose
-       anchor (unless the first search's top hit is a node named with confidence: the
-       question is about it) or a named relation that no node reached lies along, among the
-       first search's leading hits; not reached) scores above every
-       reached node for those words (`graph_first`): then the question is answered by its
-       text, and the first search's ranking comes first.
+       that rivals the anchors (`RulePlanner.rival_score`: named like them, or one of the
+       first search's leading hits while the reading is unsure, `leading_rivals`; not
+       reached) scores above every reached node for those words (`graph_first`): then the
+       question is answered by its text, and the first search's ranking comes first.
        A question that names no relation leaving its named nodes may use their names as
        words, asking for something like them: when the whole question's first hit of
        the answer types is another node whose name or snippet holds the anchor's name words
@@ -64,8 +62,8 @@ class RulePlanner:
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
        name WordNet's `noun.Tops` by its stem), and only the snapshot's candidate types are
-       kept. Then `select` (best
-       first, each reached node with the path that reached it as its reason) and `finish`.
+       kept. Then `select` (best first, each reached node with the path that reached it as
+       its reason) and `finish`.
 
     Args:
         manifest: The graph's schema (the same one the system prompt shows).
@@ -112,13 +110,7 @@ class RulePlanner:
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            unconfirmed = bool(rule_plan.relations) and not any(
-                node.on_path for node in reach.nodes.values()
-            )  # the relation the question names leaves no named node
-            leading = self.writer.leading(rule_plan, hits)
-            sure = {n.node_id for r in rule_plan.routes if not r.loose for n, _ in r.starts()}
-            named_top = bool(leading) and leading[0] in sure  # the search's top hit is named
-            leading = leading if (loose and not named_top) or unconfirmed else []
+            leading = self.writer.leading_rivals(rule_plan, hits, reach)
             text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
