@@ -114,9 +114,10 @@ def test_identical_agents_are_traced_once_and_shown_without_votes(films: Snapsho
     assert "3 agents with identical answer lists: votes left out" in table
     assert "the rule policy is deterministic" in table
     assert "votes" not in table.splitlines()[2] and "3/3" not in table
-    # the rule policy gives the path that reached an answer as its reason: the rest is tail
+    # the rule policy gives the path that reached an answer as its reason; `directed`, named
+    # whole, makes the answers people: no film fills the list
     assert "why: Parasite <-[directed]- Bong Joon-ho" in table
-    assert "film-okja" not in table and "only filling the list to 20" in table
+    assert "Answers (1)" in table and "film-okja" not in table
 
 
 def test_agents_that_differ_are_traced_from_where_they_depart(films: Snapshot) -> None:
