@@ -23,6 +23,7 @@ from agent.models.structured import SchemaModel, StructuredMode, StructuredStats
 from prompts.loader import render_prompt
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
+from tools.plans.model import GraphPlan
 from tools.plans.plan_schema import (
     SCHEMA_NAME,
     is_path_plan,
@@ -34,7 +35,6 @@ from tools.plans.plan_schema import (
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, plan_from_json
 from tools.plans.vocabulary import Vocabulary
-from tools.schemas import GraphPlan
 from tools.search import named_nodes
 
 if TYPE_CHECKING:

@@ -34,7 +34,7 @@ import numpy as np
 from graphs.errors import ArkError
 from graphs.rrf import reciprocal_rank_fusion
 from rank.rankings import AgentSignals
-from tools.schemas import RISK_LEVELS
+from tools.plans.model import RISK_LEVELS
 
 LevelFeature = Literal["agreement", "entropy", "neighbor_calls"]
 LEVEL_FEATURES: tuple[LevelFeature, ...] = ("agreement", "entropy", "neighbor_calls")

@@ -16,7 +16,7 @@ from tools.plans.cypher import to_cypher
 from tools.plans.errors import PlanError
 from tools.plans.execute import PlanExecutor
 from tools.plans.linking import LinkConfig
-from tools.schemas import GraphPlan
+from tools.plans.model import GraphPlan
 
 NODES = [
     ("b1", "brand", "Acme", "Acme makes kettles"),

@@ -13,7 +13,7 @@ from graphs.dense.cosine import CosineIndex
 from graphs.snapshot import Snapshot
 from tools.dense import DenseSearch
 from tools.plans.linking import LinkConfig, link_anchor
-from tools.schemas import PlanAnchor
+from tools.plans.model import PlanAnchor
 
 NODES = [
     ("cg", "country", "Republic of the Congo", "capital Brazzaville"),

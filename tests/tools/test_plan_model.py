@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tools.plans.errors import PlanError
+from tools.plans.model import GraphPlan
 from tools.plans.validate import check_plan, parse_plan, plan_from_json
-from tools.schemas import GraphPlan
 
 GOOD = {
     "anchors": [{"var": "A1", "text": "Acme", "label": "brand", "match_mode": "name"}],

@@ -11,7 +11,7 @@ from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from graphs.synth.generate import generate
 from tools.plans.execute import PlanExecutor
-from tools.schemas import TARGET_VAR, GraphPlan
+from tools.plans.model import TARGET_VAR, GraphPlan
 
 
 @pytest.fixture(scope="module")

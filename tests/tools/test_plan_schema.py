@@ -5,6 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
+from tools.plans.model import GraphPlan
 from tools.plans.plan_schema import (
     ANY,
     MAX_ENUM,
@@ -15,7 +16,6 @@ from tools.plans.plan_schema import (
     read_schema_plan,
 )
 from tools.plans.validate import check_plan
-from tools.schemas import GraphPlan
 
 TYPES = ["author", "paper"]
 RELATIONS = ["writes", "cites"]

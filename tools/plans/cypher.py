@@ -9,7 +9,7 @@ relations are relationship types. ARK itself runs plans on its own snapshot
 
 from __future__ import annotations
 
-from tools.schemas import GraphPlan
+from tools.plans.model import GraphPlan
 
 
 def _quoted(name: str) -> str:

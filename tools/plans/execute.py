@@ -26,10 +26,10 @@ from tools.mentions import loose, usage
 from tools.neighbor_set import NeighborOrder
 from tools.neighbors import rank_neighbourhood
 from tools.plans.linking import Bindings, LinkConfig, link_anchor, type_codes
+from tools.plans.model import GraphPlan, PlanHop, RiskLevel
 from tools.plans.reach import Reach
 from tools.plans.validate import check_plan
 from tools.plans.walk import AnchorWalk, Expand, WalkHop, walk
-from tools.schemas import GraphPlan, PlanHop, RiskLevel
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tools.schemas import PlanAnchor
+from tools.plans.model import PlanAnchor
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot

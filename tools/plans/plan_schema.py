@@ -24,7 +24,7 @@ from typing import Any
 
 from tools.json_schema import bounded_text as _text
 from tools.json_schema import closed_object as _object
-from tools.schemas import RISK_LEVELS, TARGET_VAR
+from tools.plans.model import RISK_LEVELS, TARGET_VAR
 
 SCHEMA_NAME = "graph_plan"
 ANY = "(any)"

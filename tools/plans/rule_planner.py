@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from tools.listing_parse import ListedNode, NamedListed
+from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 from tools.plans.reach import Reach
 from tools.plans.schema_paths import SchemaPaths
 from tools.plans.vocabulary import (
@@ -21,7 +22,6 @@ from tools.plans.vocabulary import (
     find_span,
     words,
 )
-from tools.schemas import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from tools.errors import describe_valid
 from tools.lenient_json import loads_lenient
 from tools.plans.errors import PlanError
-from tools.schemas import GraphPlan
+from tools.plans.model import GraphPlan
 
 
 def parse_plan(text: str) -> GraphPlan:
