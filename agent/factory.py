@@ -9,7 +9,7 @@ from agent.models.action_turns import ActionTurns, ToolCallMode
 from agent.models.registry import load_model, parse_model_spec
 from agent.prompt import BRIEF_SYSTEM_PROMPT_FILE, SYSTEM_PROMPT_FILE, render_system_prompt
 from tools.dense import DenseSearch
-from tools.plans.vocabulary import Vocabulary
+from tools.plans.vocabulary import TermStats
 from tools.toolset import Toolset
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def make_agent(snapshot: Snapshot, config: AgentConfig, *, model: Model | None =
         snapshot = snapshot.with_candidate_types(config.answer_types)
     toolset = Toolset(snapshot, config.tools, dense=_dense_search(snapshot, config))
     if model is None:
-        model = load_model(config, manifest=snapshot.manifest, vocabulary=Vocabulary.of(snapshot))
+        model = load_model(config, manifest=snapshot.manifest, vocabulary=TermStats.of(snapshot))
         spec = parse_model_spec(config.model, base_url=config.base_url)
         if config.tool_calls != "native" and spec.backend != "rules":
             model = ActionTurns(

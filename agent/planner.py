@@ -34,7 +34,7 @@ from tools.plans.plan_schema import (
 )
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, plan_from_json
-from tools.plans.vocabulary import Vocabulary
+from tools.plans.vocabulary import TermStats
 from tools.search import named_nodes
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class OfflinePlanner:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        self.writer = RulePlanner(snapshot.manifest, Vocabulary.of(snapshot))
+        self.writer = RulePlanner(snapshot.manifest, TermStats.of(snapshot))
 
     def hits(self, question: str) -> list[ListedNode]:
         """The question's first search, as the rule agent sees it."""

@@ -18,7 +18,7 @@ from agent.models.base import Model, ModelError
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
-    from tools.plans.vocabulary import Vocabulary
+    from tools.plans.vocabulary import TermStats
 
 MODEL_ENV_VAR = "ARK_MODEL"
 """Environment variable read when -m/--model is not given."""
@@ -164,7 +164,7 @@ def _unknown_bare_name(name: str) -> str:
 
 
 def load_model(
-    config: AgentConfig, *, manifest: Manifest | None = None, vocabulary: Vocabulary | None = None
+    config: AgentConfig, *, manifest: Manifest | None = None, vocabulary: TermStats | None = None
 ) -> Model:
     """Build the adapter that `config.model` names.
 

@@ -24,7 +24,7 @@ from agent.models.rules.turns import Listing
 from graphs.snapshot import Snapshot
 from tools.listing_parse import parse_listing, parse_names
 from tools.plans.reach import Reach
-from tools.plans.vocabulary import Vocabulary
+from tools.plans.vocabulary import TermStats
 from tools.toolset import Toolset
 
 
@@ -33,7 +33,7 @@ def decisions(snapshot: Snapshot, qa: Path) -> list[dict[str, Any]]:
     tools = Toolset(snapshot)
     types = list(snapshot.manifest.node_types)
     offered = {schema["function"]["name"]: schema["function"] for schema in tools.schemas()}
-    planner = RulePlanner(snapshot.manifest, Vocabulary.of(snapshot))
+    planner = RulePlanner(snapshot.manifest, TermStats.of(snapshot))
     seen: list[tuple[Reach, float | None]] = []
     original = rule_plan.graph_first
 

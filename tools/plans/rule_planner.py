@@ -18,7 +18,7 @@ from tools.plans.schema_paths import SchemaPaths
 from tools.plans.vocabulary import (
     MIN_CONTENT_CHARS,
     QuestionReader,
-    Vocabulary,
+    TermStats,
     find_span,
     words,
 )
@@ -135,7 +135,7 @@ class RulePlanner:
             text that can rank nodes (None: every word the analyzer keeps).
     """
 
-    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, manifest: Manifest, vocabulary: TermStats | None = None) -> None:
         self.vocabulary = vocabulary
         self.reader = QuestionReader.build(
             manifest.analyzer, manifest.node_types, manifest.relations

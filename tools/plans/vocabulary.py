@@ -5,7 +5,7 @@ stopwords the index drops are dropped here. Type and relation names are matched 
 Snowball stems (tantivy's English stemmer, the ``english-stem`` analyzer), so "cites",
 "cited" and "citing" all name a relation `cites`, whatever analyzer the index uses. The
 relevance text keeps the words that can rank nodes: with the snapshot's vocabulary
-statistics (`Vocabulary`), words no node holds and words more than half the nodes hold
+statistics (`TermStats`), words no node holds and words more than half the nodes hold
 (BM25 weighs those near zero: "from", "which", "show me") are left out.
 """
 
@@ -48,7 +48,7 @@ MAX_DOC_SHARE = 0.5
 
 
 @dataclass(frozen=True)
-class Vocabulary:
+class TermStats:
     """The snapshot's index vocabulary statistics: how many nodes hold each token.
 
     Attributes:
@@ -60,7 +60,7 @@ class Vocabulary:
     num_docs: int
 
     @classmethod
-    def of(cls, snapshot: Snapshot) -> Vocabulary:
+    def of(cls, snapshot: Snapshot) -> TermStats:
         """The statistics of `snapshot`'s BM25 index."""
         return cls(snapshot.index.doc_freqs, snapshot.index.num_docs)
 
@@ -202,7 +202,7 @@ class QuestionReader:
         return " ".join(text[start:end] for start, end, stem in spans if stem not in schema)
 
     def residual(
-        self, question: str, drop_names: Iterable[str], vocabulary: Vocabulary | None = None
+        self, question: str, drop_names: Iterable[str], vocabulary: TermStats | None = None
     ) -> str:
         """The question's words that can rank nodes, minus the names `drop_names`, as written.
 

@@ -29,7 +29,7 @@ from tools.plans.rule_planner import RulePlanner as PlanWriter
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
     from tools.listing_parse import ListedNode, NamedListed
-    from tools.plans.vocabulary import Vocabulary
+    from tools.plans.vocabulary import TermStats
 
 
 class RulePlanner:
@@ -70,7 +70,7 @@ class RulePlanner:
         vocabulary: The snapshot's index statistics for the plan's relevance text, if known.
     """
 
-    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, manifest: Manifest, vocabulary: TermStats | None = None) -> None:
         self.writer = PlanWriter(manifest, vocabulary)
         self.candidate_types = list(manifest.candidate_types)
 

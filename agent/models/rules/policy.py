@@ -13,7 +13,7 @@ from tools.listing_parse import parse_listing, parse_names
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
-    from tools.plans.vocabulary import Vocabulary
+    from tools.plans.vocabulary import TermStats
 
 DONE = "I have finished."
 
@@ -37,7 +37,7 @@ class RulePolicy:
 
     name = "rules"
 
-    def __init__(self, manifest: Manifest, vocabulary: Vocabulary | None = None) -> None:
+    def __init__(self, manifest: Manifest, vocabulary: TermStats | None = None) -> None:
         self.planner = RulePlanner(manifest, vocabulary)
         self.node_types = list(manifest.node_types)
 
