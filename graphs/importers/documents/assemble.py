@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from graphs.importers.documents.model import Document, Extraction, Passage
 from graphs.importers.documents.resolve import Entity, Resolution
-from graphs.importers.documents.vocabulary import Vocabulary, canonical_label
+from graphs.importers.documents.vocabulary import RelationVocabulary, canonical_label
 
 DOCUMENT, PASSAGE, FACT = "document", "passage", "fact"
 EXTRA_COLUMNS = ("document", "source", "label", "passage", "sentence")
@@ -48,7 +48,7 @@ def assemble(
     passages: Sequence[Passage],
     extractions: Mapping[str, Extraction],
     resolution: Resolution,
-    vocabulary: Vocabulary,
+    vocabulary: RelationVocabulary,
 ) -> tuple[pa.Table, pa.Table]:
     """Node and edge tables of the document graph.
 
@@ -114,7 +114,7 @@ def _add_facts(
     title: str,
     extraction: Extraction,
     resolution: Resolution,
-    vocabulary: Vocabulary,
+    vocabulary: RelationVocabulary,
     relations: dict[str, list[str]],
 ) -> None:
     seen: set[tuple[str, str, str]] = set()

@@ -45,7 +45,7 @@ class VocabularyConfig:
 
 
 @dataclass(frozen=True)
-class Vocabulary:
+class RelationVocabulary:
     """Canonical label -> edge type, with the label counts it was built from."""
 
     types: dict[str, str]
@@ -62,13 +62,15 @@ class Vocabulary:
         return len(self.counts) - len(self.types)
 
 
-def build_vocabulary(labels: Iterable[str], config: VocabularyConfig | None = None) -> Vocabulary:
+def build_vocabulary(
+    labels: Iterable[str], config: VocabularyConfig | None = None
+) -> RelationVocabulary:
     """Count canonical labels and keep the `max_types` most frequent (>= `min_count`) as types."""
     config = config or VocabularyConfig()
     counts = Counter(labels)
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     head = [label for label, count in ranked[: config.max_types] if count >= config.min_count]
-    return Vocabulary(
+    return RelationVocabulary(
         types={label: label for label in head},
         counts=dict(ranked),
         generic=config.generic,
