@@ -13,24 +13,27 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from answer.query_graph import Passage, QueryGraph, Triple
-from graphs.layout import NODES_FILE
+from graphs.importers.documents.schema import (
+    FACT,
+    FACT_LABEL,
+    FACT_RELATIONS,
+    HAS_OBJECT,
+    HAS_SUBJECT,
+    PASSAGE,
+    STATED_IN,
+)
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
-
-PASSAGE_TYPE = "passage"
-FACT_TYPE = "fact"
-DOCUMENT_RELATIONS = ("stated_in", "has_subject", "has_object")
 
 
 def is_document_snapshot(snapshot: Snapshot) -> bool:
     """True when the snapshot was built from documents (it has passages and fact nodes)."""
     types = set(snapshot.node_type_names)
     relations = set(snapshot.relation_names)
-    return {PASSAGE_TYPE, FACT_TYPE} <= types and set(DOCUMENT_RELATIONS) <= relations
+    return {PASSAGE, FACT} <= types and set(FACT_RELATIONS) <= relations
 
 
 class DocumentSource:
@@ -38,15 +41,17 @@ class DocumentSource:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        self.passage_type = snapshot.type_code(PASSAGE_TYPE)
-        self._stated_in = snapshot.relation_code("stated_in")
-        self._subject = snapshot.relation_code("has_subject")
-        self._object = snapshot.relation_code("has_object")
-        table = pq.read_table(snapshot.path / NODES_FILE, columns=["id", "type", "label"])
+        self.passage_type = snapshot.type_code(PASSAGE)
+        self._stated_in = snapshot.relation_code(STATED_IN)
+        self._subject = snapshot.relation_code(HAS_SUBJECT)
+        self._object = snapshot.relation_code(HAS_OBJECT)
+        table = snapshot.node_columns(["id", "type", FACT_LABEL])
         self._labels = {
-            row["id"]: row["label"] or "related_to"
-            for row in table.to_pylist()
-            if row["type"] == FACT_TYPE
+            str(node_id): str(label or "related_to")
+            for node_id, kind, label in zip(
+                table["id"], table["type"], table[FACT_LABEL], strict=True
+            )
+            if kind == FACT
         }
 
     def facts(self, passage: int) -> list[Triple]:

@@ -10,10 +10,20 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from graphs.bm25.index import BM25Index
 from graphs.errors import GraphError, SnapshotError, UnknownNodeError
-from graphs.layout import CSR_DIR, IDS_DIR, INDEX_DIR, META_FILE, NAMES_DIR, STORE_FILE
+from graphs.layout import (
+    CSR_DIR,
+    IDS_DIR,
+    INDEX_DIR,
+    META_FILE,
+    NAMES_DIR,
+    NODES_FILE,
+    STORE_FILE,
+)
 from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
@@ -199,6 +209,29 @@ class Snapshot:
             self._store.get_many("name", nodes),
             [self.node_type_names[code] for code in codes],
         )
+
+    def node_columns(self, columns: Sequence[str]) -> dict[str, list[object]]:
+        """Whole columns of the node table (nodes.parquet), the import's extra ones included.
+
+        The memory-mapped store holds ids, names and texts; an importer's other columns (a
+        document snapshot's `document` and a fact's relation `label`) are read from the table
+        here, once per call.
+
+        Raises:
+            SnapshotError: a column the table lacks (the message lists the ones it has).
+        """
+        path = self.path / NODES_FILE
+        try:
+            present = pq.read_schema(path).names
+        except (OSError, pa.ArrowInvalid) as error:
+            raise SnapshotError(f"cannot read {path} ({error}); {REBUILD}") from error
+        missing = [column for column in columns if column not in present]
+        if missing:
+            raise SnapshotError(
+                f"{path} has no column {', '.join(missing)} (it has {', '.join(present)}): "
+                "the snapshot was not built by the importer that writes it"
+            )
+        return pq.read_table(path, columns=list(columns)).to_pydict()
 
     def type_code(self, name: str) -> int:
         """Code of node type `name`.

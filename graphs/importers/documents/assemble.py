@@ -10,9 +10,18 @@ import pyarrow as pa
 
 from graphs.importers.documents.model import Document, Extraction, Passage
 from graphs.importers.documents.resolve import Entity, Resolution
+from graphs.importers.documents.schema import (
+    DOCUMENT,
+    FACT,
+    HAS_OBJECT,
+    HAS_PASSAGE,
+    HAS_SUBJECT,
+    MENTIONED_IN,
+    PASSAGE,
+    STATED_IN,
+)
 from graphs.importers.documents.vocabulary import RelationVocabulary, canonical_label
 
-DOCUMENT, PASSAGE, FACT = "document", "passage", "fact"
 EXTRA_COLUMNS = ("document", "source", "label", "passage", "sentence")
 _RELATIONS_IN_TEXT = 12
 
@@ -85,7 +94,7 @@ def assemble(
             node_id, PASSAGE, f"{title} #{passage.index}", passage.text,
             document=f"doc:{passage.doc_id}",
         )  # fmt: skip
-        rows.edge(f"doc:{passage.doc_id}", node_id, "has_passage")
+        rows.edge(f"doc:{passage.doc_id}", node_id, HAS_PASSAGE)
         extraction = extractions.get(passage.passage_id)
         if extraction is not None:
             _add_facts(rows, passage, title, extraction, resolution, vocabulary, relations)
@@ -97,7 +106,7 @@ def assemble(
             continue
         rows.node(entity.entity_id, entity.type, entity.name, _entity_text(entity, relations))
         for node_id in sorted(mentioned[entity.entity_id]):
-            rows.edge(entity.entity_id, node_id, "mentioned_in")
+            rows.edge(entity.entity_id, node_id, MENTIONED_IN)
     return pa.table(rows.columns), pa.table(rows.edges)
 
 
@@ -135,9 +144,9 @@ def _add_facts(
             f"{passage.passage_id}, sentence {triple.sentence + 1}): {triple.evidence}",
             label=label, passage=passage_node_id(passage), sentence=str(triple.sentence),
         )  # fmt: skip
-        rows.edge(fact_id, passage_node_id(passage), "stated_in")
-        rows.edge(fact_id, subject.entity_id, "has_subject")
-        rows.edge(fact_id, obj.entity_id, "has_object")
+        rows.edge(fact_id, passage_node_id(passage), STATED_IN)
+        rows.edge(fact_id, subject.entity_id, HAS_SUBJECT)
+        rows.edge(fact_id, obj.entity_id, HAS_OBJECT)
         rows.edge(subject.entity_id, obj.entity_id, vocabulary.edge_type(label))
         relations[subject.entity_id].append(f"{label} {obj.name}")
         relations[obj.entity_id].append(f"{subject.name} {label}")

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graphs.errors import GraphImportError
+from graphs.importers.documents.schema import STRUCTURAL
 
-STRUCTURAL = frozenset({"has_passage", "mentioned_in", "stated_in", "has_subject", "has_object"})
 """Edge types the document graph itself uses; a relation label never takes one of them."""
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
 

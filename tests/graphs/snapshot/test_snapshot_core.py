@@ -77,6 +77,15 @@ def test_node_accessors(snapshot: Snapshot) -> None:
     assert found.tolist() == [snapshot.internal_id("p2"), -1, alice, -1]
 
 
+def test_node_columns_read_the_imports_extra_columns_and_name_a_missing_one(
+    snapshot: Snapshot,
+) -> None:
+    columns = snapshot.node_columns(["id", "year"])
+    assert dict(zip(columns["id"], columns["year"], strict=True))["p2"] == 2021
+    with pytest.raises(SnapshotError, match=r"no column label \(it has id, .*year"):
+        snapshot.node_columns(["id", "label"])
+
+
 def test_batched_accessors_equal_single_ones_in_order_with_repeats(snapshot: Snapshot) -> None:
     nodes = np.array([4, 0, 2, 0, 3])
     ids, names, types = snapshot.labels(nodes)
