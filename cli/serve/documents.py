@@ -13,14 +13,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from cli.serve.context import ServeContext
 from cli.serve.jobs import Job
 from cli.serve.state import ConflictError, ServedGraph, ServeError
 from graphs.importers.documents.cache import ExtractionCache, default_cache_path
+from graphs.importers.documents.schema import DOCUMENT, PASSAGE
 from graphs.importers.documents.update import recorded_build, update_document_snapshot
-from graphs.layout import DOCUMENT_SUFFIXES, NODES_FILE
+from graphs.layout import DOCUMENT_SUFFIXES
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _DOC = "doc:"
@@ -28,17 +27,16 @@ _DOC = "doc:"
 
 def list_documents(served: ServedGraph) -> list[dict[str, Any]]:
     """The documents of `served`: id, title, source and passages."""
-    table = pq.read_table(served.path / NODES_FILE, columns=["id", "type", "name", "document"])
-    rows = table.to_pydict()
+    rows = served.snapshot.node_columns(["id", "type", "name", "document"])
     counts: dict[str, int] = {}
     for kind, document in zip(rows["type"], rows["document"], strict=True):
-        if kind == "passage":
+        if kind == PASSAGE:
             counts[document] = counts.get(document, 0) + 1
     return [
         {"id": node_id.removeprefix(_DOC), "node": node_id, "title": name,
          "passages": counts.get(node_id, 0)}
         for node_id, kind, name in zip(rows["id"], rows["type"], rows["name"], strict=True)
-        if kind == "document"
+        if kind == DOCUMENT
     ]  # fmt: skip
 
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -210,7 +211,7 @@ class Snapshot:
             [self.node_type_names[code] for code in codes],
         )
 
-    def node_columns(self, columns: Sequence[str]) -> dict[str, list[object]]:
+    def node_columns(self, columns: Sequence[str]) -> dict[str, list[Any]]:
         """Whole columns of the node table (nodes.parquet), the import's extra ones included.
 
         The memory-mapped store holds ids, names and texts; an importer's other columns (a
