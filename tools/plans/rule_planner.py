@@ -103,6 +103,11 @@ class RulePlan:
         return bool(self.routes)
 
     @property
+    def loose(self) -> bool:
+        """Whether an anchor is loose (`Route.loose`): the plan's reading of it is unsure."""
+        return any(route.loose for route in self.routes)
+
+    @property
     def anchor_nodes(self) -> dict[str, ListedNode]:
         """Anchor variable -> the node it names (its best homonym)."""
         return {route.var: route.node for route in self.routes}
@@ -118,7 +123,7 @@ class RulePlanner:
        mentions first, at most `MAX_ANCHORS`. Without that block (the paper toolset), the
        search hits whose name occurs in the question.
     2. Relations are named when the question holds their label's words (`QuestionReader.
-       named_relations`: whole labels, so `requires` is not read inside
+       label_matches`: whole labels, so `requires` is not read inside
        `optionally_requires`); the answer type is the snapshot's only candidate type, else the
        first candidate type the question names (outside the anchors' names), else the one
        type the relations named whole lead to from the named nodes (`relation_end`).
@@ -171,8 +176,9 @@ class RulePlanner:
         # the name is loose: used as words, they may name the schema ("the parts of a house")
         unnamed = _blanked(question, [named for named, _, _ in mentions if named not in loose])
         target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
-        relations = self.reader.named_relations(unnamed, MIN_LABEL_MATCH)
-        whole = frozenset(self.reader.named_relations(unnamed, 1.0))
+        labels = self.reader.label_matches(unnamed)
+        relations = labels.named(MIN_LABEL_MATCH)
+        whole = frozenset(labels.named(1.0))
         if target is None:
             target = self.relation_end([node.type for _, node, _ in mentions], whole)
         relevance = self.reader.schema_free(
@@ -492,13 +498,12 @@ class RulePlanner:
         no path the walks took. Otherwise none.
         """
         leading = self.leading(rule_plan, hits)
-        loose = any(route.loose for route in rule_plan.routes)
         sure = {n.node_id for r in rule_plan.routes if not r.loose for n, _ in r.starts()}
         named_top = bool(leading) and leading[0] in sure
         unconfirmed = bool(rule_plan.relations) and not any(
             node.on_path for node in reach.nodes.values()
         )
-        return leading if (loose and not named_top) or unconfirmed else []
+        return leading if (rule_plan.loose and not named_top) or unconfirmed else []
 
     def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
         """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""
@@ -570,7 +575,7 @@ class RulePlanner:
         a relation the question names touches when there are such; longer mentions first,
         then higher scores, a node named twice once; returned in question order.
         """
-        relations = self.reader.named_relations(question, MIN_LABEL_MATCH)
+        relations = self.reader.label_matches(question).named(MIN_LABEL_MATCH)
         best: dict[str, tuple[ListedNode, float]] = {}
         for row in names or ():
             fits = any(self.schema.touches(r, row.node.type) for r in relations)

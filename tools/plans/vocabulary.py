@@ -78,6 +78,29 @@ class TermStats:
 
 
 @dataclass(frozen=True)
+class LabelMatches:
+    """Each relation label's match in one question: (weighted share of its words, words held).
+
+    Attributes:
+        shares: Relation -> (share, matched words), for the labels the question holds a word of.
+    """
+
+    shares: dict[str, tuple[float, int]]
+
+    def named(self, min_share: float) -> list[str]:
+        """The best-matching labels whose share is at least `min_share` (none below it).
+
+        Ties go to the label matching more words: `optionally requires` names
+        `optionally_requires`, `requires` names `requires`.
+        """
+        scored = {r: score for r, score in self.shares.items() if score[0] >= min_share}
+        if not scored:
+            return []
+        best = max(scored.values())
+        return [relation for relation, score in scored.items() if score == best]
+
+
+@dataclass(frozen=True)
 class QuestionReader:
     """The snapshot's analyzer and the stems of its type and relation names.
 
@@ -139,27 +162,25 @@ class QuestionReader:
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
 
-    def named_relations(self, question: str, min_share: float) -> list[str]:
-        """The relations whose whole label the question holds best (none below `min_share`).
+    def label_matches(self, question: str) -> LabelMatches:
+        """How much of each relation label the question holds (one pass over the labels).
 
         A label's words (stemmed) are weighted by how few labels hold each (`has` in every
         `has_*` label weighs little); its match is the weighted share of them in the question.
-        The best-matching labels are named (ties: the one matching more words; `optionally
-        requires` names `optionally_requires`, `requires` names `requires`).
         """
         stems = {stem for _, _, stem in self.stemmer.word_spans(question)}
-        scored: dict[str, tuple[float, int]] = {}
+        shares: dict[str, tuple[float, int]] = {}
         for relation, weights in self.label_weights.items():
             total = sum(weights.values())
             matched = [stem for stem in weights if stem in stems]
             if total and matched:
                 share = sum(weights[stem] for stem in matched) / total
-                if share >= min_share:
-                    scored[relation] = (round(share, 6), len(matched))
-        if not scored:
-            return []
-        best = max(scored.values())
-        return [relation for relation, score in scored.items() if score == best]
+                shares[relation] = (round(share, 6), len(matched))
+        return LabelMatches(shares)
+
+    def named_relations(self, question: str, min_share: float) -> list[str]:
+        """The relations whose whole label the question holds best (`LabelMatches.named`)."""
+        return self.label_matches(question).named(min_share)
 
     def direction(
         self, question: str, words: str, relations: Sequence[str]

@@ -103,7 +103,7 @@ class RulePlanner:
             reach, used = yield from expansion.run(min(exploration_budget, MAX_WALK_TURNS))
         text_best = None
         remaining = rule_plan.plan.target.relevance_text
-        loose = any(route.loose for route in rule_plan.routes)
+        loose = rule_plan.loose
         agreed = reach.agreed() and not loose
         if reach.nodes and not agreed and remaining and exploration_budget - used >= 1:
             note = "Search the question's words the named nodes do not explain."
