@@ -428,3 +428,34 @@ def test_a_relation_named_whole_gives_the_answer_type_its_far_end(clinic: Snapsh
     assert plan.plan.target.labels == ["phenotype"]  # side_effect leads a drug there
     assert all(len(route.hops) == 1 for route in plan.routes)
     assert ask(clinic, question)[0] == "p1"
+
+
+def test_anchors_agreeing_through_an_inflected_name_do_not_outrank_the_described_hit(
+    tmp_path: Path,
+) -> None:
+    # "shell" names the section `shells` only by its stem: bash and shells agree on
+    # bash-completion, but the question describes shellcheck, the search's clear top hit
+    nodes = [
+        ("bash", "package", "bash", "GNU Bourne Again SHell"),
+        ("shells", "section", "shells", "the archive section shells"),
+        ("devel", "section", "devel", "the archive section devel"),
+        ("comp", "package", "bash-completion", "programmable completion for the bash shell"),
+        ("check", "package", "shellcheck", "lint tool for shell scripts, catches mistakes"),
+        ("zsh", "package", "zsh", "a shell with lots of features"),
+        *[(f"p{i}", "package", f"tool{i}", f"a program number {i}") for i in range(30)],
+    ]
+    edges = [
+        ("bash", "shells", "in_section"),
+        ("comp", "shells", "in_section"),
+        ("zsh", "shells", "in_section"),
+        ("comp", "bash", "depends"),
+        ("check", "devel", "in_section"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "archive", nodes, edges, candidate_types=["package"])
+    question = "Is there a lint tool that finds mistakes in my bash shell scripts?"
+    plan = plan_of(snapshot, question)
+    assert {route.node.node_id: route.inflected for route in plan.routes} == {
+        "bash": False,
+        "shells": True,
+    }
+    assert ask(snapshot, question)[0] == "check"

@@ -138,10 +138,10 @@ class Reach:
         """Reached ids, best first (the module doc's rule)."""
         return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose))
 
-    def agreed(self) -> bool:
-        """Whether several anchors reach some node (the question's intersection)."""
+    def agreed(self, among: Collection[str] | None = None) -> bool:
+        """Whether several anchors (not loose; of `among` when given) reach some node."""
         return any(
-            sum(anchor not in self.loose for anchor in node.anchors) > 1
+            sum(a not in self.loose and (among is None or a in among) for a in node.anchors) > 1
             for node in self.nodes.values()
         )
 

@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from graphs.snapshot.names import name_words, split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 from tools.plans.reach import Reach
@@ -77,6 +78,10 @@ class Route:
     """Whether the graph's text mostly uses the anchor's words away from it
     (tools/mentions.py) and the question names no relation: it may use them as words, not
     as a name. A question that names one of the graph's relations asks for a walk."""
+
+    inflected: bool = False
+    """Whether the question writes the anchor's name only in another form (matched by its
+    stem: "shell" for the section `shells`), a weaker sign of the name's use."""
 
     def starts(self) -> tuple[tuple[ListedNode, float], ...]:
         """The nodes the walk starts from, with their scores."""
@@ -213,6 +218,7 @@ class RulePlanner:
                 Route(
                     var, node, score, walks[var], query, named, same[:MAX_HOMONYMS],
                     loose=named in loose and not relations,
+                    inflected=not written_as(named, node.name),
                 )
             )  # fmt: skip
             hops += _plan_hops(var, walks[var])
@@ -602,6 +608,16 @@ class RulePlanner:
         chosen = chosen[:MAX_ANCHORS]
         position = {w: question.lower().find(w.lower()) for w in chosen}
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
+
+
+def written_as(words_: str, name: str) -> bool:
+    """Whether `words_` are the node name `name` as written.
+
+    Case, punctuation and the name's parenthesised disambiguator aside.
+    """
+    parts = split_disambiguator(name)
+    forms = [name_words(name), *([name_words(parts[0])] if parts else [])]
+    return name_words(words_) in forms
 
 
 def _blanked(question: str, names: Sequence[str]) -> str:

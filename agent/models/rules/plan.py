@@ -57,7 +57,9 @@ class RulePlanner:
        (`RulePlanner.describing_rival`) and it matches the whole question clearly better
        than the named nodes and every reached node (`named_first`), the search comes first
        ("Is there a simple stopwatch application?" answers `kronometer`, described as one,
-       not what the package `stopwatch` depends on).
+       not what the package `stopwatch` depends on). Anchors agreeing on a node spare the
+       graph this check only when each is named as written: a name the question writes
+       in another form ("shell" for the section `shells`, `Route.inflected`) may be a word.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
@@ -118,7 +120,8 @@ class RulePlanner:
             question, [hits, *meaning], types, offered["search"], exploration_budget - used
         )
         first = graph_first(reach, text_best, trust_agreement=not loose)
-        if first and not agreed:
+        written = {route.var for route in rule_plan.routes if not route.inflected}
+        if first and not (agreed and reach.agreed(among=written)):
             rival = self.writer.describing_rival(rule_plan, hits, reach.nodes)
             if rival is not None:
                 named = [score for route in rule_plan.routes for _, score in route.starts()]
