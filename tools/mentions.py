@@ -12,8 +12,9 @@ first, then those it names without their disambiguator, each group ordered by th
 other words (each node's BM25 score for the question without the mention) plus the log of
 how linked each node is in the graph, so the question's other words choose between them and
 the commoner sense comes first when they do not (`_homonym_order`). Each linked node
-carries that score, the one `search` gives it for the question (one scoring of every linked
-node per question).
+carries that score, the one `search` gives it for the question. Each word of the question is
+scored once for every linked node (`BM25Index.term_scores`); the question and the question
+without a mention are sums of those rows, equal to scoring each text on its own.
 
 Each mention also says how the graph's text uses its words (`Mention.texts`, `.near`): how
 many node documents hold them all, and how many of those are the named node or its
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from graphs.bm25.index import TermScores
     from graphs.snapshot import Snapshot
 
 MAX_HOMONYMS = 5
@@ -115,7 +117,9 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         chosen.append((a, b, nodes, bases, all(m.stemmed for m in matches)))
     chosen.sort()
     every = np.array([node for _, _, nodes, _, _ in chosen for node in nodes], dtype=np.int64)
-    scores = iter(snapshot.index.score_nodes(question, every).tolist())
+    table = snapshot.index.term_scores(question, every)  # each word scored once for all
+    whole = table.total(table.terms, every)
+    scores = iter((whole if whole is not None else np.zeros(every.size)).tolist())
     mentions = []
     for a, b, nodes, bases, stemmed in chosen:
         found = np.asarray(nodes, dtype=np.int64)
@@ -123,7 +127,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         end = spans[b - 1][1]
         end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
         text = question[spans[a][0] : end]
-        order = _homonym_order(snapshot, question, text, found, by_question, bases)
+        order = _homonym_order(snapshot, table, question, text, found, by_question, bases)
         if not snapshot.index.tokenize(text):
             continue  # stopwords only: not a name's use
         first = int(found[order[0]])
@@ -145,6 +149,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
 
 def _homonym_order(
     snapshot: Snapshot,
+    table: TermScores,
     question: str,
     text: str,
     found: np.ndarray,
@@ -165,7 +170,10 @@ def _homonym_order(
     if found.size == 1:
         return np.zeros(1, dtype=np.int64)
     rest = question.replace(text, " ", 1)
-    by_rest = np.asarray(snapshot.index.score_nodes(rest, found), dtype=np.float64)
+    summed = table.total(snapshot.index.query_terms(rest), found)
+    by_rest = np.asarray(
+        snapshot.index.score_nodes(rest, found) if summed is None else summed, dtype=np.float64
+    )
     fit = by_rest + np.log1p(snapshot.degrees[found])
     keys = (found, -by_question, -fit, np.asarray(bases))
     return np.lexsort(keys)[:MAX_HOMONYMS]

@@ -6,6 +6,7 @@ import functools
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,40 @@ MAX_QUERY_TERMS = 256
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
 QUERY_CACHE_SIZE = 256  # parsed queries kept per index
 REBUILD = "rebuild the snapshot"
+
+
+@dataclass(frozen=True)
+class TermScores:
+    """Each indexed term of a query scored for a set of nodes, to score its sub-queries.
+
+    A question and the question without one of its phrases share their terms: their BM25
+    scores for the same nodes are sums of the same per-term rows (`BM25Index.term_scores`).
+
+    Attributes:
+        nodes: Ascending distinct internal ids.
+        rows: Vocabulary id -> float32 contributions aligned with `nodes` (terms with
+            postings only).
+        terms: The query's distinct indexed terms, in query order.
+    """
+
+    nodes: np.ndarray
+    rows: dict[int, np.ndarray]
+    terms: tuple[int, ...]
+
+    def total(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray | None:
+        """The BM25 of `terms` for `nodes` (each among `self.nodes`).
+
+        None when a term is not among the query's (then score the text itself).
+        """
+        if any(term not in self.terms for term in terms):
+            return None
+        at = np.searchsorted(self.nodes, nodes)
+        scores = np.zeros(len(at), np.float32)
+        for term in terms:
+            row = self.rows.get(term)
+            if row is not None:
+                scores += row[at]
+        return scores
 
 
 class BM25Index:
@@ -206,6 +241,24 @@ class BM25Index:
         allowed = np.zeros(max(codes[-1] + 1, self._type_codes), dtype=bool)
         allowed[codes] = True
         return allowed
+
+    def query_terms(self, query: str) -> tuple[int, ...]:
+        """The vocabulary ids of the query's distinct indexed tokens, in query order.
+
+        What :meth:`search` and :meth:`score_nodes` score.
+        """
+        return tuple(term for _, term in self._query_terms(query))
+
+    def term_scores(self, query: str, nodes: np.ndarray) -> TermScores:
+        """Each of the query's terms scored for `nodes` once (`TermScores`).
+
+        `TermScores.total` of the query's own terms, or of a sub-query's, equals
+        :meth:`score_nodes` of that text for those nodes, to the bit.
+        """
+        distinct = np.unique(np.asarray(nodes, dtype=np.int64))
+        terms = self.query_terms(query)
+        rows = self._scorer.term_rows(list(terms), distinct) if distinct.size and terms else {}
+        return TermScores(distinct, rows, terms)
 
     def score_nodes(self, query: str, nodes: np.ndarray) -> np.ndarray:
         """BM25 of ``query`` for each given node, equal to the score :meth:`search` gives it.

@@ -159,6 +159,32 @@ class BM25Scorer:
                 )
         return scores
 
+    def term_rows(self, terms: Sequence[int], nodes: np.ndarray) -> dict[int, np.ndarray]:
+        """Each term's BM25 contribution for ``nodes`` (ascending, distinct int64 ids).
+
+        Summing the rows of a query's terms in its order gives exactly what :meth:`score`
+        gives (float32, the same additions in the same order); terms with no postings have
+        no row.
+        """
+        entries = self.entries(terms)
+        held = [int(t) for t in terms if self._postings.indptr[t + 1] > self._postings.indptr[t]]
+        rows: dict[int, np.ndarray] = {}
+        for term, start, end, weight in zip(
+            held, entries.starts.tolist(), entries.ends.tolist(), entries.weights, strict=True
+        ):
+            row = np.zeros(nodes.size, np.float32)
+            if self._bitmaps.wanted(start, end, nodes.size):
+                bits, ranks = self._bitmaps.get(start, end)
+                bm25_kernels.add_bitmap_scores(
+                    bits, ranks, start, weight, self._impacts, nodes, row
+                )
+            else:
+                bm25_kernels.add_entry_scores(
+                    start, end, weight, self._docs, self._impacts, nodes, row
+                )
+            rows[term] = row
+        return rows
+
     @cached_property
     def _bitmaps(self) -> PostingBitmaps:
         return PostingBitmaps(self._docs, self.num_docs)

@@ -437,3 +437,22 @@ def test_node_set_scores_are_the_same_once_frequent_terms_get_bitmaps(tmp_path: 
     np.testing.assert_array_equal(first, second)
     okapi = BM25Okapi([index.tokenize(text) for text in texts], k1=0.9, b=0.4)
     np.testing.assert_allclose(second, okapi.get_scores(["often", "v3"])[nodes], rtol=1e-5)
+
+
+@pytest.mark.parametrize("query", [*QUERIES, "w1 graph w2 protein w3 w4"])
+def test_term_scores_sum_to_score_nodes_for_the_query_and_its_sub_queries(
+    index: BM25Index, query: str
+) -> None:
+    # every node, and a few (a list longer than them is read through its bitmap once seen)
+    for nodes in (np.arange(index.num_docs), np.array([399, 3, 5, 3, 0, 17])):
+        table = index.term_scores(query, nodes)
+        whole = table.total(table.terms, nodes)
+        assert whole is not None
+        np.testing.assert_array_equal(whole, index.score_nodes(query, nodes))  # to the bit
+        words = query.split()
+        for dropped in range(len(words)):
+            sub = " ".join(words[:dropped] + words[dropped + 1 :])
+            summed = table.total(index.query_terms(sub), nodes)
+            assert summed is not None
+            np.testing.assert_array_equal(summed, index.score_nodes(sub, nodes))
+    assert table.total(index.query_terms("w38"), nodes) is None or "w38" in query
