@@ -459,3 +459,30 @@ def test_anchors_agreeing_through_an_inflected_name_do_not_outrank_the_described
         "shells": True,
     }
     assert ask(snapshot, question)[0] == "check"
+
+
+def test_a_clear_winner_of_the_question_s_search_answers_a_question_asking_no_walk(
+    tmp_path: Path,
+) -> None:
+    # `make` and the section `text` agree on daps, but nothing asks for a walk and the
+    # whole question's first hit, figlet, scores over 1.5 times the next: it answers
+    nodes = [
+        ("make", "package", "make", "utility for directing compilation"),
+        ("text", "section", "text", "the archive section text"),
+        ("figlet", "package", "figlet", "make large character ASCII banners out of ordinary text"),
+        ("daps", "package", "daps", "DocBook authoring and publishing suite"),
+        ("psgml", "package", "psgml", "major mode for editing SGML documents"),
+        *[(f"p{i}", "package", f"tool{i}", f"a program number {i}") for i in range(30)],
+    ]
+    edges = [
+        ("figlet", "text", "in_section"),
+        ("daps", "text", "in_section"),
+        ("psgml", "text", "in_section"),
+        ("daps", "make", "depends"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "archive", nodes, edges, candidate_types=["package"])
+    question = "how do i make big ASCII banners out of normal text"
+    plan = plan_of(snapshot, question)
+    assert {route.node.node_id for route in plan.routes} == {"make", "text"}
+    assert not plan.relations
+    assert ask(snapshot, question)[0] == "figlet"

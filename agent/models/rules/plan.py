@@ -60,6 +60,9 @@ class RulePlanner:
        not what the package `stopwatch` depends on). Anchors agreeing on a node spare the
        graph this check only when each is named as written: a name the question writes
        in another form ("shell" for the section `shells`, `Route.inflected`) may be a word.
+       And in such a question, when the whole question's first hit of the answer types is
+       not a named node and scores at least 1.5 times the next (`RulePlanner.clear_winner`),
+       the search comes first, whatever the walks reached or agreed on.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
@@ -127,6 +130,8 @@ class RulePlanner:
                 named = [score for route in rule_plan.routes for _, score in route.starts()]
                 reached = [hit.score or 0.0 for hit in hits if hit.node_id in reach.nodes]
                 first = named_first(max(named + reached), rival.score or 0.0)
+        if first and self.writer.clear_winner(rule_plan, hits):
+            first = False
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
