@@ -486,3 +486,29 @@ def test_a_clear_winner_of_the_question_s_search_answers_a_question_asking_no_wa
     assert {route.node.node_id for route in plan.routes} == {"make", "text"}
     assert not plan.relations
     assert ask(snapshot, question)[0] == "figlet"
+
+
+def test_a_node_the_question_names_is_no_clear_winner_of_its_search(tmp_path: Path) -> None:
+    # "obesity" names the phenotype and the disease `Obesity (OMIM)`: the disease tops the
+    # search, but it is named, so the walks' agreement (Narcolepsy 7 has both) answers
+    nodes = [
+        ("cat", "phenotype", "Cataplexy", "sudden loss of muscle tone"),
+        ("obe", "phenotype", "Obesity", "accumulation of excess body fat"),
+        ("omim", "disease", "Obesity (OMIM)", "Obesity, obesity: OMIM disease, which patients have"),
+        ("nar", "disease", "Narcolepsy 7", "OMIM disease"),
+        ("ns", "disease", "Niemann-Pick disease", "OMIM disease"),
+        *[(f"p{i}", "phenotype", f"Finding {i}", f"a finding number {i}") for i in range(30)],
+    ]
+    edges = [
+        ("nar", "cat", "has_phenotype"),
+        ("nar", "obe", "has_phenotype"),
+        ("ns", "cat", "has_phenotype"),
+        ("omim", "obe", "has_phenotype"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges, candidate_types=["disease"])
+    question = "Patient with cataplexy and obesity - which diseases have both?"
+    hits = OfflinePlanner(snapshot).hits(question)
+    assert hits[0].node_id == "omim"
+    plan = plan_of(snapshot, question)
+    assert "omim" in plan.named and not plan.relations
+    assert ask(snapshot, question)[0] == "nar"

@@ -106,6 +106,8 @@ class RulePlan:
     routes: tuple[Route, ...] = ()
     relations: tuple[str, ...] = ()
     """The graph's relations the question names (none: it asks for no relation by name)."""
+    named: frozenset[str] = frozenset()
+    """Every node the question's words name (each homonym of each mention, of any type)."""
 
     @property
     def relational(self) -> bool:
@@ -236,7 +238,8 @@ class RulePlanner:
             ),
             risk_level="normal" if target else "weak",
         )
-        return RulePlan(plan, tuple(routes), tuple(relations))
+        named_ids = frozenset(row.node.node_id for row in names or ())
+        return RulePlan(plan, tuple(routes), tuple(relations), named_ids)
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
@@ -494,19 +497,25 @@ class RulePlanner:
         """Whether the whole question's search has a clear winner that answers it.
 
         For a question that names no relation leaving a named node (it asks for no walk):
-        its first hit of the answer types is not a named node and scores at least
-        `CLEAR_LEAD` times the next one. It matches the question clearly better than
-        anything else in the graph, reached or not ("how do i make big ASCII banners out of
-        normal text": `figlet`, whatever `make` and the section `text` agree on).
+        its first hit is of the answer types, is no node the question names (of any type)
+        and scores at least `CLEAR_LEAD` times the next hit. It matches the question
+        clearly better than anything else in the graph, reached or not ("how do i make big
+        ASCII banners out of normal text": `figlet`, whatever `make` and the section `text`
+        agree on).
         """
-        if self.walks_named(rule_plan):
-            return False
-        types = set(rule_plan.plan.target.labels)
-        first, second = ([hit for hit in hits if not types or hit.type in types] + [None, None])[:2]
+        if self.walks_named(rule_plan) or not hits or hits[0].score is None:
+            first, types = None, set()
+        else:
+            first, types = hits[0], set(rule_plan.plan.target.labels)
         anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
-        if first is None or first.node_id in anchors or first.score is None:
+        if (
+            first is None
+            or (types and first.type not in types)
+            or first.node_id in anchors
+            or first.node_id in rule_plan.named
+        ):
             return False
-        return second is None or CLEAR_LEAD * (second.score or 0.0) <= first.score
+        return len(hits) < 2 or CLEAR_LEAD * (hits[1].score or 0.0) <= (first.score or 0.0)
 
     def walks_named(self, rule_plan: RulePlan) -> bool:
         """Whether a relation the question names leaves a named node's type (asks for a walk)."""

@@ -60,9 +60,10 @@ class RulePlanner:
        not what the package `stopwatch` depends on). Anchors agreeing on a node spare the
        graph this check only when each is named as written: a name the question writes
        in another form ("shell" for the section `shells`, `Route.inflected`) may be a word.
-       And in such a question, when the whole question's first hit of the answer types is
-       not a named node and scores at least 1.5 times the next (`RulePlanner.clear_winner`),
-       the search comes first, whatever the walks reached or agreed on.
+       And in such a question, when the whole question's first hit is of the answer types,
+       is no node the question names and scores at least 1.5 times the next hit
+       (`RulePlanner.clear_winner`), the search comes first, whatever the walks reached or
+       agreed on.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
