@@ -16,6 +16,9 @@ report it apart. `debian-dev` is the same graph with 100 development questions
 all run (split `dev`), to be read and developed on. `wordnet` is Princeton WordNet 3.0
 (benchmarks/datasets/wordnet.py: 117,659 synsets, names disambiguated as `glass (container)`)
 with 100 development questions (wordnet/dev.jsonl, written the same way), run whole too.
+`hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py: 36,259 phenotypes,
+diseases and genes, typed and non-hierarchical, names disambiguated as `Marfan syndrome
+(OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same way), run whole too.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
@@ -40,6 +43,7 @@ import pyarrow.parquet as pq
 from benchmarks.datasets.debian import DATA as DEBIAN_DATA
 from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
+from benchmarks.datasets.hpo import build_hpo
 from benchmarks.datasets.icd10 import build_icd_snapshot
 from benchmarks.datasets.wordnet import build_wordnet
 from evals.summary import summarize_run
@@ -139,6 +143,9 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
     elif name == "wordnet":
         if not (out / "qa" / "dev.jsonl").is_file():
             build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet")
+    elif name == "hpo":
+        if not (out / "qa" / "dev.jsonl").is_file():
+            build_hpo(out, Path.home() / ".cache" / "ark" / "hpo")
     elif not (out / "qa" / "test.jsonl").is_file():
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)
