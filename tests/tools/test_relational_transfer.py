@@ -494,7 +494,12 @@ def test_a_node_the_question_names_is_no_clear_winner_of_its_search(tmp_path: Pa
     nodes = [
         ("cat", "phenotype", "Cataplexy", "sudden loss of muscle tone"),
         ("obe", "phenotype", "Obesity", "accumulation of excess body fat"),
-        ("omim", "disease", "Obesity (OMIM)", "Obesity, obesity: OMIM disease, which patients have"),
+        (
+            "omim",
+            "disease",
+            "Obesity (OMIM)",
+            "Obesity, obesity: OMIM disease, which patients have",
+        ),
         ("nar", "disease", "Narcolepsy 7", "OMIM disease"),
         ("ns", "disease", "Niemann-Pick disease", "OMIM disease"),
         *[(f"p{i}", "phenotype", f"Finding {i}", f"a finding number {i}") for i in range(30)],
@@ -512,3 +517,25 @@ def test_a_node_the_question_names_is_no_clear_winner_of_its_search(tmp_path: Pa
     plan = plan_of(snapshot, question)
     assert "omim" in plan.named and not plan.relations
     assert ask(snapshot, question)[0] == "nar"
+
+
+def test_a_type_word_beside_a_name_says_what_the_named_node_is(tmp_path: Path) -> None:
+    # "the LRP4 gene": "gene" names LRP4's own type, so neither the answer type nor the
+    # relation `gene_of`; "gene" after "same ... as" stays a word of the question
+    nodes = [
+        ("lrp4", "gene", "LRP4", "LRP4 gene"),
+        ("cls", "disease", "Cenani-Lenz syndactyly syndrome", "OMIM disease"),
+        ("syn", "phenotype", "Syndactyly", "fused digits"),
+    ]
+    edges = [("lrp4", "cls", "gene_of"), ("lrp4", "syn", "associated_with")]
+    snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges)
+    planner = OfflinePlanner(snapshot).writer.reader
+    assert planner.apposition("Which conditions is the LRP4 gene in?", "LRP4", "gene") == (
+        "LRP4 gene"
+    )
+    assert planner.apposition("Is gene LRP4 known?", "LRP4", "gene") == "gene LRP4"
+    assert planner.apposition("the same gene as LRP4", "LRP4", "gene") == "LRP4"
+    assert planner.apposition("LRP4, gene", "LRP4", "gene") == "LRP4"
+    plan = plan_of(snapshot, "Which conditions is the LRP4 gene implicated in?")
+    assert plan.plan.target.labels != ["gene"]
+    assert plan.relations == () and len(plan.routes[0].hops) == 1

@@ -186,7 +186,14 @@ class RulePlanner:
             return self.text_plan(question)
         # type and relation words inside a name name nothing ("Carrovich disease"), unless
         # the name is loose: used as words, they may name the schema ("the parts of a house")
-        unnamed = _blanked(question, [named for named, _, _ in mentions if named not in loose])
+        unnamed = _blanked(
+            question,
+            [
+                self.reader.apposition(question, named, node.type)
+                for named, node, _ in mentions
+                if named not in loose
+            ],
+        )
         target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)

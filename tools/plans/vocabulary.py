@@ -178,6 +178,39 @@ class QuestionReader:
                 shares[relation] = (round(share, 6), len(matched))
         return LabelMatches(shares)
 
+    def apposition(self, question: str, words: str, node_type: str) -> str:
+        """`words` with the word right beside them when it names `node_type`, as written.
+
+        A type word written next to a name, with only spaces between, says what the named
+        node is ("the LRP4 gene", "package spacy"): it names the node's own type, not the
+        answer's, nor a relation. `words` as they are when no such word stands beside them.
+        """
+        at = question.lower().find(words.lower())
+        own = self.type_words.get(node_type, frozenset())
+        if at < 0 or not own:
+            return words
+        end = at + len(words)
+        before = list(_WORD.finditer(question, 0, at))
+        after = _WORD.search(question, end)
+        start, stop = at, end
+        if (
+            before
+            and question[before[-1].end() : at].isspace()
+            and self._names_only(before[-1].group(), own)
+        ):
+            start = before[-1].start()
+        if (
+            after is not None
+            and question[end : after.start()].isspace()
+            and self._names_only(after.group(), own)
+        ):
+            stop = after.end()
+        return question[start:stop]
+
+    def _names_only(self, word: str, stems: frozenset[str]) -> bool:
+        found = {stem for _, _, stem in self.stemmer.word_spans(word)}
+        return bool(found) and found <= stems
+
     def named_relations(self, question: str, min_share: float) -> list[str]:
         """The relations whose whole label the question holds best (`LabelMatches.named`)."""
         return self.label_matches(question).named(min_share)
