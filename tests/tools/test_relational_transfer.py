@@ -539,3 +539,35 @@ def test_a_type_word_beside_a_name_says_what_the_named_node_is(tmp_path: Path) -
     plan = plan_of(snapshot, "Which conditions is the LRP4 gene implicated in?")
     assert plan.plan.target.labels != ["gene"]
     assert plan.relations == () and len(plan.routes[0].hops) == 1
+
+
+def test_a_named_nodes_own_type_named_first_across_a_relation_is_a_round_trip(
+    tmp_path: Path,
+) -> None:
+    # `gene_of` links genes to diseases only: other diseases of Alpha syndrome's own kind
+    # lie across it and back; `depends`, within packages, asks for no round trip
+    nodes = [
+        ("alpha", "disease", "Alpha syndrome", "OMIM disease"),
+        ("beta", "disease", "Beta syndrome", "OMIM disease"),
+        ("gamma", "disease", "Gamma syndrome", "OMIM disease"),
+        ("g1", "gene", "ABC1", "ABC1 gene"),
+        ("g2", "gene", "XYZ2", "XYZ2 gene"),
+        ("pkg", "package", "spacy", "industrial NLP"),
+        ("dep", "package", "thinc", "a deep learning library"),
+    ]
+    edges = [
+        ("g1", "alpha", "gene_of"),
+        ("g1", "beta", "gene_of"),
+        ("g2", "gamma", "gene_of"),
+        ("pkg", "dep", "depends"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "mixed", nodes, edges)
+    writer = OfflinePlanner(snapshot).writer
+    assert writer.round_trip(["disease", "gene"], ["disease"], ["gene_of"])
+    assert not writer.round_trip(["gene", "disease"], ["disease"], ["gene_of"])
+    assert not writer.round_trip(["package", "gene"], ["package"], ["depends"])
+    question = "What other diseases are caused by the same gene as Alpha syndrome?"
+    plan = plan_of(snapshot, question)
+    assert plan.plan.target.labels == ["disease"]
+    assert [hop.node_type for hop in plan.routes[0].hops] == ["gene", "disease"]
+    assert ask(snapshot, question)[0] == "beta"

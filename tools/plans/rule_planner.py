@@ -194,9 +194,9 @@ class RulePlanner:
                 if named not in loose
             ],
         )
-        target = self.answer_type(unnamed, [node.type for _, node, _ in mentions])
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
+        target = self.answer_type(unnamed, [node.type for _, node, _ in mentions], relations)
         whole = frozenset(labels.named(1.0))
         if target is None:
             target = self.relation_end([node.type for _, node, _ in mentions], whole)
@@ -587,21 +587,46 @@ class RulePlanner:
         end = next(iter(ends))
         return end if not self.candidate_types or end in self.candidate_types else None
 
-    def answer_type(self, question: str, anchor_types: Sequence[str] = ()) -> str | None:
+    def answer_type(
+        self, question: str, anchor_types: Sequence[str] = (), relations: Sequence[str] = ()
+    ) -> str | None:
         """The node type the answers should have, if the question or snapshot tells.
 
         The snapshot's only candidate type; else of the candidate types the question names,
-        the one farthest from the named nodes' types over the schema (the others lie on the
-        way: "X acts on some genes; what diseases are those genes associated with?" walks
-        drug -> gene -> disease), the first named among equals.
+        the first when the question asks for a round trip from a named node's own type
+        (`round_trip`), else the one farthest from the named nodes' types over the schema
+        (the others lie on the way: "X acts on some genes; what diseases are those genes
+        associated with?" walks drug -> gene -> disease), the first named among equals.
         """
         if len(self.candidate_types) == 1:
             return self.candidate_types[0]
         mentioned = self.reader.mentioned_types(question)
         allowed = [t for t in mentioned if not self.candidate_types or t in self.candidate_types]
+        if self.round_trip(allowed, anchor_types, relations):
+            return allowed[0]
         if len(allowed) > 1 and anchor_types:
             return max(allowed, key=lambda t: self._nearest(anchor_types, t))
         return allowed[0] if allowed else None
+
+    def round_trip(
+        self, named: Sequence[str], anchor_types: Sequence[str], relations: Sequence[str]
+    ) -> bool:
+        """Whether the question asks for nodes of a named node's own type through another.
+
+        The first type it names (`named`, in order) is a named node's own type, it names
+        another type too, and every relation it names links that type to one of the others
+        and none links it to itself: the relation cannot reach the answers in one hop, so
+        they lie across it and back ("What other diseases are caused by the same gene as
+        Cenani-Lenz syndactyly syndrome?" walks disease -> gene -> disease along `gene_of`).
+        """
+        if len(named) < 2 or named[0] not in anchor_types or not relations:
+            return False
+        own, others = named[0], [t for t in named[1:] if t != named[0]]
+        return all(
+            any(self.schema.joins(r, own, other) for other in others)
+            and not self.schema.joins(r, own, own)
+            for r in relations
+        )
 
     def _nearest(self, anchor_types: Sequence[str], node_type: str) -> int:
         """Schema hops from the nearest of `anchor_types` to `node_type` (-1: unlinked)."""

@@ -181,9 +181,10 @@ class QuestionReader:
     def apposition(self, question: str, words: str, node_type: str) -> str:
         """`words` with the word right beside them when it names `node_type`, as written.
 
-        A type word written next to a name, with only spaces between, says what the named
-        node is ("the LRP4 gene", "package spacy"): it names the node's own type, not the
-        answer's, nor a relation. `words` as they are when no such word stands beside them.
+        A type word written next to a name, with only spaces or a hyphen between, says what
+        the named node is ("the LRP4 gene", "package spacy", "games-section packages"): it
+        names the node's own type, not the answer's, nor a relation. `words` as they are
+        when no such word stands beside them.
         """
         at = question.lower().find(words.lower())
         own = self.type_words.get(node_type, frozenset())
@@ -195,13 +196,13 @@ class QuestionReader:
         start, stop = at, end
         if (
             before
-            and question[before[-1].end() : at].isspace()
+            and _joined(question[before[-1].end() : at])
             and self._names_only(before[-1].group(), own)
         ):
             start = before[-1].start()
         if (
             after is not None
-            and question[end : after.start()].isspace()
+            and _joined(question[end : after.start()])
             and self._names_only(after.group(), own)
         ):
             stop = after.end()
@@ -289,6 +290,11 @@ class QuestionReader:
             keep = vocabulary.ranks_by([token for _, _, token in spans])
             spans = [span for span, kept in zip(spans, keep, strict=True) if kept]
         return " ".join(question[start:end] for start, end, _ in spans)
+
+
+def _joined(gap: str) -> bool:
+    """Whether two words with `gap` between are written as one phrase (spaces or a hyphen)."""
+    return bool(gap) and (gap.isspace() or gap.strip() == "-")
 
 
 def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:

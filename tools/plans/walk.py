@@ -12,7 +12,9 @@ here, once:
 - an intermediate hop keeps `MAX_INTERMEDIATES` rows, those along the named relation in its
   direction first, then in the order listed (by the remaining words);
 - the last hop's rows are added to a `Reach` (tools/plans/reach.py) with the path that
-  reached them, how much of it lies on the question's path (`path_on`) and their score.
+  reached them, how much of it lies on the question's path (`path_on`) and their score; a
+  row that is the node the walk started from is not (a path back to its start, as a round
+  trip disease -> gene -> disease finds the disease itself, reaches nothing new).
 """
 
 from __future__ import annotations
@@ -141,6 +143,8 @@ def _next(request: Expand, rows: list[ListedNode], reach: Reach) -> list[Expand]
             for row in ranked[:MAX_INTERMEDIATES]
         ]
     for row in rows:
+        if request.before and row.node_id == origin[0].node_id:
+            continue  # a path back to where it started reaches nothing new
         steps = [*request.before, (row, step_of(row, hop))]
         names = [origin[0].name, *(node.name for node, _ in steps)]
         reach.add(
