@@ -571,3 +571,23 @@ def test_a_named_nodes_own_type_named_first_across_a_relation_is_a_round_trip(
     assert plan.plan.target.labels == ["disease"]
     assert [hop.node_type for hop in plan.routes[0].hops] == ["gene", "disease"]
     assert ask(snapshot, question)[0] == "beta"
+
+
+def test_with_nothing_else_to_choose_the_named_nodes_own_kind_comes_first(
+    tmp_path: Path,
+) -> None:
+    # no relation, no type named, no remaining word in any neighbour's text: the parent
+    # phenotype comes before the genes linked to projectile vomiting, in both interpreters
+    nodes = [
+        ("pv", "phenotype", "Projectile vomiting", "forceful vomiting"),
+        ("vo", "phenotype", "Vomiting", "ejection of the contents of the stomach"),
+        *[(f"g{i}", "gene", f"GENE{i}", f"GENE{i} gene") for i in range(6)],
+    ]
+    edges = [("pv", "vo", "is_a"), *[(f"g{i}", "pv", "associated_with") for i in range(6)]]
+    snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges)
+    question = "Projectile vomiting is a more specific kind of which symptom?"
+    plan = plan_of(snapshot, question)
+    assert not plan.relations and len(plan.routes) == 1
+    assert ask(snapshot, question)[0] == "vo"
+    outcome = PlanExecutor(snapshot).run(plan.plan)
+    assert outcome.ranking[0].node_id == "vo"

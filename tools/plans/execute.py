@@ -122,7 +122,7 @@ class PlanExecutor:
             outcome.n_cand = len(scores)
             outcome.ranking = self._ranked(scores, plan.target.relevance_text)
             return outcome
-        reach = Reach(loose=self._loose(plan, bound))
+        reach = Reach(loose=self._loose(plan, bound), anchor_types=self._kinds(plan, bound))
         walks = [
             self._anchor_walk(plan, anchor.var, bound[anchor.var], labels)
             for anchor in plan.anchors
@@ -149,6 +149,17 @@ class PlanExecutor:
             for node_id in reach.ranking()[: self.depth]
         ]
         return outcome
+
+    def _kinds(self, plan: GraphPlan, bound: dict[str, Bindings]) -> dict[str, str]:
+        """Each anchor's own type: its label, else its best binding's type."""
+        kinds = {}
+        for anchor in plan.anchors:
+            bindings = bound.get(anchor.var)
+            if anchor.label:
+                kinds[anchor.var] = anchor.label
+            elif bindings is not None and len(bindings.nodes):
+                kinds[anchor.var] = self.snapshot.type_name(int(bindings.nodes[0]))
+        return kinds
 
     def _loose(self, plan: GraphPlan, bound: dict[str, Bindings]) -> frozenset[str]:
         """Anchors whose words the graph's text mostly uses away from them (loose).

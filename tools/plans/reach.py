@@ -12,9 +12,13 @@ ordered the same way by both. In order:
 3. the question's remaining words: the node's best BM25 score for the question without the
    words naming the anchor that reached it (in the listings of anchors that are not loose,
    when one reached it: a loose anchor's listing is ranked by words its own texts hold);
-4. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
+4. the named node's own kind: a node of the type of an anchor that reached it first (a
+   question naming no relation nor type asks about things like what it names: "Projectile
+   vomiting is a more specific kind of which symptom?" wants the phenotype `Vomiting`, not
+   the genes linked to it; "What should not be combined with X?" a drug's fellow drugs);
+5. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
    of each; in the executor, its binding score);
-5. first reached.
+6. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
 loose: its words mostly used away from it in the graph's text, tools/mentions.py), or when
@@ -29,7 +33,7 @@ scale of a search score.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 TEXT_MARGIN = 1.1
@@ -69,20 +73,26 @@ class Reached:
     """Anchor variable -> the path from it that reached the node, written out (the best
     on the question's path, else the first)."""
 
-    def key(self, loose: Collection[str] = ()) -> tuple[float, ...]:
+    def key(
+        self, loose: Collection[str] = (), anchor_types: Mapping[str, str] | None = None
+    ) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
 
         `loose` anchors agree on nothing (their words are mostly used away from them): a
         node only they reach counts as reached by none ("What is a goblet a type of?": what
-        `type (kind)` reaches comes after what `goblet` reaches).
+        `type (kind)` reaches comes after what `goblet` reaches). `anchor_types`: each
+        anchor's own type (the node's kind is compared with those of the anchors reaching it).
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
         trusted = [r for anchor, r in self.relevances.items() if anchor not in loose]
         relevance = max(trusted) if trusted else self.relevance
+        own = anchor_types or {}
+        same_kind = any(own.get(anchor) == self.type for anchor in self.anchors)
         return (
             -agreeing,
             -self.on_path,
             -relevance,
+            -same_kind,
             -sum(self.anchors.values()),
             self.order,
         )
@@ -105,6 +115,8 @@ class Reach:
     nodes: dict[str, Reached] = field(default_factory=dict)
     loose: frozenset[str] = frozenset()
     """Anchor variables whose agreement is not counted (loose names, tools/mentions.py)."""
+    anchor_types: dict[str, str] = field(default_factory=dict)
+    """Anchor variable -> the type of the node it names (rule 4 of the module doc)."""
 
     def add(
         self,
@@ -136,7 +148,9 @@ class Reach:
 
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
-        return sorted(self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose))
+        return sorted(
+            self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose, self.anchor_types)
+        )
 
     def agreed(self, among: Collection[str] | None = None) -> bool:
         """Whether several anchors (not loose; of `among` when given) reach some node."""

@@ -39,7 +39,10 @@ class Expansion:
     def run(self, budget: int) -> Steps:
         """Walk the routes within `budget` turns; returns (the Reach, turns used)."""
         routes = self.rule_plan.routes
-        reach = Reach(loose=frozenset(route.var for route in routes if route.loose))
+        reach = Reach(
+            loose=frozenset(route.var for route in routes if route.loose),
+            anchor_types={route.var: route.node.type for route in routes},
+        )
         walking = walk([anchor_walk(route) for route in routes], reach)
         requests = next(walking, [])
         used = 0
