@@ -148,16 +148,20 @@ class BM25Scorer:
         for start, end, weight in zip(
             entries.starts.tolist(), entries.ends.tolist(), entries.weights, strict=True
         ):
-            if self._bitmaps.wanted(start, end, nodes.size):
-                bits, ranks = self._bitmaps.get(start, end)
-                bm25_kernels.add_bitmap_scores(
-                    bits, ranks, start, weight, self._impacts, nodes, scores
-                )
-            else:
-                bm25_kernels.add_entry_scores(
-                    start, end, weight, self._docs, self._impacts, nodes, scores
-                )
+            self._add_entry(start, end, weight, nodes, scores)
         return scores
+
+    def _add_entry(
+        self, start: int, end: int, weight: float, nodes: np.ndarray, scores: np.ndarray
+    ) -> None:
+        """Add one entry's BM25 to `scores` of `nodes`, from its bitmap or its postings."""
+        if self._bitmaps.wanted(start, end, nodes.size):
+            bits, ranks = self._bitmaps.get(start, end)
+            bm25_kernels.add_bitmap_scores(bits, ranks, start, weight, self._impacts, nodes, scores)
+        else:
+            bm25_kernels.add_entry_scores(
+                start, end, weight, self._docs, self._impacts, nodes, scores
+            )
 
     def term_rows(self, terms: Sequence[int], nodes: np.ndarray) -> dict[int, np.ndarray]:
         """Each term's BM25 contribution for ``nodes`` (ascending, distinct int64 ids).
@@ -173,15 +177,7 @@ class BM25Scorer:
             held, entries.starts.tolist(), entries.ends.tolist(), entries.weights, strict=True
         ):
             row = np.zeros(nodes.size, np.float32)
-            if self._bitmaps.wanted(start, end, nodes.size):
-                bits, ranks = self._bitmaps.get(start, end)
-                bm25_kernels.add_bitmap_scores(
-                    bits, ranks, start, weight, self._impacts, nodes, row
-                )
-            else:
-                bm25_kernels.add_entry_scores(
-                    start, end, weight, self._docs, self._impacts, nodes, row
-                )
+            self._add_entry(start, end, weight, nodes, row)
             rows[term] = row
         return rows
 
