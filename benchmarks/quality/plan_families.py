@@ -16,9 +16,11 @@ report it apart. `debian-dev` is the same graph with 100 development questions
 all run (split `dev`), to be read and developed on. `wordnet` is Princeton WordNet 3.0
 (benchmarks/datasets/wordnet.py: 117,659 synsets, names disambiguated as `glass (container)`)
 with 100 development questions (wordnet/dev.jsonl, written the same way), run whole too.
-`hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py: 36,259 phenotypes,
-diseases and genes, typed and non-hierarchical, names disambiguated as `Marfan syndrome
-(OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same way), run whole too.
+`debian-text` and `wordnet-text` are 24 more text-only development questions on each of those
+graphs (`TEXT_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
+36,259 phenotypes, diseases and genes, typed and non-hierarchical, names disambiguated as
+`Marfan syndrome (OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same
+way), run whole too.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
@@ -51,6 +53,13 @@ from graphs.build.options import BuildOptions
 from graphs.synth.generate import DOMAINS, generate
 
 METRICS = ("hit@1", "hit@5", "recall@20", "mrr")
+DATASETS = Path(__file__).parents[1] / "datasets"
+TEXT_SETS = {
+    "debian-text": ("debian-dev", DATASETS / "debian" / "dev-text.jsonl"),
+    "wordnet-text": ("wordnet", DATASETS / "wordnet" / "dev-text.jsonl"),
+}
+"""More text-only development questions (24 each, written by a helper that did not read the
+policy), run on the snapshot of the graph named first (its files linked, not copied)."""
 
 
 def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
@@ -143,6 +152,8 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
     elif name == "wordnet":
         if not (out / "qa" / "dev.jsonl").is_file():
             build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet")
+    elif name in TEXT_SETS:
+        text_set(name, work, per_family)
     elif name == "hpo":
         if not (out / "qa" / "dev.jsonl").is_file():
             build_hpo(out, Path.home() / ".cache" / "ark" / "hpo")
@@ -150,6 +161,18 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)
     return out
+
+
+def text_set(name: str, work: Path, per_family: int) -> None:
+    """A `TEXT_SETS` question set: the files of its graph's snapshot linked, its own qa/."""
+    out = work / name
+    base = build_graph(TEXT_SETS[name][0], work, per_family)
+    if not (out / "qa" / "dev.jsonl").is_file():
+        (out / "qa").mkdir(parents=True, exist_ok=True)
+        for item in base.iterdir():
+            if item.name != "qa" and not (out / item.name).exists():
+                (out / item.name).symlink_to(item.resolve())
+        shutil.copyfile(TEXT_SETS[name][1], out / "qa" / "dev.jsonl")
 
 
 def splits_of(graph: Path) -> tuple[str, ...]:
