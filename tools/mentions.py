@@ -12,9 +12,10 @@ first, then those it names without their disambiguator, each group ordered by th
 other words (each node's BM25 score for the question without the mention) plus the log of
 how linked each node is in the graph, so the question's other words choose between them and
 the commoner sense comes first when they do not (`_homonym_order`). Each linked node
-carries that score, the one `search` gives it for the question. Each word of the question is
-scored once for every linked node (`BM25Index.term_scores`); the question and the question
-without a mention are sums of those rows, equal to scoring each text on its own.
+carries that score, the one `search` gives it for the question (up to float32 rounding).
+Each word of the question is scored once for every linked node (`BM25Index.term_scores`);
+the question and the question without a mention are sums of those rows, equal to scoring
+each text on its own.
 
 Each mention also says how the graph's text uses its words (`Mention.texts`, `.near`): how
 many node documents hold them all, and how many of those are the named node or its
@@ -118,8 +119,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     chosen.sort()
     every = np.array([node for _, _, nodes, _, _ in chosen for node in nodes], dtype=np.int64)
     table = snapshot.index.term_scores(question, every)  # each word scored once for all
-    whole = table.total(table.terms, every)
-    scores = iter((whole if whole is not None else np.zeros(every.size)).tolist())
+    scores = iter(table.whole(every).tolist())
     mentions = []
     for a, b, nodes, bases, stemmed in chosen:
         found = np.asarray(nodes, dtype=np.int64)

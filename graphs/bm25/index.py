@@ -49,14 +49,27 @@ class TermScores:
     rows: dict[int, np.ndarray]
     terms: tuple[int, ...]
 
+    def whole(self, nodes: np.ndarray) -> np.ndarray:
+        """The BM25 of the whole query for `nodes` (each among `self.nodes`)."""
+        return self._summed(self.terms, nodes)
+
     def total(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray | None:
-        """The BM25 of `terms` for `nodes` (each among `self.nodes`).
+        """The BM25 of `terms` (a sub-query's) for `nodes` (each among `self.nodes`).
 
         None when a term is not among the query's (then score the text itself).
+
+        Raises:
+            GraphError: A node is not among `self.nodes`.
         """
         if any(term not in self.terms for term in terms):
             return None
-        at = np.searchsorted(self.nodes, nodes)
+        return self._summed(terms, nodes)
+
+    def _summed(self, terms: Sequence[int], nodes: np.ndarray) -> np.ndarray:
+        wanted = np.asarray(nodes, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.nodes, wanted), max(len(self.nodes) - 1, 0))
+        if wanted.size and (not self.nodes.size or (self.nodes[at] != wanted).any()):
+            raise GraphError("TermScores: a node was not scored; pass nodes of the table")
         scores = np.zeros(len(at), np.float32)
         for term in terms:
             row = self.rows.get(term)
@@ -242,6 +255,24 @@ class BM25Index:
         allowed[codes] = True
         return allowed
 
+    def _checked(self, nodes: np.ndarray) -> np.ndarray:
+        """`nodes` as an array, checked to be a 1-D array of internal ids.
+
+        Raises:
+            GraphError: Naming what is wrong (the dtype and shape, or the id range).
+        """
+        nodes = np.asarray(nodes)
+        if nodes.ndim != 1 or (nodes.size and not np.issubdtype(nodes.dtype, np.integer)):
+            raise GraphError(
+                f"nodes must be a 1-D array of integer internal ids, got {nodes.dtype} "
+                f"with shape {nodes.shape}"
+            )
+        if nodes.size and (nodes.min() < 0 or nodes.max() >= self.num_docs):
+            raise GraphError(
+                f"node ids must lie in [0, {self.num_docs}); got {nodes.min()}..{nodes.max()}"
+            )
+        return nodes
+
     def query_terms(self, query: str) -> tuple[int, ...]:
         """The vocabulary ids of the query's distinct indexed tokens, in query order.
 
@@ -255,13 +286,15 @@ class BM25Index:
         `TermScores.total` of the query's own terms, or of a sub-query's, equals
         :meth:`score_nodes` of that text for those nodes, to the bit.
         """
-        distinct = np.unique(np.asarray(nodes, dtype=np.int64))
+        distinct = np.unique(self._checked(nodes))
         terms = self.query_terms(query)
         rows = self._scorer.term_rows(list(terms), distinct) if distinct.size and terms else {}
         return TermScores(distinct, rows, terms)
 
     def score_nodes(self, query: str, nodes: np.ndarray) -> np.ndarray:
-        """BM25 of ``query`` for each given node, equal to the score :meth:`search` gives it.
+        """BM25 of ``query`` for each given node: the score :meth:`search` gives it.
+
+        Equal up to float32 rounding (the two add the terms in different orders).
 
         Args:
             query: Any text, tokenised as in :meth:`search`.
@@ -274,16 +307,7 @@ class BM25Index:
             GraphError: If ``nodes`` is not a 1-D integer array or an id is outside
                 ``[0, num_docs)``.
         """
-        nodes = np.asarray(nodes)
-        if nodes.ndim != 1 or (nodes.size and not np.issubdtype(nodes.dtype, np.integer)):
-            raise GraphError(
-                f"nodes must be a 1-D array of integer internal ids, got {nodes.dtype} "
-                f"with shape {nodes.shape}"
-            )
-        if nodes.size and (nodes.min() < 0 or nodes.max() >= self.num_docs):
-            raise GraphError(
-                f"node ids must lie in [0, {self.num_docs}); got {nodes.min()}..{nodes.max()}"
-            )
+        nodes = self._checked(nodes)
         terms = [term for _, term in self._query_terms(query)]
         if not nodes.size or not terms:
             return np.zeros(nodes.size, dtype=np.float32)

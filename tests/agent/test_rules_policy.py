@@ -92,11 +92,11 @@ def test_schema_words_are_matched_by_the_snapshot_stemmer() -> None:
     )
     question = "Which authors wrote papers citing proteins?"
     assert reader.mentioned_types(question) == ["author", "paper", "gene/protein"]
-    assert reader.named_relations(question, 0.5) == ["cites"]
-    assert reader.named_relations("papers cited by it", 0.5) == ["cites"]
+    assert reader.label_matches(question).named(0.5) == ["cites"]
+    assert reader.label_matches("papers cited by it").named(0.5) == ["cites"]
     # "has" is shared by two relations: it weighs half of "topic" and names neither alone
-    assert reader.named_relations("which one has it", 0.5) == []
-    assert reader.named_relations("a paper on this topic", 0.5) == ["has_topic"]
+    assert reader.label_matches("which one has it").named(0.5) == []
+    assert reader.label_matches("a paper on this topic").named(0.5) == ["has_topic"]
 
 
 def test_a_word_several_type_names_share_names_none_of_them() -> None:

@@ -20,7 +20,8 @@ from agent.factory import make_agent
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.plans.reach import Reach, named_first
-from tools.plans.rule_planner import RulePlan, RulePlanner
+from tools.plans.rule_plan import RulePlan
+from tools.plans.rule_planner import RulePlanner
 from tools.toolset import Toolset
 
 NODES = [
@@ -84,20 +85,20 @@ def test_the_rival_is_the_first_hit_whose_text_uses_the_names_words(packages: Sn
     plan, hits = planned(packages, "Is there a simple stopwatch application?")
     assert [route.node.node_id for route in plan.routes] == ["stopwatch"]
     assert hits[0].node_id == "kronometer" and "stopwatch" in hits[0].snippet
-    assert writer.describing_rival(plan, hits) == hits[0]
-    assert writer.describing_rival(plan, hits, reached={"kronometer"}) is None
+    assert writer.rivals.describing_rival(plan, hits) == hits[0]
+    assert writer.rivals.describing_rival(plan, hits, reached={"kronometer"}) is None
     # a relation named: the question asks for a walk, no rival
     walk, walk_hits = planned(packages, "Which simple application does stopwatch depend on?")
     assert walk.relations == ("depends",) and walk_hits[0].node_id != "stopwatch"
-    assert writer.describing_rival(walk, walk_hits) is None
+    assert writer.rivals.describing_rival(walk, walk_hits) is None
     # the named node first: the question is about it
     about, about_hits = planned(packages, "stopwatch timer")
     assert about_hits[0].node_id == "stopwatch"
-    assert writer.describing_rival(about, about_hits) is None
+    assert writer.rivals.describing_rival(about, about_hits) is None
     # a first hit that matches only the question's other words does not rival the name
     other, other_hits = planned(packages, "Is there a simple drawing application like stopwatch?")
     assert other_hits[0].node_id == "paint"
-    assert writer.describing_rival(other, other_hits) is None
+    assert writer.rivals.describing_rival(other, other_hits) is None
 
 
 def test_the_named_node_must_be_matched_clearly_better_to_lose() -> None:
@@ -156,7 +157,7 @@ def test_a_relation_between_other_types_asks_for_no_walk_from_the_named_node(
     # "buy" names also_buy, which links products, not the category the question names
     assert plan.relations == ("also_buy",)
     assert [route.node.node_id for route in plan.routes] == ["cat-carrier"]
-    assert RulePlanner(shop.manifest).describing_rival(plan, hits) == hits[0]
+    assert RulePlanner(shop.manifest).rivals.describing_rival(plan, hits) == hits[0]
     assert hits[0].node_id == "fold"
     assert ask(shop, question)[0] == "fold"  # not bowl, bought with it
 
@@ -174,9 +175,9 @@ def test_a_question_quoting_the_named_nodes_own_text_is_answered_by_it(
         ["package", "section"],
     )
     writer = RulePlanner(packages.manifest)
-    assert writer.rival_score(plan, rivals, reached={"libtimer", "libc"}) is not None
+    assert writer.rivals.rival_score(plan, rivals, reached={"libtimer", "libc"}) is not None
     assert ask(packages, question)[0] == "stopwatch"
     # a question naming a relation leaving it walks from it: the node is no rival
     walk, _ = planned(packages, "Which timer does the stopwatch depend on?")
     assert walk.relations == ("depends",)
-    assert writer.rival_score(walk, hits) is None
+    assert writer.rivals.rival_score(walk, hits) is None

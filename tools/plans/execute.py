@@ -6,7 +6,8 @@ executor ranks the nodes reached by the one rule the rule agent uses too
 (tools/plans/reach.py): agreement between anchors (the intersection first, the rest kept
 after it), then lying on the question's relation in its direction (a hop's `rel` and
 `direction`, a soft preference: no edge is dropped), then the BM25 score of the remaining
-words (the relevance text plus the other anchors' words), then the anchor's binding score.
+words (the relevance text plus the other anchors' words), then being of an anchor's own
+type, then the anchors' binding scores.
 A hop filtered by type or relation that finds nothing from a node is walked unfiltered, as
 the agent retries it. A plan with no hop (a text plan) ranks the target's own bindings by
 their score plus the relevance text's similarity: the cosine with its embedding (dense) or

@@ -16,8 +16,8 @@ ordered the same way by both. In order:
    question naming no relation nor type asks about things like what it names: "Projectile
    vomiting is a more specific kind of which symptom?" wants the phenotype `Vomiting`, not
    the genes linked to it; "What should not be combined with X?" a drug's fellow drugs);
-5. the anchors' relevance: the sum of the agreeing anchors' scores (the question's BM25 score
-   of each; in the executor, its binding score);
+5. the anchors' relevance: the sum of the scores of the anchors that reached it (the
+   question's BM25 score of each; in the executor, its binding score);
 6. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
@@ -175,7 +175,7 @@ def graph_first(reach: Reach, text_best: float | None, *, trust_agreement: bool 
         reach: What the walks reached.
         text_best: The best score, for the question's remaining words, of a search hit that
             rivals the anchors and was not reached (None: none does; the rule agent's
-            `RulePlanner.rival_score` over its search of those words).
+            `Rivals.rival_score` over its search of those words).
         trust_agreement: Whether anchors agreeing on a node put the graph first whatever the
             text says (False when an anchor is loose: words the graph's text mostly uses
             away from the named node agree with other anchors by chance as often as not).
@@ -192,7 +192,7 @@ def named_first(named: float, rival: float) -> bool:
 
     `named`: the best whole-question search score among the named and reached nodes;
     `rival`: that of the whole question's first hit, another node whose text uses the
-    names' words (`RulePlanner.describing_rival`). The rival wins only when clearly better,
+    names' words (`Rivals.describing_rival`). The rival wins only when clearly better,
     by the same `TEXT_MARGIN` as the remaining words' guard.
     """
     return TEXT_MARGIN * named >= rival

@@ -8,16 +8,15 @@ plan through the tools (agent/models/rules/), the plan executor runs it directly
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from graphs.snapshot.names import name_words, split_disambiguator
+from graphs.snapshot.names import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
-from tools.plans.reach import Reach
+from tools.plans.rivals import Rivals
+from tools.plans.rule_plan import Route, RoutedHop, RulePlan
 from tools.plans.schema_paths import SchemaPaths
 from tools.plans.vocabulary import (
-    MIN_CONTENT_CHARS,
     QuestionReader,
     TermStats,
     find_span,
@@ -33,96 +32,9 @@ MAX_HOMONYMS = 3
 """Nodes of one mention walked from (its homonyms of the chosen one's type, best first)."""
 FIRST_SEARCH_K = 20
 """Hits of the question's first search the planner reads (the rule agent's first call)."""
-RIVAL_SHARE = 0.5
-"""Share of an anchor's name weight a search hit's name must hold to rival the anchor."""
-LEADING_HITS = 3
-"""Hits of the whole question's search (of the answer types) that rival loose anchors."""
-CLEAR_LEAD = 1.5
-"""How many times the next hit's score the whole question's first hit must score to answer a
-question that asks for no walk (`RulePlanner.clear_winner`). On the development graphs the
-first hits that were the answer while the walk's were not led by 1.70x and 1.97x, and every
-one that was not the answer where the walk's was, by at most 1.20x."""
 MIN_LABEL_MATCH = 0.5
 """A relation is named when its label's words, weighted by how few labels hold each, are
 at least this share present in the question."""
-
-
-@dataclass(frozen=True)
-class RoutedHop:
-    """One hop of an anchor's walk: types and relations kept, the direction the wording gives."""
-
-    node_type: str | None
-    relations: tuple[str, ...]
-    direction: Literal["out", "in"] | None = None
-
-
-@dataclass(frozen=True)
-class Route:
-    """One anchor's walk to the answers.
-
-    Attributes:
-        var: The anchor's plan variable.
-        node: The node the question names.
-        anchor_score: The question's BM25 score of the node (its relevance as an anchor).
-        hops: One hop, or two through an intermediate type.
-        query: The question's remaining words for this anchor: the plan's relevance text
-            plus the other anchors' words (ranks the last hop).
-    """
-
-    var: str
-    node: ListedNode
-    anchor_score: float
-    hops: tuple[RoutedHop, ...]
-    query: str
-    words: str = ""
-    """The question's words that name the anchor."""
-    homonyms: tuple[tuple[ListedNode, float], ...] = ()
-    """Every node of the anchor's type those words name (best first, `node` among them),
-    each with its score: all are walked from, as one anchor."""
-    loose: bool = False
-    """Whether the graph's text mostly uses the anchor's words away from it
-    (tools/mentions.py) and the question names no relation: it may use them as words, not
-    as a name. A question that names one of the graph's relations asks for a walk."""
-
-    inflected: bool = False
-    """Whether the question writes the anchor's name only in another form (matched by its
-    stem: "shell" for the section `shells`), a weaker sign of the name's use."""
-
-    def starts(self) -> tuple[tuple[ListedNode, float], ...]:
-        """The nodes the walk starts from, with their scores."""
-        return self.homonyms or ((self.node, self.anchor_score),)
-
-
-@dataclass(frozen=True)
-class RulePlan:
-    """A plan and the walks it asks for.
-
-    Attributes:
-        plan: The plan (what the executor runs and `ark plan` prints).
-        routes: Each anchor's walk, in anchor order (none: a text plan, one doc anchor).
-    """
-
-    plan: GraphPlan
-    routes: tuple[Route, ...] = ()
-    relations: tuple[str, ...] = ()
-    """The graph's relations the question names (none: it asks for no relation by name)."""
-    named: frozenset[str] = frozenset()
-    """Every node the question's words name (each homonym of each mention, of any type)."""
-
-    @property
-    def relational(self) -> bool:
-        """Whether the plan walks the graph."""
-        return bool(self.routes)
-
-    @property
-    def loose(self) -> bool:
-        """Whether an anchor is loose (`Route.loose`): the plan's reading of it is unsure."""
-        return any(route.loose for route in self.routes)
-
-    @property
-    def anchor_nodes(self) -> dict[str, ListedNode]:
-        """Anchor variable -> the node it names (its best homonym)."""
-        return {route.var: route.node for route in self.routes}
 
 
 class RulePlanner:
@@ -160,6 +72,8 @@ class RulePlanner:
         self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)
         self.type_sizes = dict(manifest.node_types)
+        self.rivals = Rivals(self.reader, self.schema, vocabulary)
+        """What judges the plan's walks against the question's search hits."""
 
     def plan(
         self,
@@ -246,7 +160,7 @@ class RulePlanner:
             risk_level="normal" if target else "weak",
         )
         named_ids = frozenset(row.node.node_id for row in names or ())
-        return RulePlan(plan, tuple(routes), tuple(relations), named_ids)
+        return RulePlan(plan, tuple(routes), tuple(relations), named_ids=named_ids)
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
@@ -416,158 +330,6 @@ class RulePlanner:
         edges = links.get(other, 0) if other is not None else sum(links.values())
         return edges / size if size else float("inf")
 
-    def rival_score(
-        self,
-        rule_plan: RulePlan,
-        hits: Sequence[ListedNode],
-        reached: Collection[str] = (),
-        leading: Collection[str] = (),
-    ) -> float | None:
-        """The best search score of a hit that rivals the anchors as the question's subject.
-
-        A rival is of the answer types, is not an anchor and was not reached, and either the
-        whole question's search ranks it first (`leading`: its first `LEADING_HITS` hits of
-        the answer types, given only while an anchor is loose, its words mostly used as
-        words in the graph's text, or while the relation the question names lies along no
-        path walked: the reading of the question is then unconfirmed), or its name shares
-        with the words naming an anchor at least half of their weight (words matched by
-        stem, weighted by their inverse document frequency, so sharing "other" or
-        "unspecified" is not sharing "finger"): a more specific node of the named kind
-        (`highball glass` for `glass`), which a question describing it by text would find.
-        Any other hit matches only the question's other words, the words the reached nodes
-        are ranked by; it does not compete with a path from what was named.
-
-        A named node of the answer types rivals too when the question names no relation
-        leaving a named node's type (as `describing_rival`): nothing asks for a walk, and a
-        question whose words left are the named node's own text ("Which diagnosis code
-        covers ... pancytopenia?", quoting the notes of `Pancytopenia`) is answered by it,
-        not by its children.
-        """
-        anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
-        weighted = [self._weighted_stems(route.words) for route in rule_plan.routes]
-        types = set(rule_plan.plan.target.labels)
-        unwalked = not self.walks_named(rule_plan)
-        scores = []
-        for hit in hits:
-            if hit.node_id in anchors and unwalked and (not types or hit.type in types):
-                if hit.node_id not in reached and hit.score is not None:
-                    scores.append(hit.score)
-                continue
-            if hit.node_id in anchors or hit.node_id in reached or hit.score is None:
-                continue
-            if types and hit.type not in types:
-                continue  # not of the answer types: it cannot be the answer instead
-            if hit.node_id in leading:
-                scores.append(hit.score)
-                continue
-            stems = set(self._weighted_stems(hit.name))
-            for named in weighted:
-                total = sum(named.values())
-                shared = sum(weight for stem, weight in named.items() if stem in stems)
-                if total and shared >= RIVAL_SHARE * total:
-                    scores.append(hit.score)
-                    break
-        return max(scores, default=None)
-
-    def describing_rival(
-        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reached: Collection[str] = ()
-    ) -> ListedNode | None:
-        """The whole question's first hit, when it rivals the named nodes as its subject.
-
-        Only for a question that names no relation leaving a named node (none at all, or one
-        that touches none of their types, as "buy" names `also_buy` between products in
-        "Looking to buy a pet carrier ..."): it asks for no walk from them and may be asking
-        for a node like them. The rival is the first of `hits` of the answer types, if it is
-        neither named nor `reached` and its name or snippet holds at least `RIVAL_SHARE` of an
-        anchor's name weight (its text uses the name's words: `kronometer`, "simple stopwatch
-        application", for the package `stopwatch`). None otherwise.
-        """
-        types = set(rule_plan.plan.target.labels)
-        if self.walks_named(rule_plan):
-            return None
-        top = next((hit for hit in hits if not types or hit.type in types), None)
-        anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
-        if top is None or top.node_id in anchors or top.node_id in reached:
-            return None
-        stems = set(self._weighted_stems(f"{top.name} {top.snippet}"))
-        for route in rule_plan.routes:
-            named = self._weighted_stems(route.words)
-            total = sum(named.values())
-            if (
-                total
-                and sum(w for stem, w in named.items() if stem in stems) >= RIVAL_SHARE * total
-            ):
-                return top
-        return None
-
-    def clear_winner(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> bool:
-        """Whether the whole question's search has a clear winner that answers it.
-
-        For a question that names no relation leaving a named node (it asks for no walk):
-        its first hit is of the answer types, is no node the question names (of any type)
-        and scores at least `CLEAR_LEAD` times the next hit. It matches the question
-        clearly better than anything else in the graph, reached or not ("how do i make big
-        ASCII banners out of normal text": `figlet`, whatever `make` and the section `text`
-        agree on).
-        """
-        if self.walks_named(rule_plan) or not hits or hits[0].score is None:
-            first, types = None, set()
-        else:
-            first, types = hits[0], set(rule_plan.plan.target.labels)
-        anchors = {node.node_id for route in rule_plan.routes for node, _ in route.starts()}
-        if (
-            first is None
-            or (types and first.type not in types)
-            or first.node_id in anchors
-            or first.node_id in rule_plan.named
-        ):
-            return False
-        return len(hits) < 2 or CLEAR_LEAD * (hits[1].score or 0.0) <= (first.score or 0.0)
-
-    def walks_named(self, rule_plan: RulePlan) -> bool:
-        """Whether a relation the question names leaves a named node's type (asks for a walk)."""
-        return any(
-            self.schema.touches(relation, route.node.type)
-            for relation in rule_plan.relations
-            for route in rule_plan.routes
-        )
-
-    def leading_rivals(
-        self, rule_plan: RulePlan, hits: Sequence[ListedNode], reach: Reach
-    ) -> list[str]:
-        """The whole question's leading hits that rival the walk (`rival_score`'s `leading`).
-
-        Only while the plan's reading is unsure: an anchor is loose (its words mostly used as
-        words in the graph's text), unless the search's own top hit is a node named with
-        confidence (the question is about it); or the relation the question names lies along
-        no path the walks took. Otherwise none.
-        """
-        leading = self.leading(rule_plan, hits)
-        sure = {n.node_id for r in rule_plan.routes if not r.loose for n, _ in r.starts()}
-        named_top = bool(leading) and leading[0] in sure
-        unconfirmed = bool(rule_plan.relations) and not any(
-            node.on_path for node in reach.nodes.values()
-        )
-        return leading if (rule_plan.loose and not named_top) or unconfirmed else []
-
-    def leading(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> list[str]:
-        """The whole question's first `LEADING_HITS` search hits of the plan's answer types."""
-        types = set(rule_plan.plan.target.labels)
-        return [hit.node_id for hit in hits if not types or hit.type in types][:LEADING_HITS]
-
-    def _weighted_stems(self, text: str) -> dict[str, float]:
-        """The stems of `text`'s content words, each with its word's idf (1.0 without stats)."""
-        spans = [
-            (text[start:end], stem)
-            for start, end, stem in self.reader.stemmer.word_spans(text)
-            if end - start >= MIN_CONTENT_CHARS
-        ]
-        if self.vocabulary is None:
-            return {stem: 1.0 for _, stem in spans}
-        tokens = [(self.reader.analyzer.tokenize(word) or [""])[0] for word, _ in spans]
-        weights = self.vocabulary.idf(tokens)
-        return {stem: weight for (_, stem), weight in zip(spans, weights, strict=True)}
-
     def relation_end(self, anchor_types: Sequence[str], relations: Collection[str]) -> str | None:
         """The one type the relations named whole lead to from the named nodes' types.
 
@@ -614,10 +376,11 @@ class RulePlanner:
         """Whether the question asks for nodes of a named node's own type through another.
 
         The first type it names (`named`, in order) is a named node's own type, it names
-        another type too, and every relation it names links that type to one of the others
-        and none links it to itself: the relation cannot reach the answers in one hop, so
-        they lie across it and back ("What other diseases are caused by the same gene as
-        Cenani-Lenz syndactyly syndrome?" walks disease -> gene -> disease along `gene_of`).
+        another type too, it names a relation (none named: no round trip), and every
+        relation it names links that type to one of the others and none links it to itself:
+        the relation cannot reach the answers in one hop, so they lie across it and back
+        ("What other diseases are caused by the same gene as Cenani-Lenz syndactyly
+        syndrome?" walks disease -> gene -> disease along `gene_of`).
         """
         if len(named) < 2 or named[0] not in anchor_types or not relations:
             return False
@@ -674,14 +437,14 @@ class RulePlanner:
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
 
 
-def written_as(words_: str, name: str) -> bool:
-    """Whether `words_` are the node name `name` as written.
+def written_as(mention: str, name: str) -> bool:
+    """Whether the question's words `mention` are the node name `name` as written.
 
     Case, punctuation and the name's parenthesised disambiguator aside.
     """
     parts = split_disambiguator(name)
-    forms = [name_words(name), *([name_words(parts[0])] if parts else [])]
-    return name_words(words_) in forms
+    forms = [words(name), *([words(parts[0])] if parts else [])]
+    return words(mention) in forms
 
 
 def _blanked(question: str, names: Sequence[str]) -> str:

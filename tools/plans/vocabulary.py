@@ -179,9 +179,9 @@ class QuestionReader:
         return LabelMatches(shares)
 
     def apposition(self, question: str, words: str, node_type: str) -> str:
-        """`words` with the word right beside them when it names `node_type`, as written.
+        """`words` with the words right beside them (before, after) that name `node_type`.
 
-        A type word written next to a name, with only spaces or a hyphen between, says what
+        A type word written next to a name, with only spaces or one hyphen between, says what
         the named node is ("the LRP4 gene", "package spacy", "games-section packages"): it
         names the node's own type, not the answer's, nor a relation. `words` as they are
         when no such word stands beside them.
@@ -211,10 +211,6 @@ class QuestionReader:
     def _names_only(self, word: str, stems: frozenset[str]) -> bool:
         found = {stem for _, _, stem in self.stemmer.word_spans(word)}
         return bool(found) and found <= stems
-
-    def named_relations(self, question: str, min_share: float) -> list[str]:
-        """The relations whose whole label the question holds best (`LabelMatches.named`)."""
-        return self.label_matches(question).named(min_share)
 
     def direction(
         self, question: str, words: str, relations: Sequence[str]
@@ -294,7 +290,7 @@ class QuestionReader:
 
 def _joined(gap: str) -> bool:
     """Whether two words with `gap` between are written as one phrase (spaces or a hyphen)."""
-    return bool(gap) and (gap.isspace() or gap.strip() == "-")
+    return bool(gap) and (gap.isspace() or gap == "-")
 
 
 def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:

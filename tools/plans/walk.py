@@ -13,8 +13,9 @@ here, once:
   direction first, then in the order listed (by the remaining words);
 - the last hop's rows are added to a `Reach` (tools/plans/reach.py) with the path that
   reached them, how much of it lies on the question's path (`path_on`) and their score; a
-  row that is the node the walk started from is not (a path back to its start, as a round
-  trip disease -> gene -> disease finds the disease itself, reaches nothing new).
+  row that is a node the walk started from (the anchor or one of its homonyms) is not: a
+  path back to its start, as a round trip disease -> gene -> disease finds the disease
+  itself, reaches nothing new.
 """
 
 from __future__ import annotations
@@ -142,9 +143,10 @@ def _next(request: Expand, rows: list[ListedNode], reach: Reach) -> list[Expand]
             )
             for row in ranked[:MAX_INTERMEDIATES]
         ]
+    starts = {node.node_id for node, _ in request.walk.starts} if request.before else set()
     for row in rows:
-        if request.before and row.node_id == origin[0].node_id:
-            continue  # a path back to where it started reaches nothing new
+        if row.node_id in starts:
+            continue  # a path back to where the walk started reaches nothing new
         steps = [*request.before, (row, step_of(row, hop))]
         names = [origin[0].name, *(node.name for node, _ in steps)]
         reach.add(

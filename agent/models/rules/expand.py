@@ -14,7 +14,7 @@ from agent.models.rules.turns import (
 )
 from tools.listing_parse import ListedNode
 from tools.plans.reach import Reach, Step, path_text
-from tools.plans.rule_planner import Route, RulePlan
+from tools.plans.rule_plan import Route, RulePlan
 from tools.plans.walk import AnchorWalk, Expand, WalkHop, Walking, padded, step_of, walk
 
 

@@ -23,7 +23,7 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.plans.reach import Reach, graph_first, named_first
-from tools.plans.rule_planner import RulePlan
+from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
 
 if TYPE_CHECKING:
@@ -47,23 +47,23 @@ class RulePlanner:
        the graph's text mostly uses its words away from it, tools/mentions.py); else the
        question's words neither the anchors nor the schema explain (the plan's relevance
        text) are searched too, and the reached nodes come first unless a hit of that search
-       that rivals the anchors (`RulePlanner.rival_score`: named like them, or one of the
+       that rivals the anchors (`Rivals.rival_score`: named like them, or one of the
        first search's leading hits while the reading is unsure, `leading_rivals`; not
        reached) scores above every reached node for those words (`graph_first`): then the
        question is answered by its text, and the first search's ranking comes first.
        A question that names no relation leaving its named nodes may use their names as
        words, asking for something like them: when the whole question's first hit of
        the answer types is another node whose name or snippet holds the anchor's name words
-       (`RulePlanner.describing_rival`) and it matches the whole question clearly better
+       (`Rivals.describing_rival`) and it matches the whole question clearly better
        than the named nodes and every reached node (`named_first`), the search comes first
        ("Is there a simple stopwatch application?" answers `kronometer`, described as one,
        not what the package `stopwatch` depends on). Anchors agreeing on a node spare the
        graph this check only when each is named as written: a name the question writes
        in another form ("shell" for the section `shells`, `Route.inflected`) may be a word.
        And in such a question, when the whole question's first hit is of the answer types,
-       is no node the question names and scores at least 1.5 times the next hit
-       (`RulePlanner.clear_winner`), the search comes first, whatever the walks reached or
-       agreed on.
+       is no node the question names and scores at least `CLEAR_LEAD` times the next hit
+       (`Rivals.clear_winner`), it answers: the search comes first, or, when the walks
+       reached it too, it leads their ranking.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
@@ -116,8 +116,8 @@ class RulePlanner:
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            leading = self.writer.leading_rivals(rule_plan, hits, reach)
-            text_best = self.writer.rival_score(rule_plan, rivals, reach.nodes, leading)
+            leading = self.writer.rivals.leading_rivals(rule_plan, hits, reach)
+            text_best = self.writer.rivals.rival_score(rule_plan, rivals, reach.nodes, leading)
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
         fill = yield from self._fill(
@@ -126,12 +126,15 @@ class RulePlanner:
         first = graph_first(reach, text_best, trust_agreement=not loose)
         written = {route.var for route in rule_plan.routes if not route.inflected}
         if first and not (agreed and reach.agreed(among=written)):
-            rival = self.writer.describing_rival(rule_plan, hits, reach.nodes)
+            rival = self.writer.rivals.describing_rival(rule_plan, hits, reach.nodes)
             if rival is not None:
                 named = [score for route in rule_plan.routes for _, score in route.starts()]
                 reached = [hit.score or 0.0 for hit in hits if hit.node_id in reach.nodes]
                 first = named_first(max(named + reached), rival.score or 0.0)
-        if first and self.writer.clear_winner(rule_plan, hits):
+        winner = self.writer.rivals.clear_winner(rule_plan, hits) if first else None
+        if winner is not None and winner in reach.nodes:  # the walks found it too: lead with it
+            ranked = [winner, *(node for node in ranked if node != winner)]
+        elif winner is not None:
             first = False
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]

@@ -446,9 +446,7 @@ def test_term_scores_sum_to_score_nodes_for_the_query_and_its_sub_queries(
     # every node, and a few (a list longer than them is read through its bitmap once seen)
     for nodes in (np.arange(index.num_docs), np.array([399, 3, 5, 3, 0, 17])):
         table = index.term_scores(query, nodes)
-        whole = table.total(table.terms, nodes)
-        assert whole is not None
-        np.testing.assert_array_equal(whole, index.score_nodes(query, nodes))  # to the bit
+        np.testing.assert_array_equal(table.whole(nodes), index.score_nodes(query, nodes))
         words = query.split()
         for dropped in range(len(words)):
             sub = " ".join(words[:dropped] + words[dropped + 1 :])
@@ -456,3 +454,7 @@ def test_term_scores_sum_to_score_nodes_for_the_query_and_its_sub_queries(
             assert summed is not None
             np.testing.assert_array_equal(summed, index.score_nodes(sub, nodes))
     assert table.total(index.query_terms("w38"), nodes) is None or "w38" in query
+    with pytest.raises(GraphError, match="not scored"):
+        table.whole(np.array([1]))  # a node the table was not built for
+    with pytest.raises(GraphError, match="node ids must lie"):
+        index.term_scores(query, np.array([index.num_docs]))
