@@ -98,8 +98,10 @@ class RulePlanner:
                 held.append((row.node, row.node.score or 0.0))
         if not mentions:
             return self.text_plan(question)
-        # type and relation words inside a name name nothing ("Carrovich disease"), unless
-        # the name is loose: used as words, they may name the schema ("the parts of a house")
+        # type and relation words inside a name name nothing ("Carrovich disease"), nor its
+        # own type's word beside it ("the LRP4 gene"), unless the name is loose: used as
+        # words, they may name the schema ("the parts of a house")
+        anchor_types = [node.type for _, node, _ in mentions]
         unnamed = _blanked(
             question,
             [
@@ -110,15 +112,14 @@ class RulePlanner:
         )
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
-        target = self.answer_type(unnamed, [node.type for _, node, _ in mentions], relations)
+        target = self.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
         if target is None:
-            target = self.relation_end([node.type for _, node, _ in mentions], whole)
+            target = self.relation_end(anchor_types, whole)
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
         )
-        types_named = [node.type for _, node, _ in mentions]
         walks = {
             f"A{number}": self.hops_for(
                 node.type,
@@ -126,7 +127,7 @@ class RulePlanner:
                 relations,
                 question,
                 named,
-                claimed=self._claimed(relations, types_named, number - 1, target),
+                claimed=self._claimed(relations, anchor_types, number - 1, target),
                 whole=whole,
                 schema_text=_blanked(unnamed, [named]),
             )

@@ -125,7 +125,7 @@ class RulePlanner:
         )
         first = graph_first(reach, text_best, trust_agreement=not loose)
         written = {route.var for route in rule_plan.routes if not route.inflected}
-        if first and not (agreed and reach.agreed(among=written)):
+        if first and (loose or not reach.agreed(among=written)):
             rival = self.writer.rivals.describing_rival(rule_plan, hits, reach.nodes)
             if rival is not None:
                 named = [score for route in rule_plan.routes for _, score in route.starts()]
