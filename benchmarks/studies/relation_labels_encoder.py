@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from answer.encoding import load_encoder
+from answer.encoding import EncoderSetupError, load_encoder
+from graphs.errors import SnapshotError
 from graphs.snapshot import Snapshot
 from tools.plans.rule_planner import MIN_LABEL_MATCH
 from tools.plans.vocabulary import QuestionReader
@@ -35,10 +36,13 @@ def main() -> None:
     parser.add_argument("--graph", type=Path, required=True, help="the graph's snapshot")
     parser.add_argument("--encoder", type=Path, default=None)
     args = parser.parse_args()
-    manifest = Snapshot.open(args.graph).manifest
+    try:
+        manifest = Snapshot.open(args.graph).manifest
+        encoder = load_encoder(args.encoder)
+    except (SnapshotError, EncoderSetupError) as error:
+        raise SystemExit(str(error)) from error
     labels = sorted(manifest.relations)
     reader = QuestionReader.build(manifest.analyzer, manifest.node_types, manifest.relations)
-    encoder = load_encoder(args.encoder)
     label_vectors = encoder.encode([label.replace("_", " ") for label in labels])
     rows = [json.loads(line) for line in args.questions.read_text().splitlines()]
     asked = [row for row in rows if row["family"] == "one_hop"]
