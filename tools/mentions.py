@@ -4,9 +4,13 @@ A question is read as its run of words (lower-cased, punctuation dropped, as the
 normalises names; graphs/snapshot/names.py). Every run of up to the index's longest name is looked
 up at once (one vectorised search over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
-also `glass`), and a run that matches only after stemming and is, stemmed, a node type's name
-names that type, not a node (`packages` in "Which packages depend on X?" is the type
-`package`, not the node `packaging`). A run that names several nodes (homonyms: `glass`
+also `glass`). The schema's names come before a node's: a run that matches only after
+stemming and is, stemmed, a node type's name names that type, not a node (`packages` in
+"Which packages depend on X?" is the type `package`, not the node `packaging`), and a run
+that is, stemmed, a whole relation label names that relation, not the node of that name
+(WordNet has nodes `attribute` and `cause` beside its relations `attribute` and `causes`:
+"Which attribute of a sound does loud describe?" asks for a walk along `attribute`, not
+about the concept). A run that names several nodes (homonyms: `glass`
 names `glass (container)` and `glass (material)`) keeps them all: the nodes it names whole
 first, then those it names without their disambiguator, each group ordered by the question's
 other words (each node's BM25 score for the question without the mention) plus the log of
@@ -100,6 +104,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     words = [word for _, _, word in spans]
     names = snapshot.names
     type_stems = snapshot.type_name_stems
+    relation_stems = snapshot.relation_name_stems
     taken = [False] * len(words)
     chosen: list[tuple[int, int, list[int], list[bool], bool]] = []
     for a, b in names.runs(words):  # longest runs first
@@ -109,8 +114,11 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         matches = [m for m in names.lookup(run) if names.confirmed(run, m, snapshot.name(m.node))]
         if not matches:
             continue
-        if all(m.stemmed for m in matches) and tuple(names.name_forms.stems(run)) in type_stems:
+        stems = tuple(names.name_forms.stems(run))
+        if all(m.stemmed for m in matches) and stems in type_stems:
             continue  # "packages" names the type `package`, not the node `packaging`
+        if stems in relation_stems:
+            continue  # "which attribute of loud": the relation `attribute`, not its node
         taken[a:b] = [True] * (b - a)
         kept = [m for m in matches if not m.stemmed] or matches
         nodes = [m.node for m in kept]

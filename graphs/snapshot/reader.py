@@ -283,6 +283,17 @@ class Snapshot:
         return frozenset(tuple(forms.stems(name_words(t))) for t in self.manifest.node_types)
 
     @cached_property
+    def relation_name_stems(self) -> frozenset[tuple[str, ...]]:
+        """Each relation's label as the name index's stemmed words, computed once.
+
+        `causes` -> ("caus",), `has_onset` -> ("has", "onset") (underscores split words).
+        """
+        forms = self.names.name_forms
+        return frozenset(
+            tuple(forms.stems(name_words(r.replace("_", " ")))) for r in self.manifest.relations
+        )
+
+    @cached_property
     def degrees(self) -> np.ndarray:
         """int64[num_nodes]: edges at each node, both directions counted."""
         return np.diff(self._csr.indptr)

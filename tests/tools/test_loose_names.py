@@ -156,6 +156,39 @@ def test_a_type_word_that_only_stems_like_a_name_names_the_type(tmp_path) -> Non
     assert result.fused[0] == "tokenizers"  # the type word kept its meaning: packages answer
 
 
+
+def test_a_word_that_is_a_whole_relation_label_names_the_relation(tmp_path) -> None:
+    """A lexical graph names concepts like its relations: `attribute` is both.
+
+    "Which attribute of a sound is loud about?" asks for the walk along `attribute` from
+    `loud`; read as the concept `attribute`, the question named no relation and the walk's
+    closest neighbour in the text (`clarion`) came first.
+    """
+    nodes = [
+        ("attr", "noun", "attribute", "an abstraction belonging to or characteristic of an entity"),
+        ("size", "noun", "size", "the physical magnitude of something, an attribute"),
+        ("loud", "adj", "loud", "characterized by or producing sound of great volume"),
+        ("clarion", "adj", "clarion", "loud and clear sound, the sound of a clarion"),
+        ("volume", "noun", "volume (sound property)", "the magnitude of sound"),
+        ("soft", "adj", "soft", "quiet, low in volume"),
+        ("grammar", "noun", "attribute grammar", "a grammar whose symbols carry attributes"),
+    ]
+    edges = [
+        ("size", "attr", "hypernym"),
+        ("loud", "clarion", "similar_to"),
+        ("loud", "volume", "attribute"),
+        ("soft", "volume", "attribute"),
+        ("loud", "soft", "antonym"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    question = "Which attribute of a sound is loud about?"
+    assert [m.text for m in find_mentions(snapshot, question)] == ["loud"]
+    assert ask(snapshot, question)[0] == "volume"
+    # a name that holds a label's word among others is still a name
+    linked = find_mentions(snapshot, "Which attribute grammar has size?")
+    assert [m.text for m in linked] == ["attribute grammar", "size"]
+
+
 PARTS_FILLER = [f"spare parts of machine {i}, sold in parts" for i in range(30)]
 HOUSE = [
     ("parts", "noun", "parts", "the local environment: he is not from these parts"),
