@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -69,6 +69,13 @@ class Manifest(BaseModel):
     )
     analyzer: str = Field(
         description="Text analyzer of the BM25 index (graphs.bm25.tokenize.ANALYZERS)."
+    )
+    relation_phrases: dict[str, dict[str, Literal["out", "in"]]] = Field(
+        default_factory=dict,
+        description="Relation -> the words the graph's texts write for it before a "
+        "neighbour's name ('kind' of 'a kind of glass'), stemmed, each with the direction its "
+        "text's node has on the edge (graphs/snapshot/phrases.py); {} for a snapshot built "
+        "before they were mined.",
     )
 
     def schema_summary(self) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from graphs.snapshot.csr import build_csr
 from graphs.snapshot.idmap import write_id_map
 from graphs.snapshot.names import write_name_index
 from graphs.snapshot.nodestore import write_node_store
+from graphs.snapshot.phrases import phrases_of
 
 
 def build_snapshot(
@@ -143,6 +144,8 @@ def _write_parts(run: BuildRun, graph: ValidGraph) -> Manifest:
         )
     with run.timed("names"):
         write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
+    with run.timed("phrases"):
+        phrases = phrases_of(temp, graph.relation_names, len(graph.type_names), analyzer)
     return Manifest(
         format_version=FORMAT_VERSION,
         name="",
@@ -154,6 +157,7 @@ def _write_parts(run: BuildRun, graph: ValidGraph) -> Manifest:
         candidate_types=[],
         sources=[],
         analyzer=analyzer,
+        relation_phrases=phrases,
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         content_hash=content_hash,
         extra_columns=graph.nodes.column_names[4:],

@@ -17,6 +17,7 @@ from tools.plans.rivals import Rivals
 from tools.plans.rule_plan import Route, RoutedHop, RulePlan
 from tools.plans.schema_paths import SchemaPaths
 from tools.plans.vocabulary import (
+    PhraseUses,
     QuestionReader,
     TermStats,
     find_span,
@@ -67,7 +68,7 @@ class RulePlanner:
     def __init__(self, manifest: Manifest, vocabulary: TermStats | None = None) -> None:
         self.vocabulary = vocabulary
         self.reader = QuestionReader.build(
-            manifest.analyzer, manifest.node_types, manifest.relations
+            manifest.analyzer, manifest.node_types, manifest.relations, manifest.relation_phrases
         )
         self.schema = SchemaPaths.from_signatures(manifest.signatures)
         self.candidate_types = list(manifest.candidate_types)
@@ -112,6 +113,14 @@ class RulePlanner:
         )
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
+        phrases = None if relations else self._phrases(question, mentions, loose)
+        if phrases is not None and phrases.relations:
+            # the phrase's words name the relation ("kinds of glass"), not a node
+            mentions = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
+            if not mentions:
+                return self.text_plan(question)
+            relations = list(phrases.relations)
+            anchor_types = [node.type for _, node, _ in mentions]
         target = self.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
         if target is None:
@@ -119,6 +128,7 @@ class RulePlanner:
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
+            phrases,
         )
         walks = {
             f"A{number}": self.hops_for(
@@ -146,7 +156,7 @@ class RulePlanner:
             routes.append(
                 Route(
                     var, node, score, walks[var], query, named, same[:MAX_HOMONYMS],
-                    loose=named in loose and not relations,
+                    loose=named in loose and (not relations or phrases is not None),
                     inflected=not written_as(named, node.name),
                 )
             )  # fmt: skip
@@ -162,6 +172,26 @@ class RulePlanner:
         )
         named_ids = frozenset(row.node.node_id for row in names or ())
         return RulePlan(plan, tuple(routes), tuple(relations), named_ids=named_ids)
+
+    def _phrases(
+        self,
+        question: str,
+        mentions: Sequence[tuple[str, ListedNode, float]],
+        loose: Collection[str],
+    ) -> PhraseUses:
+        """The relation phrases the question writes outside the names it holds.
+
+        A mention that is only a phrase's words ("kinds" in "kinds of glass", linked to
+        `kind (category)`) is read as the phrase; the words of other names say nothing of
+        the schema ("Kind of Blue" names an album).
+        """
+        written = self.reader.phrase_uses(question)
+        names = [
+            self.reader.apposition(question, named, node.type)
+            for named, node, _ in mentions
+            if named not in loose and not written.words_only(self.reader, named)
+        ]
+        return self.reader.phrase_uses(_blanked(question, names))
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""

@@ -7,14 +7,20 @@ Snowball stems (tantivy's English stemmer, the ``english-stem`` analyzer), so "c
 relevance text keeps the words that can rank nodes: with the snapshot's vocabulary
 statistics (`TermStats`), words no node holds and words more than half the nodes hold
 (BM25 weighs those near zero: "from", "which", "show me") are left out.
+
+Relations are named by their labels' words first. A question whose words name no label may
+name one by a phrase the graph's own texts use for it (`Manifest.relation_phrases`,
+graphs/snapshot/phrases.py): a phrase word written as the texts write it, before "of"
+("kinds of glass", "a goblet is a type of what"). Which side of the phrase the named node
+stands on gives the walk's direction, as a label's words do.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from graphs.bm25.tokenize import Tokenizer
@@ -25,6 +31,8 @@ if TYPE_CHECKING:
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_OF = re.compile(r"\s+(?:of)\b", re.IGNORECASE)
+"""What follows a phrase word where the graph's texts use it (graphs/snapshot/phrases.py)."""
 
 
 def words(text: str) -> list[str]:
@@ -101,6 +109,25 @@ class LabelMatches:
 
 
 @dataclass(frozen=True)
+class PhraseUses:
+    """The relation phrases a question writes: "kinds of glass" uses `kind` of `hypernym`.
+
+    Attributes:
+        places: (character offset, stem) of each phrase word the question writes before
+            "of", for every relation it is a phrase of.
+        relations: The relations named: those whose phrases the question uses most.
+    """
+
+    places: tuple[tuple[int, str], ...] = ()
+    relations: tuple[str, ...] = ()
+
+    def words_only(self, reader: QuestionReader, text: str) -> bool:
+        """Whether every word of `text` is a phrase word used (so it names no node)."""
+        stems = {stem for _, _, stem in reader.stemmer.word_spans(text)}
+        return bool(stems) and stems <= {stem for _, stem in self.places}
+
+
+@dataclass(frozen=True)
 class QuestionReader:
     """The snapshot's analyzer and the stems of its type and relation names.
 
@@ -110,6 +137,8 @@ class QuestionReader:
         type_words: Stems of each node type's name.
         label_weights: Each relation label's stems, each weighted 1 / (labels holding it).
         type_holders: Each type-name stem -> how many types' names hold it.
+        phrases: Each relation's phrase words (stems) and the direction their text's node
+            has on its edges (`Manifest.relation_phrases`; empty for an older snapshot).
     """
 
     analyzer: Tokenizer
@@ -117,12 +146,20 @@ class QuestionReader:
     type_words: dict[str, frozenset[str]]
     label_weights: dict[str, dict[str, float]]
     type_holders: dict[str, int]
+    phrases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @classmethod
     def build(
-        cls, analyzer: str, node_types: Iterable[str], relations: Iterable[str]
+        cls,
+        analyzer: str,
+        node_types: Iterable[str],
+        relations: Iterable[str],
+        phrases: Mapping[str, Mapping[str, str]] | None = None,
     ) -> QuestionReader:
-        """Read the schema's names with the snapshot's analyzer `analyzer`."""
+        """Read the schema's names with the snapshot's analyzer `analyzer`.
+
+        `phrases`: the graph's relation phrases (`Manifest.relation_phrases`), if any.
+        """
         stemmer = Tokenizer("english-stem")
         type_words = {t: _stems(stemmer, t) for t in node_types}
         labels = {r: _stems(stemmer, r) for r in relations}
@@ -134,7 +171,9 @@ class QuestionReader:
         for stems in type_words.values():
             for stem in stems:
                 type_holders[stem] = type_holders.get(stem, 0) + 1
-        return cls(Tokenizer(analyzer), stemmer, type_words, weights, type_holders)
+        return cls(
+            Tokenizer(analyzer), stemmer, type_words, weights, type_holders, dict(phrases or {})
+        )
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -177,6 +216,28 @@ class QuestionReader:
                 share = sum(weights[stem] for stem in matched) / total
                 shares[relation] = (round(share, 6), len(matched))
         return LabelMatches(shares)
+
+    def phrase_uses(self, question: str) -> PhraseUses:
+        """The relation phrases `question` writes before "of", and the relations they name.
+
+        Read only when no relation label is named (see the module doc); a relation is named
+        by the most phrase words used, ties naming each.
+        """
+        if not self.phrases:
+            return PhraseUses()
+        places = []
+        counts: dict[str, int] = {}
+        for start, end, stem in self.stemmer.word_spans(question):
+            if _OF.match(question, end) is None:
+                continue
+            holders = [r for r, words in self.phrases.items() if stem in words]
+            if holders:
+                places.append((start, stem))
+            for relation in holders:
+                counts[relation] = counts.get(relation, 0) + 1
+        best = max(counts.values(), default=0)
+        named = tuple(r for r, count in counts.items() if count == best)
+        return PhraseUses(tuple(places), named)
 
     def apposition(self, question: str, words: str, node_type: str) -> str:
         """`words` with the words right beside them (before, after) that name `node_type`.
@@ -221,6 +282,8 @@ class QuestionReader:
         answer` and `answer relation anchor`: when every word of the relations' labels comes
         after the anchor's words, the anchor is the relation's subject (`out`); when every one
         comes before, its object (`in`); otherwise (or no relation) the order says nothing.
+        A question holding no label word is read by the relations' phrases it writes: a
+        phrase whose text's node is the edge's target (`in`) turns the reading around.
         """
         if not relations:
             return None
@@ -229,25 +292,34 @@ class QuestionReader:
         if at < 0:
             return None
         label = set().union(*(self.label_weights.get(r, {}) for r in relations))
-        places = [
-            start
-            for start, end, stem in spans
-            if stem in label and not at <= start < at + len(words)
-        ]
-        if places and all(place > at for place in places):
+        outside = [(start, stem) for start, _, stem in spans if not at <= start < at + len(words)]
+        votes = {start > at for start, stem in outside if stem in label}
+        if not votes:
+            phrases = {s: d for r in relations for s, d in self.phrases.get(r, {}).items()}
+            used = set(self.phrase_uses(question).places)
+            votes = {
+                (start > at) == (phrases[stem] == "out")
+                for start, stem in outside
+                if stem in phrases and (start, stem) in used
+            }
+        if votes == {True}:
             return "out"
-        if places and all(place < at for place in places):
+        if votes == {False}:
             return "in"
         return None
 
-    def schema_free(self, text: str, relations: Iterable[str]) -> str:
+    def schema_free(
+        self, text: str, relations: Iterable[str], phrases: PhraseUses | None = None
+    ) -> str:
         """`text` without the words that name a node type or one of `relations` (by stem).
 
         What the question says through the schema is what the walk follows; the words left
         describe the answers themselves, and they alone rank and judge what the walk reached.
+        `phrases`: the relation phrases the question used to name them (their words go too).
         """
+        used = {stem for _, stem in phrases.places} if phrases is not None else set()
         schema = set().union(
-            *self.type_words.values(), *(self.label_weights.get(r, {}) for r in relations)
+            *self.type_words.values(), *(self.label_weights.get(r, {}) for r in relations), used
         )
         spans = self.stemmer.word_spans(text)
         return " ".join(text[start:end] for start, end, stem in spans if stem not in schema)

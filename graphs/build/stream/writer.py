@@ -45,6 +45,7 @@ from graphs.manifest import (
     file_hash,
 )
 from graphs.snapshot.names import write_name_index
+from graphs.snapshot.phrases import phrases_of
 
 WORK_DIR = ".work"
 """Scratch inside the temp dir (staged inputs, DuckDB spills, spooled columns); removed."""
@@ -159,6 +160,8 @@ def _write_parts(
     with run.timed("names"):
         write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
         progress("name index", 1, 1, "files")
+    with run.timed("phrases"):
+        phrases = phrases_of(temp, graph.relation_names, len(graph.type_names), analyzer)
     return Manifest(
         format_version=FORMAT_VERSION,
         name="",
@@ -170,6 +173,7 @@ def _write_parts(
         candidate_types=[],
         sources=[],
         analyzer=analyzer,
+        relation_phrases=phrases,
         built_at=datetime.now(UTC).isoformat(timespec="seconds"),
         content_hash=content_hash,
         extra_columns=staged[0].schema.names[4:],

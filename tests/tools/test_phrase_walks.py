@@ -1,0 +1,105 @@
+"""Questions that name a relation by a phrase of the graph's own texts ("kinds of glass").
+
+Many of WordNet's hyponyms' texts say "a kind of bottle"; the build keeps `kind` as a phrase
+of `hypernym` whose text's node is the edge's source (graphs/snapshot/phrases.py). A question
+writing "kinds of X" asks for the nodes whose text could say "a kind of X" (the hypernym
+edges coming in to X), even where their own texts do not say it; "X is a kind of what" for
+the one it goes out to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tiny_graph import tiny_snapshot
+
+from agent.config import AgentConfig
+from agent.factory import make_agent
+from agent.planner import OfflinePlanner
+from graphs.layout import MANIFEST_FILE
+from graphs.snapshot import Snapshot
+from tools.plans.vocabulary import QuestionReader
+
+GLASSES = {
+    "beer_glass": ("beer glass", "a tall glass for serving beer"),
+    "shot_glass": ("shot glass", "a small glass for a single measure of spirits"),
+    "goblet": ("goblet", "a drinking glass with a base and stem"),
+    "tumbler": ("tumbler", "a flat glass with no handle"),
+}
+NODES = [
+    ("glass", "noun", "glass (container)", "a container for holding liquids while drinking"),
+    ("container", "noun", "container", "any object that can be used to hold things"),
+    ("kind", "noun", "kind (category)", "a category of things distinguished by some trait"),
+    ("material", "noun", "glass (material)", "a brittle transparent solid"),
+    *((key, "noun", name, text) for key, (name, text) in GLASSES.items()),
+    # the graph's texts say "a kind of bottle": not those of the kinds of glass
+    ("bottle", "noun", "bottle", "a vessel with a narrow neck"),
+    *(
+        (f"b{i}", "noun", f"{what} bottle", f"a kind of bottle for {what}")
+        for i, what in enumerate(["wine", "water", "milk"])
+    ),
+]
+EDGES = [
+    ("glass", "container", "hypernym"),
+    ("glass", "material", "made_of"),
+    ("bottle", "container", "hypernym"),
+    *((key, "glass", "hypernym") for key in GLASSES),
+    *((f"b{i}", "bottle", "hypernym") for i in range(3)),
+]
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "lexicon", NODES, EDGES)
+
+
+def ask(snapshot: Snapshot, question: str) -> list[str]:
+    return asyncio.run(make_agent(snapshot, AgentConfig(n_agents=1)).ask(question)).fused
+
+
+def test_kinds_of_a_node_walk_the_relation_its_kinds_texts_name(lexicon: Snapshot) -> None:
+    assert lexicon.manifest.relation_phrases == {"hypernym": {"kind": "out"}}
+    assert ask(lexicon, "Name every kind of glass (container).")[0] in GLASSES
+    assert ask(lexicon, "What is a goblet a kind of?")[0] == "glass"
+
+
+def test_the_phrase_word_names_the_relation_not_a_node(lexicon: Snapshot) -> None:
+    planner = OfflinePlanner(lexicon)
+    question = "What kinds of glass (container) are there?"
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert [route.node.name for route in plan.routes] == ["glass (container)"]
+    assert plan.relations == ("hypernym",)
+    assert [hop.direction for hop in plan.routes[0].hops] == ["in"]
+
+
+def test_without_the_phrases_the_kinds_are_not_first(lexicon: Snapshot, tmp_path: Path) -> None:
+    """The same graph as a snapshot built before phrases were mined: the walk goes every way."""
+    older = tmp_path / "older"
+    shutil.copytree(lexicon.path, older)
+    manifest = json.loads((older / MANIFEST_FILE).read_text())
+    manifest["relation_phrases"] = {}
+    (older / MANIFEST_FILE).write_text(json.dumps(manifest))
+    assert ask(Snapshot.open(older), "Name every kind of glass (container).")[0] == "container"
+
+
+def test_a_phrase_names_its_relation_only_before_of() -> None:
+    reader = QuestionReader.build(
+        "english", ["noun"], ["hypernym", "antonym"], {"hypernym": {"kind": "out"}}
+    )
+    assert reader.phrase_uses("kinds of glass").relations == ("hypernym",)
+    assert reader.phrase_uses("a kind man").relations == ()
+    assert reader.direction("kinds of glass", "glass", ["hypernym"]) == "in"
+    assert reader.direction("a goblet is a kind of what", "goblet", ["hypernym"]) == "out"
+
+
+def test_a_phrase_of_the_edges_target_turns_the_direction_around() -> None:
+    # "a lack of sober judgement" is in the text of the antonym edge's target
+    reader = QuestionReader.build("english", ["adj"], ["antonym"], {"antonym": {"lack": "in"}})
+    assert reader.direction("the lack of sober", "sober", ["antonym"]) == "out"
+    assert reader.direction("sober is a lack of what", "sober", ["antonym"]) == "in"
+    # a label word of the relation decides first, the phrases are not read
+    assert reader.direction("the antonym of sober, a lack of", "sober", ["antonym"]) == "in"
