@@ -23,7 +23,8 @@ named node stands on gives the walk's direction: "kinds of glass" asks for the n
 text could say "a kind of glass", "a goblet is a kind of what" for the other end.
 
 Mined once at import (both builds) from the node store and the CSR, at most `MAX_NODES`
-texts (evenly spaced through the graph, so the cost is bounded at any size), and kept in
+texts, each against at most `MAX_NEIGHBOURS` neighbours (both evenly spaced, so the cost is
+bounded at any size), and kept in
 the manifest (`Manifest.relation_phrases`); a snapshot built before has none, and its
 questions are read by the relation labels' own words alone.
 """
@@ -46,6 +47,10 @@ from graphs.snapshot.nodestore import NodeStore
 
 MAX_NODES = 500_000
 """Texts read at most (every k-th node past that: about ten seconds of one core)."""
+MAX_NEIGHBOURS = 1_000
+"""Neighbours' names a text is compared with at most (evenly spaced along its row: a hub's
+text rarely names one of its thousands of neighbours, and reading them all would not be
+bounded)."""
 MIN_COUNT = 3
 """Uses before a neighbour's name along the relation that make a word its phrase."""
 MIN_PRECISION = 0.6
@@ -92,23 +97,23 @@ def mine_phrases(
         if start == stop:
             counter.unlinked(word for word, _ in uses)
             continue
-        neighbours = np.asarray(csr.neighbors[start:stop], dtype=np.int64)
-        names = store.get_many("name", neighbours)
+        row = start + _sample(stop - start, MAX_NEIGHBOURS)
         by_first = _by_first_word(
-            names,
-            csr.relations[start:stop].tolist(),
-            (csr.directions[start:stop] == OUT).tolist(),
+            store.get_many("name", np.asarray(csr.neighbors[row], dtype=np.int64)),
+            csr.relations[row].tolist(),
+            (csr.directions[row] == OUT).tolist(),
         )
         for word, at in uses:
             counter.use(word, _edges_named_at(text, at, by_first))
     return counter.phrases(relation_names)
 
 
-def _sample(num_nodes: int) -> np.ndarray:
-    """The nodes whose texts are read: all, or `MAX_NODES` evenly spaced."""
-    if num_nodes <= MAX_NODES:
-        return np.arange(num_nodes)
-    return np.unique(np.linspace(0, num_nodes - 1, MAX_NODES).astype(np.int64))
+def _sample(size: int, most: int | None = None) -> np.ndarray:
+    """0..size-1, or `most` of them evenly spaced (default `MAX_NODES`: the texts read)."""
+    most = MAX_NODES if most is None else most
+    if size <= most:
+        return np.arange(size)
+    return np.unique(np.linspace(0, size - 1, most).astype(np.int64))
 
 
 def _by_first_word(

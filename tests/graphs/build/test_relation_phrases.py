@@ -107,3 +107,20 @@ def test_a_large_graph_reads_evenly_spaced_texts(monkeypatch: pytest.MonkeyPatch
     chosen = phrases._sample(101)
     assert chosen.tolist() == [0, 25, 50, 75, 100]
     assert np.all(np.diff(chosen) > 0)
+    assert phrases._sample(10, 3).tolist() == [0, 4, 9]  # a hub's neighbours
+
+
+def test_a_hub_is_compared_with_a_bounded_share_of_its_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nodes = [
+        ("hub", "noun", "stone", "a kind of rock; a kind of rock; a kind of rock"),
+        ("rock", "noun", "rock", "a mineral mass"),
+        ("pebble", "noun", "pebble", "a small stone"),
+    ]
+    # the row holds made_of (pebble) before type_of (rock)
+    edges = [("hub", "rock", "type_of"), ("hub", "pebble", "made_of")]
+    found = tiny_snapshot(tmp_path / "all", nodes, edges).manifest.relation_phrases
+    assert found == {"type_of": {"kind": "out"}}
+    monkeypatch.setattr(phrases, "MAX_NEIGHBOURS", 1)  # only the row's first: pebble
+    assert tiny_snapshot(tmp_path / "one", nodes, edges).manifest.relation_phrases == {}
