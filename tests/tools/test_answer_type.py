@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tiny_graph import tiny_snapshot
 
+from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from tools.plans.rule_planner import RulePlanner
 from tools.plans.schema_paths import SchemaPaths
@@ -46,3 +47,43 @@ def test_the_type_beyond_the_other_named_types_is_the_answer(graph: Snapshot) ->
     # without named nodes to measure from, the first type named
     assert planner.answer_type(question) == "gene"
     assert planner.answer_type("Is there anything?", ["drug"]) is None
+
+
+def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path) -> None:
+    """ "clinical features" names HPO's type `clinical_course` by its word "clinical", while
+    the phrase "features of" (the phenotypes' texts say "a feature of <disease>") names
+    `has_phenotype`, which never leads to a clinical course: the answers are phenotypes."""
+    nodes = [
+        ("rp", "disease", "Retinitis pigmentosa", "an eye disease"),
+        ("ms", "disease", "Marfan syndrome", "a disorder of connective tissue"),
+        ("prog", "clinical_course", "Progressive", "clinical course getting worse"),
+        *(
+            (f"p{i}", "phenotype", name, f"{name}, a feature of {disease}")
+            for i, (name, disease) in enumerate(
+                [
+                    ("Nyctalopia", "Retinitis pigmentosa"),
+                    ("Rod-cone dystrophy", "Retinitis pigmentosa"),
+                    ("Arachnodactyly", "Marfan syndrome"),
+                ]
+            )
+        ),
+    ]
+    edges = [
+        ("rp", "p0", "has_phenotype"),
+        ("rp", "p1", "has_phenotype"),
+        ("ms", "p2", "has_phenotype"),
+        ("rp", "prog", "has_course"),
+        ("ms", "prog", "has_course"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges)
+    assert snapshot.manifest.relation_phrases == {"has_phenotype": {"featur": "in"}}
+    planner = OfflinePlanner(snapshot)
+    question = "List all clinical features of Retinitis pigmentosa."
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert plan.plan.target.labels == ["phenotype"]
+    assert [(hop.relations, hop.direction) for hop in plan.routes[0].hops] == [
+        (("has_phenotype",), "out")
+    ]
+    # a type the relation leads on to (a chain) stays the answer type
+    assert planner.writer._reaches(["disease"], ["has_phenotype"], "phenotype")
+    assert not planner.writer._reaches(["disease"], ["has_phenotype"], "clinical_course")

@@ -125,6 +125,10 @@ class RulePlanner:
         whole = frozenset(labels.named(1.0))
         if target is None:
             target = self.relation_end(anchor_types, whole)
+        elif relations and not self._reaches(anchor_types, relations, target):
+            # the type word says something else ("clinical features": the relation's
+            # phenotypes, not the type `clinical_course` no named relation leads to)
+            target = self.relation_end(anchor_types, relations) or target
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
@@ -400,6 +404,22 @@ class RulePlanner:
         if len(allowed) > 1 and anchor_types:
             return max(allowed, key=lambda t: self._nearest(anchor_types, t))
         return allowed[0] if allowed else None
+
+    def _reaches(
+        self, anchor_types: Sequence[str], relations: Sequence[str], target: str
+    ) -> bool:
+        """Whether a walk along the named relations can end at `target`.
+
+        It can when a relation touches the target type, or leads a named node's type to a
+        type linked to it (a chain: a package's dependencies, then their maintainers).
+        """
+        return any(self.schema.touches(r, target) for r in relations) or any(
+            self.schema.linked(end, target)
+            for anchor_type in anchor_types
+            for r in relations
+            if self.schema.touches(r, anchor_type)
+            for end in self.schema.other_ends(r, anchor_type)
+        )
 
     def round_trip(
         self, named: Sequence[str], anchor_types: Sequence[str], relations: Sequence[str]
