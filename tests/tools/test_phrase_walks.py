@@ -36,6 +36,8 @@ NODES = [
     ("kind", "noun", "kind (category)", "a category of things distinguished by some trait"),
     ("material", "noun", "glass (material)", "a brittle transparent solid"),
     *((key, "noun", name, text) for key, (name, text) in GLASSES.items()),
+    ("list", "noun", "list (database)", "a database containing an ordered array of items"),
+    ("inventory", "noun", "inventory (list)", "a detailed list of all the items in stock"),
     # the graph's texts say "a kind of bottle": not those of the kinds of glass
     ("bottle", "noun", "bottle", "a vessel with a narrow neck"),
     *(
@@ -47,6 +49,7 @@ EDGES = [
     ("glass", "container", "hypernym"),
     ("glass", "material", "made_of"),
     ("bottle", "container", "hypernym"),
+    ("inventory", "list", "hypernym"),
     *((key, "glass", "hypernym") for key in GLASSES),
     *((f"b{i}", "bottle", "hypernym") for i in range(3)),
 ]
@@ -76,6 +79,17 @@ def test_the_phrase_word_names_the_relation_not_a_node(lexicon: Snapshot) -> Non
     assert [hop.direction for hop in plan.routes[0].hops] == ["in"]
 
 
+def test_the_name_a_phrase_is_written_about_is_what_the_question_asks_about(
+    lexicon: Snapshot,
+) -> None:
+    # "List" names the node `list (database)` too, whose kinds' texts hold "all"
+    question = "What kinds of glass (container) are there? List them all."
+    planner = OfflinePlanner(lexicon)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    assert [route.node.name for route in plan.routes] == ["glass (container)"]
+    assert ask(lexicon, question)[0] in GLASSES
+
+
 def test_without_the_phrases_the_kinds_are_not_first(lexicon: Snapshot, tmp_path: Path) -> None:
     """The same graph as a snapshot built before phrases were mined: the walk goes every way."""
     older = tmp_path / "older"
@@ -92,6 +106,10 @@ def test_a_phrase_names_its_relation_only_before_of() -> None:
     )
     assert reader.phrase_uses("kinds of glass").relations == ("hypernym",)
     assert reader.phrase_uses("a kind man").relations == ()
+    assert reader.phrase_uses("What is a goblet a kind of?").relations == ("hypernym",)
+    uses = reader.phrase_uses("the kinds of the glass")
+    assert uses.about("the kinds of the glass", "glass")
+    assert not uses.about("the kinds of the glass", "kinds")
     assert reader.direction("kinds of glass", "glass", ["hypernym"]) == "in"
     assert reader.direction("a goblet is a kind of what", "goblet", ["hypernym"]) == "out"
 

@@ -115,8 +115,11 @@ class RulePlanner:
         relations = labels.named(MIN_LABEL_MATCH)
         phrases = None if relations else self._phrases(question, mentions, loose)
         if phrases is not None and phrases.relations:
-            # the phrase's words name the relation ("kinds of glass"), not a node
+            # the phrase's words name the relation ("kinds of glass"), not a node; when it
+            # is written about a name, that name is what the question asks about
             mentions = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
+            about = [m for m in mentions if phrases.about(question, m[0])]
+            mentions = about or mentions
             if not mentions:
                 return self.text_plan(question)
             relations = list(phrases.relations)

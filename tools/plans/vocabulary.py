@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_OF = re.compile(r"\s+(?:of)\b", re.IGNORECASE)
+_OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
 """What follows a phrase word where the graph's texts use it (graphs/snapshot/phrases.py)."""
 
 
@@ -120,6 +120,13 @@ class PhraseUses:
 
     places: tuple[tuple[int, str], ...] = ()
     relations: tuple[str, ...] = ()
+    objects: tuple[int, ...] = ()
+    """Where the words after each phrase's "of" (and an article) begin: what it is about."""
+
+    def about(self, question: str, words: str) -> bool:
+        """Whether the phrase is written about the name `words`: "kinds of glass" of glass."""
+        lowered = question.lower()
+        return any(lowered.startswith(words.lower(), at) for at in self.objects)
 
     def words_only(self, reader: QuestionReader, text: str) -> bool:
         """Whether every word of `text` is a phrase word used (so it names no node)."""
@@ -225,19 +232,21 @@ class QuestionReader:
         """
         if not self.phrases:
             return PhraseUses()
-        places = []
+        places, objects = [], []
         counts: dict[str, int] = {}
         for start, end, stem in self.stemmer.word_spans(question):
-            if _OF.match(question, end) is None:
+            of = _OF.match(question, end)
+            if of is None:
                 continue
             holders = [r for r, words in self.phrases.items() if stem in words]
             if holders:
                 places.append((start, stem))
+                objects.append(of.end() + question[of.end() : of.end() + 1].isspace())
             for relation in holders:
                 counts[relation] = counts.get(relation, 0) + 1
         best = max(counts.values(), default=0)
         named = tuple(r for r, count in counts.items() if count == best)
-        return PhraseUses(tuple(places), named)
+        return PhraseUses(tuple(places), named, tuple(objects))
 
     def apposition(self, question: str, words: str, node_type: str) -> str:
         """`words` with the words right beside them (before, after) that name `node_type`.
