@@ -156,7 +156,6 @@ def test_a_type_word_that_only_stems_like_a_name_names_the_type(tmp_path) -> Non
     assert result.fused[0] == "tokenizers"  # the type word kept its meaning: packages answer
 
 
-
 def test_a_word_that_is_a_whole_relation_label_names_the_relation(tmp_path) -> None:
     """A lexical graph names concepts like its relations: `attribute` is both.
 

@@ -408,9 +408,7 @@ class RulePlanner:
             return max(allowed, key=lambda t: self._nearest(anchor_types, t))
         return allowed[0] if allowed else None
 
-    def _reaches(
-        self, anchor_types: Sequence[str], relations: Sequence[str], target: str
-    ) -> bool:
+    def _reaches(self, anchor_types: Sequence[str], relations: Sequence[str], target: str) -> bool:
         """Whether a walk along the named relations can end at `target`.
 
         It can when a relation touches the target type, or leads a named node's type to a
