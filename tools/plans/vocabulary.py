@@ -116,12 +116,13 @@ class PhraseUses:
         places: (character offset, stem) of each phrase word the question writes before
             "of", for every relation it is a phrase of.
         relations: The relations named: those whose phrases the question uses most.
+        objects: Where the words after each phrase's "of" (and an article) begin: what the
+            phrase is written about.
     """
 
     places: tuple[tuple[int, str], ...] = ()
     relations: tuple[str, ...] = ()
     objects: tuple[int, ...] = ()
-    """Where the words after each phrase's "of" (and an article) begin: what it is about."""
 
     def about(self, question: str, words: str) -> bool:
         """Whether the phrase is written about the name `words`: "kinds of glass" of glass."""
@@ -227,8 +228,8 @@ class QuestionReader:
     def phrase_uses(self, question: str) -> PhraseUses:
         """The relation phrases `question` writes before "of", and the relations they name.
 
-        Read only when no relation label is named (see the module doc); a relation is named
-        by the most phrase words used, ties naming each.
+        The planner reads them only when no relation label is named (see the module doc); a
+        relation is named by the most phrase words used, ties naming each.
         """
         if not self.phrases:
             return PhraseUses()
