@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from offline_answers import plan_of
 from tiny_graph import tiny_snapshot
 
-from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from tools.plans.rule_planner import RulePlanner
 from tools.plans.schema_paths import SchemaPaths
@@ -77,13 +77,14 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
     ]
     snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges)
     assert snapshot.manifest.relation_phrases == {"has_phenotype": {"featur": "in"}}
-    planner = OfflinePlanner(snapshot)
     question = "List all clinical features of Retinitis pigmentosa."
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(snapshot, question)
     assert plan.plan.target.labels == ["phenotype"]
     assert [(hop.relations, hop.direction) for hop in plan.routes[0].hops] == [
         (("has_phenotype",), "out")
     ]
     # a type the relation leads on to (a chain) stays the answer type
-    assert planner.writer._reaches(["disease"], ["has_phenotype"], "phenotype")
-    assert not planner.writer._reaches(["disease"], ["has_phenotype"], "clinical_course")
+    assert RulePlanner(snapshot.manifest)._reaches(["disease"], ["has_phenotype"], "phenotype")
+    assert not RulePlanner(snapshot.manifest)._reaches(
+        ["disease"], ["has_phenotype"], "clinical_course"
+    )

@@ -12,6 +12,7 @@ import asyncio
 
 import numpy as np
 import pytest
+from offline_answers import ask
 from tiny_graph import tiny_snapshot
 
 from agent.config import AgentConfig
@@ -64,11 +65,6 @@ EDGES = [("sisu", "tree", "recommends"), ("fileman", "tree", "recommends")]
 def packages(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     out = tmp_path_factory.mktemp("graphs") / "packages"
     return tiny_snapshot(out, NODES, EDGES, candidate_types=["package"])
-
-
-def ask(snapshot: Snapshot, question: str) -> list[str]:
-    agent = make_agent(snapshot, AgentConfig(n_agents=1))
-    return asyncio.run(agent.ask(question)).fused
 
 
 def test_holding_all_is_the_documents_holding_every_word(packages: Snapshot) -> None:

@@ -10,13 +10,10 @@ rule agent and the plan executor alike.
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+from offline_answers import ask
 from tiny_graph import tiny_snapshot
 
-from agent.config import AgentConfig
-from agent.factory import make_agent
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.plans.reach import Reach, named_first
@@ -47,11 +44,6 @@ EDGES = [
 def packages(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     out = tmp_path_factory.mktemp("graphs") / "packages"
     return tiny_snapshot(out, NODES, EDGES, candidate_types=["package"])
-
-
-def ask(snapshot: Snapshot, question: str) -> list[str]:
-    agent = make_agent(snapshot, AgentConfig(n_agents=1))
-    return asyncio.run(agent.ask(question)).fused
 
 
 def test_a_question_for_something_like_the_named_node_is_answered_by_its_text(

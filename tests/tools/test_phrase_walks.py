@@ -9,17 +9,14 @@ the one it goes out to.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from offline_answers import ask, plan_of
 from tiny_graph import tiny_snapshot
 
-from agent.config import AgentConfig
-from agent.factory import make_agent
-from agent.planner import OfflinePlanner
 from graphs.layout import MANIFEST_FILE
 from graphs.snapshot import Snapshot
 from tools.plans.vocabulary import QuestionReader
@@ -60,10 +57,6 @@ def lexicon(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "lexicon", NODES, EDGES)
 
 
-def ask(snapshot: Snapshot, question: str) -> list[str]:
-    return asyncio.run(make_agent(snapshot, AgentConfig(n_agents=1)).ask(question)).fused
-
-
 def test_kinds_of_a_node_walk_the_relation_its_kinds_texts_name(lexicon: Snapshot) -> None:
     assert lexicon.manifest.relation_phrases == {"hypernym": {"kind": "out"}}
     assert ask(lexicon, "Name every kind of glass (container).")[0] in GLASSES
@@ -71,9 +64,7 @@ def test_kinds_of_a_node_walk_the_relation_its_kinds_texts_name(lexicon: Snapsho
 
 
 def test_the_phrase_word_names_the_relation_not_a_node(lexicon: Snapshot) -> None:
-    planner = OfflinePlanner(lexicon)
-    question = "What kinds of glass (container) are there?"
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(lexicon, "What kinds of glass (container) are there?")
     assert [route.node.name for route in plan.routes] == ["glass (container)"]
     assert plan.relations == ("hypernym",)
     assert [hop.direction for hop in plan.routes[0].hops] == ["in"]
@@ -84,8 +75,7 @@ def test_the_name_a_phrase_is_written_about_is_what_the_question_asks_about(
 ) -> None:
     # "List" names the node `list (database)` too, whose kinds' texts hold "all"
     question = "What kinds of glass (container) are there? List them all."
-    planner = OfflinePlanner(lexicon)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(lexicon, question)
     assert [route.node.name for route in plan.routes] == ["glass (container)"]
     assert ask(lexicon, question)[0] in GLASSES
 

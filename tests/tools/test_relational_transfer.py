@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from offline_answers import ask, plan_of
 from tiny_graph import tiny_snapshot
 
-from agent.config import AgentConfig
-from agent.factory import make_agent
 from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from graphs.snapshot.names import NameIndex
@@ -17,7 +15,6 @@ from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
 from tools.plans.execute import PlanExecutor
 from tools.plans.reach import Reach, graph_first
-from tools.plans.rule_plan import RulePlan
 from tools.toolset import Toolset
 
 NODES = [
@@ -50,12 +47,6 @@ EDGES = [
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "lexical", NODES, EDGES)
-
-
-def plan_of(snapshot: Snapshot, question: str) -> RulePlan:
-    """The offline plan the rule agent replays for `question` (its first search's view)."""
-    planner = OfflinePlanner(snapshot)
-    return planner.writer.plan(question, planner.hits(question), planner.names(question))
 
 
 def named(snapshot: Snapshot, question: str) -> list[tuple[str, list[str]]]:
@@ -240,11 +231,6 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
         ("k1", "h1", "also_buy"),  # Acme's kettle is bought with Zeta's heater
     ]
     return tiny_snapshot(out, nodes, edges, candidate_types=["product"])
-
-
-def ask(snapshot: Snapshot, question: str) -> list[str]:
-    agent = make_agent(snapshot, AgentConfig(n_agents=1))
-    return asyncio.run(agent.ask(question)).fused
 
 
 def test_a_hub_anchor_agrees_on_nodes_its_listing_cut(shop: Snapshot) -> None:
