@@ -477,6 +477,35 @@ def test_a_clear_winner_of_the_question_s_search_answers_a_question_asking_no_wa
     assert ask(snapshot, question)[0] == "figlet"
 
 
+def test_a_clear_winner_leads_the_hits_the_question_does_not_name(tmp_path: Path) -> None:
+    # `loch (inlet)` scores close to fjord because the question writes its name; over the
+    # next hit it does not name, fjord leads clearly, and `lake`, which two anchors reach
+    # (`loch (lake)` and `inlet`), describes nothing the question says
+    nodes = [
+        ("fjord", "noun", "fjord", "a long narrow inlet of the sea between steep cliffs"),
+        ("li", "noun", "loch (inlet)", "a long narrow inlet of the sea in Scotland"),
+        ("ll", "noun", "loch (lake)", "Scottish word for a lake"),
+        ("inlet", "noun", "inlet", "an arm off of a larger body of water"),
+        ("lake", "noun", "lake", "a body of water surrounded by land"),
+        ("bay", "noun", "bay", "an indentation of a shoreline larger than a cove"),
+        ("steep", "adj", "steep", "having a sharp inclination"),
+        *[(f"w{i}", "noun", f"water {i}", f"a body of water number {i}") for i in range(30)],
+    ]
+    edges = [
+        ("fjord", "inlet", "hypernym"),
+        ("li", "inlet", "hypernym"),
+        ("ll", "lake", "hypernym"),
+        ("inlet", "lake", "part_holonym"),
+        ("bay", "inlet", "hypernym"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    question = "Like a Scottish loch, but a long narrow sea inlet between steep cliffs?"
+    hits = OfflinePlanner(snapshot).hits(question)
+    assert [hit.node_id for hit in hits[:2]] == ["fjord", "li"]
+    assert 1.5 * (hits[1].score or 0) > (hits[0].score or 0)  # no lead over the named loch
+    assert ask(snapshot, question)[0] == "fjord"
+
+
 def test_a_node_the_question_names_is_no_clear_winner_of_its_search(tmp_path: Path) -> None:
     # "obesity" names the phenotype and the disease `Obesity (OMIM)`: the disease tops the
     # search, but it is named, so the walks' agreement (Narcolepsy 7 has both) answers
