@@ -39,14 +39,14 @@ def test_schema_distance_counts_hops_between_types(graph: Snapshot) -> None:
 
 
 def test_the_type_beyond_the_other_named_types_is_the_answer(graph: Snapshot) -> None:
-    planner = RulePlanner(graph.manifest)
+    answers = RulePlanner(graph.manifest).answers
     question = "Kregocillin acts on some genes; what diseases are those genes associated with?"
     # genes lie on the way from the drug to the diseases, whichever the question names first
-    assert planner.answer_type(question, ["drug"]) == "disease"
-    assert planner.answer_type("Which diseases and genes does it touch?", ["drug"]) == "disease"
+    assert answers.answer_type(question, ["drug"]) == "disease"
+    assert answers.answer_type("Which diseases and genes does it touch?", ["drug"]) == "disease"
     # without named nodes to measure from, the first type named
-    assert planner.answer_type(question) == "gene"
-    assert planner.answer_type("Is there anything?", ["drug"]) is None
+    assert answers.answer_type(question) == "gene"
+    assert answers.answer_type("Is there anything?", ["drug"]) is None
 
 
 def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path) -> None:
@@ -84,7 +84,6 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
         (("has_phenotype",), "out")
     ]
     # a type the relation leads on to (a chain) stays the answer type
-    assert RulePlanner(snapshot.manifest)._reaches(["disease"], ["has_phenotype"], "phenotype")
-    assert not RulePlanner(snapshot.manifest)._reaches(
-        ["disease"], ["has_phenotype"], "clinical_course"
-    )
+    answers = RulePlanner(snapshot.manifest).answers
+    assert answers.reaches(["disease"], ["has_phenotype"], "phenotype")
+    assert not answers.reaches(["disease"], ["has_phenotype"], "clinical_course")

@@ -583,9 +583,9 @@ def test_a_named_nodes_own_type_named_first_across_a_relation_is_a_round_trip(
     ]
     snapshot = tiny_snapshot(tmp_path / "mixed", nodes, edges)
     writer = OfflinePlanner(snapshot).writer
-    assert writer.round_trip(["disease", "gene"], ["disease"], ["gene_of"])
-    assert not writer.round_trip(["gene", "disease"], ["disease"], ["gene_of"])
-    assert not writer.round_trip(["package", "gene"], ["package"], ["depends"])
+    assert writer.answers.round_trip(["disease", "gene"], ["disease"], ["gene_of"])
+    assert not writer.answers.round_trip(["gene", "disease"], ["disease"], ["gene_of"])
+    assert not writer.answers.round_trip(["package", "gene"], ["package"], ["depends"])
     question = "What other diseases are caused by the same gene as Alpha syndrome?"
     plan = plan_of(snapshot, question)
     assert plan.plan.target.labels == ["disease"]

@@ -40,6 +40,16 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def blanked(question: str, names: Sequence[str]) -> str:
+    """`question` with the first occurrence of each name (case aside) blanked out."""
+    lowered = question.lower()
+    for name in names:
+        at = lowered.find(name.lower())
+        if at >= 0:
+            question = question[:at] + " " * len(name) + question[at + len(name) :]
+    return question
+
+
 def find_span(question_tokens: Sequence[str], name_tokens: Sequence[str]) -> int | None:
     """Start of the first occurrence of `name_tokens` as a contiguous run in the question."""
     n = len(name_tokens)
