@@ -18,6 +18,9 @@ from cli.flags.paths import out_dir
 from graphs.build.stream.budget import current_rss
 from graphs.build.stream.progress import RateLines
 
+MAX_PHRASES_SHOWN = 12
+"""Phrase words `ark graph info` lists per relation and side, the most used first (the rest
+are counted)."""
 _SPECIAL_DELIMITERS = {"\\t": "\t", "tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
 
@@ -96,11 +99,29 @@ def _print_info(summary: dict[str, Any]) -> None:
         signatures.add_row(
             row["relation"], row["source_type"], row["target_type"], f"{row['count']:,}"
         )
+    phrases = Table(
+        "relation",
+        "written in the text of its",
+        "words (stemmed)",
+        title="Relation phrases: '<word> of <a neighbour's name>' in the graph's texts",
+    )
+    for relation, words in summary["relation_phrases"].items():
+        for side in ("out", "in"):
+            held = [word for word, direction in words.items() if direction == side]
+            if held:
+                shown = ", ".join(held[:MAX_PHRASES_SHOWN])
+                more = len(held) - MAX_PHRASES_SHOWN
+                phrases.add_row(
+                    relation,
+                    "source" if side == "out" else "target",
+                    shown + (f" (+{more} more)" if more > 0 else ""),
+                )
     spread = Table("", *summary["degree"], title="Percentiles")
     for label, key in (("degree (both directions)", "degree"), ("text bytes", "text_bytes")):
         spread.add_row(label, *(f"{value:,.1f}" for value in summary[key].values()))
-    for table in (types, signatures, spread):
-        console.print(table)
+    for table in (types, signatures, phrases, spread):
+        if table.row_count:
+            console.print(table)
 
 
 @with_flags()

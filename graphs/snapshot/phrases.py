@@ -145,6 +145,12 @@ def _edges_named_at(
     return named
 
 
+def _most_used(item: tuple[tuple[str, int, bool], int]) -> tuple[int, str, int, bool]:
+    """Sort key of a (stem, relation, outgoing) count: the most used first, then by name."""
+    (stem, relation, out), count = item
+    return (-count, stem, relation, out)
+
+
 class _PhraseCounter:
     """Counts each word's ``<word> of`` uses, and those before neighbours' names by edge."""
 
@@ -183,9 +189,9 @@ class _PhraseCounter:
             self.by_edge[(stem, relation, out)] += 1
 
     def phrases(self, relation_names: Sequence[str]) -> Phrases:
-        """The words that pass the module doc's three tests, by relation, sorted."""
+        """The words that pass the module doc's three tests, by relation, most used first."""
         found: Phrases = {}
-        for (stem, relation, out), count in sorted(self.by_edge.items()):
+        for (stem, relation, out), count in sorted(self.by_edge.items(), key=_most_used):
             if (
                 count >= MIN_COUNT
                 and count >= MIN_PRECISION * self.named_uses[stem]

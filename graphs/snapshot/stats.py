@@ -25,7 +25,7 @@ def percentiles(values: np.ndarray) -> dict[str, float]:
 
 
 def snapshot_info(snapshot: Snapshot) -> dict[str, Any]:
-    """Counts, types, relation signatures, degree and text-length percentiles of a snapshot.
+    """Counts, types, relation signatures and phrases, degree and text-length percentiles.
 
     Degrees count edges in both directions; text lengths are UTF-8 bytes.
     """
@@ -39,6 +39,7 @@ def snapshot_info(snapshot: Snapshot) -> dict[str, Any]:
         "node_types": manifest.node_types,
         "relations": manifest.relations,
         "signatures": [signature.model_dump() for signature in manifest.signatures],
+        "relation_phrases": manifest.relation_phrases,
         "candidate_types": manifest.candidate_types or list(manifest.node_types),
         "degree": percentiles(snapshot.degrees),
         "text_bytes": percentiles(snapshot.text_lengths()),

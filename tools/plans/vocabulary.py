@@ -256,7 +256,7 @@ class QuestionReader:
             for relation in holders:
                 counts[relation] = counts.get(relation, 0) + 1
         best = max(counts.values(), default=0)
-        named = tuple(r for r, count in counts.items() if count == best)
+        named = tuple(r for r in self.label_weights if best and counts.get(r) == best)
         return PhraseUses(tuple(places), named, tuple(objects))
 
     def apposition(self, question: str, words: str, node_type: str) -> str:

@@ -10,7 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from tiny_graph import EDGE_COLUMNS, NODE_COLUMNS, tiny_snapshot
+from typer.testing import CliRunner
 
+from cli.app import build_app
 from graphs.layout import MANIFEST_FILE
 from graphs.manifest import read_manifest
 from graphs.snapshot import phrases
@@ -31,6 +33,8 @@ LEXICON = [
     ("drunk", "adj", "drunk", "showing a lack of sober judgement"),
     ("tipsy", "adj", "tipsy", "slightly drunk, a lack of sober thought"),
     ("dry", "adj", "dry", "a lack of sober drinks"),
+    ("wild", "adj", "wild", "a lack of sober manners"),
+    ("giddy", "adj", "giddy", "a lack of sober steadiness"),
     # "part of" before neighbours' names along two relations: no relation's phrase
     ("rim", "noun", "rim", "the part of glass you drink from"),
     ("stem", "noun", "stem", "the part of goblet you hold"),
@@ -48,6 +52,8 @@ EDGES = [
     ("sober", "drunk", "antonym"),
     ("sober", "tipsy", "antonym"),
     ("sober", "dry", "antonym"),
+    ("sober", "wild", "antonym"),
+    ("sober", "giddy", "antonym"),
     ("rim", "glass", "part_holonym"),
     ("stem", "goblet", "part_holonym"),
     ("lip", "beer_glass", "part_holonym"),
@@ -124,3 +130,20 @@ def test_a_hub_is_compared_with_a_bounded_share_of_its_neighbours(
     assert found == {"type_of": {"kind": "out"}}
     monkeypatch.setattr(phrases, "MAX_NEIGHBOURS", 1)  # only the row's first: pebble
     assert tiny_snapshot(tmp_path / "one", nodes, edges).manifest.relation_phrases == {}
+
+
+def test_graph_info_shows_the_phrases_most_used_first(lexicon) -> None:
+    # "lack" stands before a neighbour's name 5 times, "kind" 4
+    info = CliRunner().invoke(build_app(), ["graph", "info", str(lexicon.path), "--json"])
+    assert info.exit_code == 0, info.output
+    phrases = json.loads(info.stdout)["relation_phrases"]
+    assert phrases == {"hypernym": {"kind": "out"}, "antonym": {"lack": "in"}}
+    assert list(phrases) == ["antonym", "hypernym"]
+    table = CliRunner().invoke(
+        build_app(), ["graph", "info", str(lexicon.path)], env={"COLUMNS": "120"}
+    )
+    lines = table.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Relation phrases" in line)
+    rows = [line for line in lines[start:] if "hypernym" in line or "antonym" in line]
+    assert "target" in rows[0] and "lack" in rows[0]  # written in the antonyms' texts
+    assert "source" in rows[1] and "kind" in rows[1]  # and in the hyponyms'
