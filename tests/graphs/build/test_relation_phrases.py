@@ -13,6 +13,7 @@ from tiny_graph import EDGE_COLUMNS, NODE_COLUMNS, tiny_snapshot
 from typer.testing import CliRunner
 
 from cli.app import build_app
+from graphs.errors import SnapshotError
 from graphs.layout import MANIFEST_FILE
 from graphs.manifest import read_manifest
 from graphs.snapshot import phrases
@@ -105,6 +106,10 @@ def test_a_snapshot_built_before_phrases_reads_with_none(lexicon, tmp_path: Path
     raw.pop("relation_phrases")
     (tmp_path / MANIFEST_FILE).write_text(json.dumps(raw))
     assert read_manifest(tmp_path).relation_phrases == {}
+    raw["relation_phrases"] = {"hypernym": {"kind": "sideways"}}  # edited by hand
+    (tmp_path / MANIFEST_FILE).write_text(json.dumps(raw))
+    with pytest.raises(SnapshotError, match=r"not a valid manifest.*rebuild the snapshot"):
+        read_manifest(tmp_path)
 
 
 def test_a_large_graph_reads_evenly_spaced_texts(monkeypatch: pytest.MonkeyPatch) -> None:
