@@ -1,27 +1,45 @@
-"""A tiny random-weight sentence-transformers model with a tokenizer trained here (not a test)."""
+"""A tiny random-weight sentence-transformers model with a WordPiece vocabulary made here.
+
+The vocabulary is built from the corpus deterministically (its words and characters, sorted):
+`tokenizers`' trainer orders tied pieces by a hash map's order, which changes from process to
+process, and with it every vector the model gives.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
+VOCAB_WORDS = 300
+"""Whole words the vocabulary holds (the rest are spelled in letters)."""
+
 
 def build_tiny_encoder(directory: Path, corpus: Sequence[str], *, dim: int = 16) -> Path:
-    """Train a WordPiece tokenizer on `corpus`, build a 1-layer BERT, save it as an ST model."""
+    """A WordPiece tokenizer over `corpus`'s words, a 1-layer BERT, saved as an ST model."""
     import torch
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
     from tokenizers import Tokenizer, normalizers, pre_tokenizers
     from tokenizers.models import WordPiece
-    from tokenizers.trainers import WordPieceTrainer
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
     torch.manual_seed(0)
-    raw = Tokenizer(WordPiece(unk_token="[UNK]"))
-    raw.normalizer = normalizers.BertNormalizer(lowercase=True)
-    raw.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    normalizer = normalizers.BertNormalizer(lowercase=True)
+    splitter = pre_tokenizers.BertPreTokenizer()
+    words = sorted(
+        {
+            word
+            for text in corpus
+            for word, _ in splitter.pre_tokenize_str(normalizer.normalize_str(text))
+        }
+    )
+    letters = sorted({letter for word in words for letter in word})
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    raw.train_from_iterator(list(corpus), WordPieceTrainer(vocab_size=300, special_tokens=specials))
+    pieces = specials + letters + [f"##{letter}" for letter in letters] + words[:VOCAB_WORDS]
+    vocab = {piece: i for i, piece in enumerate(dict.fromkeys(pieces))}  # "a": letter and word
+    raw = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
+    raw.normalizer = normalizer
+    raw.pre_tokenizer = splitter
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=raw,
         unk_token="[UNK]",
