@@ -165,6 +165,8 @@ class QuestionReader:
     label_weights: dict[str, dict[str, float]]
     type_holders: dict[str, int]
     phrases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    phrase_holders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each phrase word (stem) -> the relations it is a phrase of (read once per word)."""
 
     @classmethod
     def build(
@@ -189,8 +191,13 @@ class QuestionReader:
         for stems in type_words.values():
             for stem in stems:
                 type_holders[stem] = type_holders.get(stem, 0) + 1
+        phrases = dict(phrases or {})
+        phrase_holders: dict[str, tuple[str, ...]] = {}
+        for relation, said in phrases.items():
+            for word in said:
+                phrase_holders[word] = (*phrase_holders.get(word, ()), relation)
         return cls(
-            Tokenizer(analyzer), stemmer, type_words, weights, type_holders, dict(phrases or {})
+            Tokenizer(analyzer), stemmer, type_words, weights, type_holders, phrases, phrase_holders
         )
 
     def content_words(self, text: str) -> list[str]:
@@ -249,7 +256,7 @@ class QuestionReader:
             of = _OF.match(question, end)
             if of is None:
                 continue
-            holders = [r for r, words in self.phrases.items() if stem in words]
+            holders = self.phrase_holders.get(stem, ())
             if holders:
                 places.append((start, stem))
                 objects.append(of.end() + question[of.end() : of.end() + 1].isspace())
