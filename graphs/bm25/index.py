@@ -28,6 +28,8 @@ logger = logging.getLogger(__name__)
 MAX_QUERY_TERMS = 256
 """Queries keep at most this many distinct indexed terms (the rest are logged and ignored)."""
 QUERY_CACHE_SIZE = 256  # parsed queries kept per index
+TOKEN_CACHE_SIZE = 200_000
+"""Distinct tokens whose vocabulary id an index remembers (questions repeat their words)."""
 REBUILD = "rebuild the snapshot"
 
 
@@ -119,6 +121,7 @@ class BM25Index:
         # A neighbors or search call parses its query twice (to score, then for snippets), and
         # agents repeat queries: the parse is cached per index (thread-safe, immutable result).
         self._parsed = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._parse_query)
+        self._token_ids: dict[str, int] = {}
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
@@ -182,8 +185,7 @@ class BM25Index:
         A cheap rarity measure (the idf order of the terms), e.g. to pick the most informative
         match for a snippet.
         """
-        ids = term_ids(self._vocab, list(terms))
-        return [0 if term < 0 else self._scorer.doc_freq(int(term)) for term in ids.tolist()]
+        return [0 if term < 0 else self._scorer.doc_freq(term) for term in self._ids(terms)]
 
     def holding_all(self, text: str) -> np.ndarray:
         """Ascending internal ids of the nodes whose document holds every token of `text`.
@@ -193,11 +195,21 @@ class BM25Index:
         How often a name's words occur together across the graph's text: a name whose words
         many documents hold is used there as words, not only as the name.
         """
-        tokens = self.tokenizer.query_tokens(text)
-        ids = term_ids(self._vocab, tokens)
-        if not ids.size or (ids < 0).any():
+        ids = self._ids(self.tokenizer.query_tokens(text))
+        if not ids or min(ids) < 0:
             return np.empty(0, np.int64)
-        return self._scorer.holding_all(ids.tolist())
+        return self._scorer.holding_all(ids)
+
+    def _ids(self, tokens: Sequence[str]) -> list[int]:
+        """The vocabulary id of each token (-1: no document holds it), remembered per token."""
+        known = self._token_ids
+        missing = [token for token in dict.fromkeys(tokens) if token not in known]
+        if not missing:
+            return [known[token] for token in tokens]
+        found = dict(zip(missing, term_ids(self._vocab, missing).tolist(), strict=True))
+        if len(known) + len(found) <= TOKEN_CACHE_SIZE:
+            known.update(found)
+        return [known[token] if token in known else found[token] for token in tokens]
 
     def _query_terms(self, query: str) -> tuple[tuple[str, int], ...]:
         """(token, vocabulary id) of each distinct indexed query token, in query order."""
@@ -205,7 +217,7 @@ class BM25Index:
 
     def _parse_query(self, query: str) -> tuple[tuple[str, int], ...]:
         tokens = self.tokenizer.query_tokens(query)
-        ids = term_ids(self._vocab, tokens).tolist()
+        ids = self._ids(tokens)
         terms = [(token, term) for token, term in zip(tokens, ids, strict=True) if term >= 0]
         if len(terms) > MAX_QUERY_TERMS:
             logger.warning(

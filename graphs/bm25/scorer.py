@@ -86,10 +86,12 @@ class BM25Scorer:
         indptr = self._postings.indptr
         ids = sorted({int(t) for t in terms}, key=lambda t: int(indptr[t + 1] - indptr[t]))
         held = self._docs[indptr[ids[0]] : indptr[ids[0] + 1]]
-        for term in ids[1:]:
-            if not held.size:
-                break
-            held = np.intersect1d(held, self._docs[indptr[term] : indptr[term + 1]], True)
+        for term in ids[1:]:  # the rarest term's documents looked up in each longer list
+            docs = self._docs[indptr[term] : indptr[term + 1]]
+            if not held.size or not docs.size:
+                return np.empty(0, np.int64)
+            at = np.minimum(np.searchsorted(docs, held), docs.size - 1)
+            held = held[docs[at] == held]
         return held.astype(np.int64)
 
     def entries(self, terms: Sequence[int]) -> QueryEntries:
