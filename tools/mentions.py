@@ -46,6 +46,7 @@ import numpy as np
 if TYPE_CHECKING:
     from graphs.bm25.index import TermScores
     from graphs.snapshot import Snapshot
+    from graphs.snapshot.names import RunMatches
 
 MAX_HOMONYMS = 5
 """Nodes kept for one mention (the best by the question's text)."""
@@ -106,38 +107,41 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     type_stems = snapshot.type_name_stems
     relation_stems = snapshot.relation_name_stems
     taken = [False] * len(words)
-    chosen: list[tuple[int, int, list[int], list[bool], bool]] = []
-    for a, b in names.runs(words):  # longest runs first
+    chosen: list[tuple[RunMatches, list[int]]] = []
+    for candidate in names.runs(words):  # longest runs first
+        a, b = candidate.start, candidate.end
         if any(taken[a:b]):
             continue
-        run = words[a:b]
-        matches = [m for m in names.lookup(run) if names.confirmed(run, m, snapshot.name(m.node))]
-        if not matches:
-            continue
-        stems = tuple(names.name_forms.stems(run))
-        if all(m.stemmed for m in matches) and stems in type_stems:
+        run = names.matches(candidate)
+        kept = _first_form(snapshot, words[a:b], run)
+        if kept is None:
+            continue  # hash collisions only
+        stems = tuple(names.name_forms.stems(words[a:b]))
+        if all(run.stemmed) and stems in type_stems:
             continue  # "packages" names the type `package`, not the node `packaging`
         if stems in relation_stems:
             continue  # "which attribute of loud": the relation `attribute`, not its node
         taken[a:b] = [True] * (b - a)
-        kept = [m for m in matches if not m.stemmed] or matches
-        nodes = [m.node for m in kept]
-        bases = [m.base for m in kept]
-        chosen.append((a, b, nodes, bases, all(m.stemmed for m in matches)))
-    chosen.sort()
-    every = np.array([node for _, _, nodes, _, _ in chosen for node in nodes], dtype=np.int64)
+        chosen.append((run, kept))
+    chosen.sort(key=lambda pair: pair[0].start)
+    every = np.array([run.nodes[at] for run, kept in chosen for at in kept], dtype=np.int64)
     table = snapshot.index.term_scores(question, every)  # each word scored once for all
-    scores = iter(table.whole(every).tolist())
+    whole = table.whole(every).astype(np.float64)
     mentions = []
-    for a, b, nodes, bases, stemmed in chosen:
-        found = np.asarray(nodes, dtype=np.int64)
-        by_question = np.array([next(scores) for _ in nodes])
+    offset = 0
+    for run, kept in chosen:
+        found = every[offset : offset + len(kept)]
+        by_question = whole[offset : offset + len(kept)]
+        offset += len(kept)
+        a, b = run.start, run.end
         end = spans[b - 1][1]
         end += question[end : end + 1] == ")"  # a disambiguator's closing parenthesis
         text = question[spans[a][0] : end]
-        order = _homonym_order(snapshot, table, question, text, found, by_question, bases)
         if not snapshot.index.tokenize(text):
             continue  # stopwords only: not a name's use
+        bases = [run.base[at] for at in kept]
+        order = _homonym_order(snapshot, table, question, text, found, by_question, bases)
+        order = _confirmed(snapshot, words[a:b], run, kept, order)
         first = int(found[order[0]])
         texts, near = usage(snapshot, text, first)
         mentions.append(
@@ -145,14 +149,46 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
                 text=text,
                 start=a,
                 end=b,
-                nodes=tuple(int(n) for n in found[order]),
-                scores=tuple(float(s) for s in by_question[order]),
-                stemmed=stemmed,
+                nodes=tuple(found[order].tolist()),
+                scores=tuple(by_question[order].tolist()),
+                stemmed=all(run.stemmed),
                 texts=texts,
                 near=near,
             )
         )
     return mentions
+
+
+def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[int] | None:
+    """Which of a run's nodes (positions) it links.
+
+    Those it names as written when one of them is confirmed (`NameIndex.confirmed`: keys are
+    hashes), else those it names after stemming; None: neither.
+    """
+    for stemmed in (False, True):  # an empty group confirms nothing
+        group = [at for at, flag in enumerate(run.stemmed) if flag == stemmed]
+        if any(_is_named(snapshot, words, run, at) for at in group):
+            return group
+    return None
+
+
+def _confirmed(
+    snapshot: Snapshot, words: list[str], run: RunMatches, kept: list[int], order: np.ndarray
+) -> np.ndarray:
+    """The best `MAX_HOMONYMS` of `order` (positions in `kept`) that really bear the name."""
+    named: list[int] = []
+    for at in order.tolist():
+        if len(named) == MAX_HOMONYMS:
+            break
+        if _is_named(snapshot, words, run, kept[at]):
+            named.append(at)
+    return np.asarray(named, dtype=np.int64)
+
+
+def _is_named(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
+    """Whether the run's `at`-th node's name normalises to `words` (keys are hashes)."""
+    name = snapshot.name(run.nodes[at])
+    return snapshot.names.confirmed(words, run.stemmed[at], run.base[at], name)
 
 
 def _homonym_order(
@@ -164,7 +200,7 @@ def _homonym_order(
     by_question: np.ndarray,
     bases: list[bool],
 ) -> np.ndarray:
-    """The order of the nodes one mention names (the best `MAX_HOMONYMS`).
+    """The order of the nodes one mention names, best first.
 
     The nodes it names whole come first. Among homonyms the name's own words choose nothing
     (every one holds them; a short text repeating the name scores highest), so the
@@ -184,7 +220,7 @@ def _homonym_order(
     )
     fit = by_rest + np.log1p(snapshot.degrees[found])
     keys = (found, -by_question, -fit, np.asarray(bases))
-    return np.lexsort(keys)[:MAX_HOMONYMS]
+    return np.lexsort(keys)
 
 
 def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:
@@ -202,6 +238,9 @@ def usage(snapshot: Snapshot, text: str, node: int) -> tuple[int, int | None]:
         return int(holding.size), None  # few texts, the node's among them: never loose
     if not holding.size:
         return 0, 0
-    around = np.unique(np.append(snapshot.neighbors(node).nodes, node))
+    around = snapshot.neighbors(node).nodes
     places = np.minimum(np.searchsorted(holding, around), holding.size - 1)
-    return int(holding.size), int(np.count_nonzero(holding[places] == around))
+    near = set(around[holding[places] == around].tolist())  # a neighbour counts once
+    if at < holding.size and holding[at] == node:
+        near.add(node)
+    return int(holding.size), len(near)

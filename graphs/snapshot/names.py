@@ -13,9 +13,9 @@ question's words are computed in one pass over the question), stored sorted in
   write them (``glass (container)``, ``Paris (Texas)``), the words before it, exact and
   stemmed: the *base* forms, which make the node one of the homonyms of ``glass``.
 
-A lookup hashes a word run both ways and reads the matching entries; each is checked
-against the node's name, so a hash collision never links a wrong node. Names whose words
-are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`, are not
+A lookup hashes a word run both ways and reads the matching entries; a node is checked
+against its name before it is linked, so a hash collision never links a wrong node. Names
+whose words are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`, are not
 indexed: they name nothing a question could mean. The index is built at import from
 nodes.arrow (both builds) and stamped with the build's content hash like csr/ and ids/.
 """
@@ -167,18 +167,40 @@ class NameForms:
 
 
 @dataclass(frozen=True)
-class NameMatch:
-    """A node whose name a word run names.
+class Run:
+    """A run of a question's words some name is indexed under.
 
     Attributes:
-        node: Internal node id.
-        stemmed: Matched only after stemming (``glasses`` for ``glass``).
-        base: Matched the name without its disambiguator (one homonym of several).
+        start: Index of its first word.
+        end: Index after its last word.
+        entries: (form it was looked up in, first position, end position) of each of its
+            keys' blocks of entries in the sorted keys, the exact form's first.
     """
 
-    node: int
-    stemmed: bool
-    base: bool
+    start: int
+    end: int
+    entries: tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class RunMatches:
+    """The nodes whose indexed keys a run of a question's words has, before confirmation.
+
+    Attributes:
+        start: Index of the run's first word.
+        end: Index after its last word.
+        nodes: Internal ids, distinct, those of exact keys first (then stemmed), each form's
+            in key order.
+        stemmed: Per node, whether it matched only after stemming (``glasses`` for ``glass``).
+        base: Per node, whether it matched its name without the disambiguator (one homonym
+            of several).
+    """
+
+    start: int
+    end: int
+    nodes: tuple[int, ...]
+    stemmed: tuple[bool, ...]
+    base: tuple[bool, ...]
 
 
 @dataclass(frozen=True)
@@ -259,17 +281,18 @@ class NameIndex:
         forms = NameForms(analyzer)
         return cls(_collect(names, forms), forms)
 
-    def runs(self, words: Sequence[str]) -> list[tuple[int, int]]:
-        """(start, end) of every run of `words` some name is indexed under, longest first.
+    def runs(self, words: Sequence[str]) -> list[Run]:
+        """Every run of `words` some name is indexed under, longest first.
 
-        A run is tried only from a word some name begins with, and only as long as the
-        longest such name (`starts`, `longest`); each run's key extends the one before it
-        (the rolling FNV-1a of `fold`), and one binary search over the sorted keys finds
-        them all.
+        `matches` reads a run's nodes. A run is tried only from a word some name begins
+        with, and only as long as the longest such name (`starts`, `longest`); each run's key
+        extends the one before it (the rolling FNV-1a of `fold`), and one pair of binary
+        searches over the sorted keys finds every run's entries at once. Keys are 64-bit
+        hashes: the caller confirms a node against its name (`confirmed`) before it links it.
         """
         if not words or not len(self.keys):
             return []
-        forms = [(EXACT, words), (STEMMED, self.name_forms.stems(words))]
+        forms = [(EXACT, list(words)), (STEMMED, self.name_forms.stems(words))]
         hashes = [self.name_forms.word_keys(run) for _, run in forms]
         firsts = [
             ((_SEEDS[form] ^ h) * _PRIME) & _MASK
@@ -277,20 +300,52 @@ class NameIndex:
             for h in row
         ]
         reach = self._longest(firsts)
-        found: list[tuple[int, int]] = []
+        found: list[tuple[int, int, int]] = []
         keys: list[int] = []
         for index, ((form, run), row) in enumerate(zip(forms, hashes, strict=True)):
             for start, length in enumerate(reach[index * len(run) : (index + 1) * len(run)]):
                 key = _SEEDS[form]
                 for end in range(start, min(len(run), start + length)):
                     key = ((key ^ row[end]) * _PRIME) & _MASK
-                    found.append((start, end + 1))
+                    found.append((start, end + 1, form))
                     keys.append(key)
         if not keys:
             return []
-        present = _present(self.keys, np.array(keys, dtype=np.uint64)).tolist()
-        runs = {run for run, hit in zip(found, present, strict=True) if hit}
-        return sorted(runs, key=lambda run: (run[0] - run[1], run[0]))
+        wanted = np.array(keys, dtype=np.uint64)
+        lows = np.searchsorted(self.keys, wanted, side="left").tolist()
+        highs = np.searchsorted(self.keys, wanted, side="right").tolist()
+        entries: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for (start, end, form), low, high in zip(found, lows, highs, strict=True):
+            if high > low:  # exact keys were collected first: they stay first
+                entries.setdefault((start, end), []).append((form, low, high))
+        runs = [Run(start, end, tuple(spans)) for (start, end), spans in entries.items()]
+        return sorted(runs, key=lambda run: (run.start - run.end, run.start))
+
+    def matches(self, run: Run) -> RunMatches:
+        """The distinct nodes of a run's entries.
+
+        Each entry is kept where its form flag is the form it was looked up in (empty only
+        where the run's keys collide with another form's). A few entries: plain Python is
+        quicker here than array calls.
+        """
+        nodes: list[int] = []
+        flags: list[int] = []
+        seen: set[int] = set()
+        for form, low, high in run.entries:  # exact first: a node an exact key names stays exact
+            for node, flag in zip(
+                self.nodes[low:high].tolist(), self.forms[low:high].tolist(), strict=True
+            ):
+                if flag & STEMMED == form and node not in seen:
+                    seen.add(node)
+                    nodes.append(node)
+                    flags.append(flag)
+        return RunMatches(
+            run.start,
+            run.end,
+            tuple(nodes),
+            tuple(bool(flag & STEMMED) for flag in flags),
+            tuple(bool(flag & BASE) for flag in flags),
+        )
 
     def _longest(self, firsts: list[int]) -> list[int]:
         """For each word's one-word key: the most words of a name it begins (0: none)."""
@@ -302,33 +357,11 @@ class NameIndex:
         hit = np.asarray(starts[at] == wanted)
         return np.where(hit, np.asarray(self.arrays.longest)[at], 0).astype(int).tolist()
 
-    def lookup(self, words: Sequence[str]) -> list[NameMatch]:
-        """The nodes named by exactly this word run (lower-cased words), exact forms first.
-
-        The caller checks each match against the node's name when it must be certain
-        (`confirmed`): keys are 64-bit hashes.
-        """
-        if not words or len(words) > MAX_NAME_WORDS:
-            return []
-        matches: dict[int, NameMatch] = {}
-        for form, run in ((EXACT, words), (STEMMED, self.name_forms.stems(words))):
-            key = np.uint64(self.name_forms.key(form, run))
-            start = int(np.searchsorted(self.keys, key, side="left"))
-            end = int(np.searchsorted(self.keys, key, side="right"))
-            for position in range(start, end):
-                flags = int(self.forms[position])
-                if flags & STEMMED != form:
-                    continue
-                node = int(self.nodes[position])
-                if node not in matches:
-                    matches[node] = NameMatch(node, bool(flags & STEMMED), bool(flags & BASE))
-        return list(matches.values())
-
-    def confirmed(self, words: Sequence[str], match: NameMatch, name: str) -> bool:
-        """Whether `name` (the matched node's) really normalises to `words` in the match's form."""
-        parts = split_disambiguator(name) if match.base else None
+    def confirmed(self, words: Sequence[str], stemmed: bool, base: bool, name: str) -> bool:
+        """Whether `name` (a matched node's) really normalises to `words` in that form."""
+        parts = split_disambiguator(name) if base else None
         target = name_words(parts[0] if parts else name)
-        if match.stemmed:
+        if stemmed:
             return self.name_forms.stems(target) == self.name_forms.stems(list(words))
         return target == list(words)
 

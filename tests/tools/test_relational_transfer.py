@@ -110,6 +110,22 @@ def test_the_name_index_is_stored_and_matches_one_built_in_memory(graph: Snapsho
     assert (memory.keys == graph.names.keys).all() and (memory.nodes == graph.names.nodes).all()
 
 
+def test_a_key_that_points_at_a_node_of_another_name_links_nothing(graph: Snapshot) -> None:
+    """Keys are 64-bit hashes: a node is checked against its own name before it is linked."""
+    snapshot = Snapshot.open(graph.path)
+    names = [graph.name(i) for i in range(graph.num_nodes)]
+    gc, tb = graph.internal_id("gc"), graph.internal_id("tb")
+    names[gc], names[tb] = names[tb], names[gc]  # the keys of each point at the other
+    snapshot.__dict__["names"] = NameIndex.from_names(names, "english-stem")
+    # "tumbler" finds `glass (container)`, "glass container" finds `tumbler`: neither links;
+    # "glass" finds both homonyms' nodes and links the one that bears the name
+    assert named(snapshot, "the glass (container) and a tumbler") == [("glass", ["gm"])]
+    assert named(graph, "the glass (container) and a tumbler") == [
+        ("glass (container)", ["gc"]),
+        ("tumbler", ["tb"]),
+    ]
+
+
 def test_search_shows_the_names_and_a_listing_reads_them_back(graph: Snapshot) -> None:
     observation = Toolset(graph).call("search", {"query": "a tall glass (container)", "k": 3})
     names = parse_names(observation.text)
