@@ -43,12 +43,12 @@ edges: has_phenotype 253,034, associated_with 245,026, is_a 22,845, gene_of 12,2
 has_inheritance 8,853 (OMIM only: Orphanet gives none), has_onset 6,831, has_course 1,186.
 1,256 disease names carry (OMIM) or (ORPHA), 16 an id. The build takes about 10 s.
 
-Questions: hpo/dev.jsonl (development; written by a helper that did not read the policy or
-the planner): 100 questions, 20 in each of one_hop, two_hop, intersection, neighbour_set and
-text_only, each with the `spec` its gold answers were derived from
-(benchmarks/datasets/debian.py `spec_gold`). ``--check-questions`` re-derives every gold set
-from the tables the build wrote beside ``--out`` (``OUT.tables/``) and checks that each
-question names its anchors.
+Questions: hpo/dev.jsonl and dev2.jsonl (development; each written by a helper that did not
+read the policy or the planner, dev2 a pass later): 100 questions each, 20 in each of
+one_hop, two_hop, intersection, neighbour_set and text_only, each with the `spec` its gold
+answers were derived from (benchmarks/datasets/debian.py `spec_gold`). ``--check-questions``
+re-derives every gold set from the tables the build wrote beside ``--out`` (``OUT.tables/``)
+and checks that each question names its anchors.
 
     .venv/bin/python -m benchmarks.datasets.hpo --out /tmp/hpo
     .venv/bin/python -m benchmarks.datasets.hpo --out /tmp/hpo --check-questions

@@ -23,9 +23,10 @@ similar_to, entails, causes, also_see, verb_group, attribute, derivation, pertai
 participle, topic_domain / region_domain / usage_domain (the synset -> its domain).
 Duplicates and self-loops dropped.
 
-Questions: wordnet/dev.jsonl (development; written by a helper that did not read the
-policy or the planner), each with the `spec` its gold answers were derived from
-(benchmarks/datasets/debian.py `spec_gold`).
+Questions: wordnet/dev.jsonl, dev-text.jsonl and dev2.jsonl (development; each written by a
+helper that did not read the policy or the planner, dev2 a pass later, 20 per family), each
+with the `spec` its gold answers were derived from (benchmarks/datasets/debian.py
+`spec_gold`).
 
     .venv/bin/python -m benchmarks.datasets.wordnet --out /tmp/wordnet
     .venv/bin/python -m benchmarks.datasets.wordnet --check-questions

@@ -17,7 +17,9 @@ all run (split `dev`), to be read and developed on. `wordnet` is Princeton WordN
 (benchmarks/datasets/wordnet.py: 117,659 synsets, names disambiguated as `glass (container)`)
 with 100 development questions (wordnet/dev.jsonl, written the same way), run whole too.
 `debian-text` and `wordnet-text` are 24 more text-only development questions on each of those
-graphs (`TEXT_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
+graphs; `wordnet-2` and `hpo-2` are 100 more questions on each, 20 per family, written later by
+other helpers that did not read the policy, first run before any change they could prompt
+(`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
 36,259 phenotypes, diseases and genes, typed and non-hierarchical, names disambiguated as
 `Marfan syndrome (OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same
 way), run whole too.
@@ -54,12 +56,15 @@ from graphs.synth.generate import DOMAINS, generate
 
 METRICS = ("hit@1", "hit@5", "recall@20", "mrr")
 DATASETS = Path(__file__).parents[1] / "datasets"
-TEXT_SETS = {
+QUESTION_SETS = {
     "debian-text": ("debian-dev", DATASETS / "debian" / "dev-text.jsonl"),
     "wordnet-text": ("wordnet", DATASETS / "wordnet" / "dev-text.jsonl"),
+    "wordnet-2": ("wordnet", DATASETS / "wordnet" / "dev2.jsonl"),
+    "hpo-2": ("hpo", DATASETS / "hpo" / "dev2.jsonl"),
 }
-"""More text-only development questions (24 each, written by a helper that did not read the
-policy), run on the snapshot of the graph named first (its files linked, not copied)."""
+"""More development questions (written by helpers that did not read the policy: 24 text-only
+ones, or 100 of every family), run on the snapshot of the graph named first (its files
+linked, not copied)."""
 
 
 def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
@@ -152,8 +157,8 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
     elif name == "wordnet":
         if not (out / "qa" / "dev.jsonl").is_file():
             build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet")
-    elif name in TEXT_SETS:
-        text_set(name, work, per_family)
+    elif name in QUESTION_SETS:
+        question_set(name, work, per_family)
     elif name == "hpo":
         if not (out / "qa" / "dev.jsonl").is_file():
             build_hpo(out, Path.home() / ".cache" / "ark" / "hpo")
@@ -163,16 +168,16 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
     return out
 
 
-def text_set(name: str, work: Path, per_family: int) -> None:
-    """A `TEXT_SETS` question set: the files of its graph's snapshot linked, its own qa/."""
+def question_set(name: str, work: Path, per_family: int) -> None:
+    """A `QUESTION_SETS` set: the files of its graph's snapshot linked, its own qa/."""
     out = work / name
-    base = build_graph(TEXT_SETS[name][0], work, per_family)
+    base = build_graph(QUESTION_SETS[name][0], work, per_family)
     if not (out / "qa" / "dev.jsonl").is_file():
         (out / "qa").mkdir(parents=True, exist_ok=True)
         for item in base.iterdir():
             if item.name != "qa" and not (out / item.name).exists():
                 (out / item.name).symlink_to(item.resolve())
-        shutil.copyfile(TEXT_SETS[name][1], out / "qa" / "dev.jsonl")
+        shutil.copyfile(QUESTION_SETS[name][1], out / "qa" / "dev.jsonl")
 
 
 def splits_of(graph: Path) -> tuple[str, ...]:
