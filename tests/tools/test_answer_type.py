@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from offline_answers import plan_of
+from offline_answers import ask, plan_of
 from tiny_graph import tiny_snapshot
 
 from graphs.snapshot import Snapshot
@@ -87,3 +87,29 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
     answers = RulePlanner(snapshot.manifest).answers
     assert answers.reaches(["disease"], ["has_phenotype"], "phenotype")
     assert not answers.reaches(["disease"], ["has_phenotype"], "clinical_course")
+
+
+def test_a_word_several_types_share_is_not_half_of_a_relation_label(tmp_path) -> None:
+    """WordNet names fifteen types `verb.*` and a relation `verb_group`: "which verb..." says
+    what kind of word the answer is, not a walk along `verb_group` (half its label); the
+    whole label still names it."""
+    nodes = [
+        ("dbl", "verb.motion", "double over", "bend over or curl up, with laughter or pain"),
+        ("cup", "verb.motion", "curl up", "shape one's body into a curl"),
+        ("ctw", "verb.motion", "curl (twist)", "form a curl, curls, or ringlets"),
+        ("cwd", "verb.change", "curl (wind)", "wind around something"),
+        ("lau", "verb.body", "laugh", "produce laughter"),
+        ("pai", "noun.state", "pain", "a symptom of some physical hurt or disorder"),
+        ("gig", "noun.act", "giggle", "a foolish nervous laugh"),
+    ]
+    edges = [
+        ("ctw", "cup", "verb_group"),
+        ("cwd", "cup", "verb_group"),
+        ("gig", "lau", "derivation"),
+        ("lau", "pai", "also_see"),
+    ]
+    graph = tiny_snapshot(tmp_path / "lexical", nodes, edges)
+    question = "verb for bending over or curling up, typically from laughing or being in pain"
+    assert "verb_group" not in plan_of(graph, question).relations
+    assert ask(graph, question)[0] == "dbl"
+    assert "verb_group" in plan_of(graph, "Which verbs share a verb group with curl up?").relations

@@ -222,21 +222,34 @@ class QuestionReader:
         named: dict[str, int] = {}
         for name, stems in self.type_words.items():
             held = [stem for stem in stems if stem in first]
-            if held and (len(held) == len(stems) or any(self.type_holders[s] == 1 for s in held)):
+            if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
+
+    def kind_word(self, stem: str) -> bool:
+        """Whether several types' names hold `stem`.
+
+        Such a word is the schema's word for a kind of node ("verb" in WordNet's
+        `verb.motion`, `verb.body`...), which names no one type alone.
+        """
+        return self.type_holders.get(stem, 0) > 1
 
     def label_matches(self, question: str) -> LabelMatches:
         """How much of each relation label the question holds (one pass over the labels).
 
         A label's words (stemmed) are weighted by how few labels hold each (`has` in every
         `has_*` label weighs little); its match is the weighted share of them in the question.
+        A label is not matched by part of it made only of words several types' names share
+        (`kind_word`): WordNet's "verb" names its fifteen `verb.*` types' kind, not half of
+        `verb_group`; the whole label still matches.
         """
         stems = {stem for _, _, stem in self.stemmer.word_spans(question)}
         shares: dict[str, tuple[float, int]] = {}
         for relation, weights in self.label_weights.items():
             total = sum(weights.values())
             matched = [stem for stem in weights if stem in stems]
+            if len(matched) < len(weights) and all(self.kind_word(s) for s in matched):
+                continue  # "which verb means...": a kind of word, not half of `verb_group`
             if total and matched:
                 share = sum(weights[stem] for stem in matched) / total
                 shares[relation] = (round(share, 6), len(matched))
