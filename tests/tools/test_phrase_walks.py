@@ -111,3 +111,24 @@ def test_a_phrase_of_the_edges_target_turns_the_direction_around() -> None:
     assert reader.direction("sober is a lack of what", "sober", ["antonym"]) == "in"
     # a label word of the relation decides first, the phrases are not read
     assert reader.direction("the antonym of sober, a lack of", "sober", ["antonym"]) == "in"
+
+
+def test_a_name_written_with_its_disambiguator_beside_the_phrase_s_name_is_an_anchor_too(
+    tmp_path: Path,
+) -> None:
+    """The phrase "kinds of" is written about `glass (container)`; `pub (tavern)`, written
+    whole with its disambiguator, is named too, and walked along every relation (the phrase
+    says nothing of it): the kind of glass the pub's terms hold answers."""
+    nodes = [
+        *NODES,
+        ("pub", "noun", "pub (tavern)", "a tavern where alcoholic drinks are served"),
+        ("keeper", "noun", "publican", "the keeper of a public house"),
+    ]
+    edges = [*EDGES, ("beer_glass", "pub", "topic_domain"), ("keeper", "pub", "topic_domain")]
+    pubs = tiny_snapshot(tmp_path / "pubs", nodes, edges)
+    assert pubs.manifest.relation_phrases == {"hypernym": {"kind": "out"}}
+    question = "Which kinds of glass (container) are terms used in a pub (tavern)?"
+    plan = plan_of(pubs, question)
+    assert [route.node.name for route in plan.routes] == ["glass (container)", "pub (tavern)"]
+    assert [hop.relations for hop in plan.routes[1].hops] == [()]
+    assert ask(pubs, question)[0] == "beer_glass"

@@ -122,12 +122,15 @@ class RulePlanner:
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
         phrases = None if relations else self._phrases(question, mentions, loose)
+        aside: set[str] = set()  # names the phrase is not written about: they walk every way
         if phrases is not None and phrases.relations:
             # the phrase's words name the relation ("kinds of glass"), not a node; when it
             # is written about a name, that name is what the question asks about
             mentions = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
             about = [m for m in mentions if phrases.about(question, m[0])]
-            mentions = about or mentions
+            if about:  # a name written whole with its disambiguator is named all the same
+                mentions = [m for m in mentions if m in about or qualified(m[0])]
+                aside = {m[0] for m in mentions if m not in about}
             if not mentions:
                 return self.text_plan(question)
             relations = list(phrases.relations)
@@ -149,7 +152,7 @@ class RulePlanner:
             f"A{number}": self.routes.hops_for(
                 node.type,
                 target,
-                relations,
+                [] if named in aside else relations,
                 question,
                 named,
                 claimed=self.routes.claimed(relations, anchor_types, number - 1, target),
@@ -264,6 +267,14 @@ def written_as(mention: str, name: str) -> bool:
     parts = split_disambiguator(name)
     forms = [words(name), *([words(parts[0])] if parts else [])]
     return words(mention) in forms
+
+
+def qualified(written: str) -> bool:
+    """Whether a name is written whole with its parenthesised disambiguator.
+
+    "football (field game)" names the node; the question cannot have meant it as words.
+    """
+    return "(" in written and written.endswith(")")
 
 
 def _plan_hops(var: str, walk: tuple[RoutedHop, ...]) -> list[PlanHop]:
