@@ -118,10 +118,6 @@ class NameForms:
             keys.append(key)
         return keys
 
-    def key(self, form: int, words: Sequence[str]) -> int:
-        """The index key of a run of words in `form` (its words already stemmed if so)."""
-        return fold(form, self.word_keys(words))
-
     def stem(self, word: str) -> str:
         """The Snowball stem of one lower-cased word (stopwords stay as they are)."""
         found = self._stems.get(word)
@@ -445,9 +441,3 @@ def _longest_by_key(firsts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray,
     longest = np.zeros(len(starts), dtype=np.uint8)
     np.maximum.at(longest, inverse.reshape(-1), counts)
     return starts, longest
-
-
-def _present(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Which of `wanted` occur in the sorted `keys` (one binary search each)."""
-    positions = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.asarray(keys[positions] == wanted)
