@@ -2,7 +2,7 @@
 
 A question is read as its run of words (lower-cased, punctuation dropped, as the name index
 normalises names; graphs/snapshot/names.py). Every run of up to the index's longest name is looked
-up at once (one vectorised search over the sorted keys), and the mentions are chosen longest
+up at once (one pair of binary searches over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
 also `glass`). The schema's names come before a node's: a run that matches only after
 stemming and is, stemmed, a node type's name names that type, not a node (`packages` in
@@ -117,7 +117,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         if kept is None:
             continue  # hash collisions only
         stems = tuple(names.name_forms.stems(words[a:b]))
-        if all(run.stemmed) and stems in type_stems:
+        if run.stemmed[kept[0]] and stems in type_stems:  # the kept nodes share one form
             continue  # "packages" names the type `package`, not the node `packaging`
         if stems in relation_stems:
             continue  # "which attribute of loud": the relation `attribute`, not its node
@@ -151,7 +151,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
                 end=b,
                 nodes=tuple(found[order].tolist()),
                 scores=tuple(by_question[order].tolist()),
-                stemmed=all(run.stemmed),
+                stemmed=run.stemmed[kept[0]],
                 texts=texts,
                 near=near,
             )

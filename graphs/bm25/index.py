@@ -122,6 +122,7 @@ class BM25Index:
         # agents repeat queries: the parse is cached per index (thread-safe, immutable result).
         self._parsed = functools.lru_cache(maxsize=QUERY_CACHE_SIZE)(self._parse_query)
         self._token_ids: dict[str, int] = {}
+        self._token_limit = TOKEN_CACHE_SIZE
 
     @classmethod
     def open(cls, index_dir: Path) -> BM25Index:
@@ -201,14 +202,19 @@ class BM25Index:
         return self._scorer.holding_all(ids)
 
     def _ids(self, tokens: Sequence[str]) -> list[int]:
-        """The vocabulary id of each token (-1: no document holds it), remembered per token."""
+        """The vocabulary id of each token (-1: no document holds it).
+
+        Remembered per token, the unknown ones too, until `TOKEN_CACHE_SIZE` tokens are
+        (then tokens not yet remembered are looked up each time). Entries are only added, so
+        threads sharing the index read it safely (two may add past the limit by a few).
+        """
         known = self._token_ids
         missing = [token for token in dict.fromkeys(tokens) if token not in known]
         if not missing:
             return [known[token] for token in tokens]
         found = dict(zip(missing, term_ids(self._vocab, missing).tolist(), strict=True))
-        if len(known) + len(found) <= TOKEN_CACHE_SIZE:
-            known.update(found)
+        for token in missing[: max(self._token_limit - len(known), 0)]:
+            known[token] = found[token]
         return [known[token] if token in known else found[token] for token in tokens]
 
     def _query_terms(self, query: str) -> tuple[tuple[str, int], ...]:

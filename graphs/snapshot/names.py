@@ -1,9 +1,8 @@
 """The name index: which nodes a run of words names, for linking a question to the graph.
 
 Every node name is indexed under up to four keys, each a 64-bit hash of a normalised word
-sequence (FNV-1a over the words' own 64-bit BLAKE2b hashes, so the keys of every run of a
-question's words are computed in one pass over the question), stored sorted in
-``names/keys.npy`` with ``nodes.npy`` and ``forms.npy`` aligned:
+sequence (graphs/snapshot/name_keys.py), stored sorted in ``names/keys.npy`` with
+``nodes.npy`` and ``forms.npy`` aligned:
 
 * the name's words, lower-cased, punctuation dropped (``Glass (container)`` -> ``glass
   container``): the *exact* form;
@@ -15,25 +14,23 @@ question's words are computed in one pass over the question), stored sorted in
 
 A lookup hashes a word run both ways and reads the matching entries; a node is checked
 against its name before it is linked, so a hash collision never links a wrong node. Names
-whose words are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`, are not
-indexed: they name nothing a question could mean. The index is built at import from
+whose words are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`,
+are not indexed: they name nothing a question could mean. The index is built at import from
 nodes.arrow (both builds) and stamped with the build's content hash like csr/ and ids/.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from graphs.bm25.tokenize import Tokenizer
 from graphs.errors import SnapshotError
 from graphs.layout import META_FILE
+from graphs.snapshot.name_keys import BASE, STEMMED, NameForms, name_words, split_disambiguator
 from graphs.snapshot.nodestore import NodeStore
 
 NAMES_FORMAT_VERSION = 2
@@ -41,125 +38,7 @@ REBUILD_NAMES = (
     "delete that names/ folder (the index is then built in memory when needed) or rebuild the "
     "snapshot with `ark graph import ...` (--overwrite)"
 )
-MIN_NAME_CHARS = 3
-"""Names shorter than this (letters and digits only) are not linked (`C`, `of`, `US`... are
-too often ordinary words)."""
-MAX_NAME_WORDS = 32
-"""Names of more words are not indexed (classification entries reach 20-30 words; a
-question rarely quotes a longer title)."""
 BATCH = 65_536
-CACHE_WORDS = 1_000_000
-"""Distinct words whose stem and hash a `NameForms` remembers."""
-
-EXACT = 0
-"""Form flags: bit 0 set = stemmed, bit 1 set = the base before a disambiguator."""
-STEMMED = 1
-BASE = 2
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_DISAMBIGUATOR = re.compile(r"^(?P<base>.*?\S)\s*\((?P<qualifier>[^()]+)\)\s*$")
-_STEMMER_NAME = "english-stem"
-
-
-def name_words(text: str) -> list[str]:
-    """The lower-cased alphanumeric words of `text` (the exact form's words)."""
-    return [word.lower() for word in _WORD.findall(text)]
-
-
-def split_disambiguator(name: str) -> tuple[str, str] | None:
-    """(base, qualifier) of a name ending in a parenthesised qualifier, else None."""
-    match = _DISAMBIGUATOR.match(name)
-    if match is None:
-        return None
-    return match.group("base"), match.group("qualifier")
-
-
-_MASK = (1 << 64) - 1
-_PRIME = 0x100000001B3
-_SEEDS = (0xCBF29CE484222325, 0x9E3779B97F4A7C15)
-"""FNV-1a's offset basis for exact runs, another constant for stemmed ones (two key spaces)."""
-
-
-def word_key(word: str) -> int:
-    """A word's own 64-bit hash."""
-    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
-
-
-def fold(form: int, word_keys: Sequence[int]) -> int:
-    """The key of a run of words in one form: FNV-1a over the words' own hashes."""
-    key = _SEEDS[form & STEMMED]
-    for word in word_keys:
-        key = ((key ^ word) * _PRIME) & _MASK
-    return key
-
-
-class NameForms:
-    """Turns names and question word runs into index keys (analyzer and stemmer in one place).
-
-    Args:
-        analyzer: The snapshot's analyzer: a name it keeps no word of is not indexed.
-    """
-
-    def __init__(self, analyzer: str) -> None:
-        self.analyzer = Tokenizer(analyzer)
-        self.stemmer = Tokenizer(_STEMMER_NAME)
-        self._stems: dict[str, str] = {}
-        self._keys: dict[str, int] = {}
-
-    def word_keys(self, words: Sequence[str]) -> list[int]:
-        """Each word's own hash (remembered: names and questions repeat their words)."""
-        keys = []
-        for word in words:
-            key = self._keys.get(word)
-            if key is None:
-                key = word_key(word)
-                if len(self._keys) < CACHE_WORDS:
-                    self._keys[word] = key
-            keys.append(key)
-        return keys
-
-    def stem(self, word: str) -> str:
-        """The Snowball stem of one lower-cased word (stopwords stay as they are)."""
-        found = self._stems.get(word)
-        if found is None:
-            tokens = self.stemmer.tokenize(word)
-            found = tokens[0] if len(tokens) == 1 else word
-            if len(self._stems) < CACHE_WORDS:
-                self._stems[word] = found
-        return found
-
-    def stems(self, words: Sequence[str]) -> list[str]:
-        """The stem of each word."""
-        return [self.stem(word) for word in words]
-
-    def linkable(self, words: Sequence[str]) -> bool:
-        """Whether a name of these words can be linked (long enough, not only stopwords)."""
-        if not words or len(words) > MAX_NAME_WORDS:
-            return False
-        if sum(len(word) for word in words) < MIN_NAME_CHARS:
-            return False
-        return bool(self.analyzer.tokenize(" ".join(words)))
-
-    def keys(self, name: str) -> list[tuple[int, int, int, int]]:
-        """(key, form flags, first word's key, words) under which `name` is indexed.
-
-        Empty when the name is not linkable. The first word's key is the key of the run of
-        that one word in the same form (what a question's word is looked up under first).
-        """
-        found: dict[int, tuple[int, int, int, int]] = {}
-        runs = [(name_words(name), 0)]
-        parts = split_disambiguator(name)
-        if parts is not None:
-            runs.append((name_words(parts[0]), BASE))
-        for words, base in runs:
-            if not self.linkable(words):
-                continue
-            for form, run in ((EXACT, words), (STEMMED, self.stems(words))):
-                hashes = self.word_keys(run)
-                key = fold(form, hashes)
-                if key not in found:
-                    found[key] = (key, form | base, fold(form, hashes[:1]), len(run))
-        return list(found.values())
 
 
 @dataclass(frozen=True)
@@ -288,23 +167,7 @@ class NameIndex:
         """
         if not words or not len(self.keys):
             return []
-        forms = [(EXACT, list(words)), (STEMMED, self.name_forms.stems(words))]
-        hashes = [self.name_forms.word_keys(run) for _, run in forms]
-        firsts = [
-            ((_SEEDS[form] ^ h) * _PRIME) & _MASK
-            for (form, _), row in zip(forms, hashes, strict=True)
-            for h in row
-        ]
-        reach = self._longest(firsts)
-        found: list[tuple[int, int, int]] = []
-        keys: list[int] = []
-        for index, ((form, run), row) in enumerate(zip(forms, hashes, strict=True)):
-            for start, length in enumerate(reach[index * len(run) : (index + 1) * len(run)]):
-                key = _SEEDS[form]
-                for end in range(start, min(len(run), start + length)):
-                    key = ((key ^ row[end]) * _PRIME) & _MASK
-                    found.append((start, end + 1, form))
-                    keys.append(key)
+        found, keys = self.name_forms.candidates(words, self._longest)
         if not keys:
             return []
         wanted = np.array(keys, dtype=np.uint64)

@@ -42,7 +42,7 @@ import numpy as np
 from graphs.bm25.tokenize import Tokenizer
 from graphs.layout import CSR_DIR, STORE_FILE
 from graphs.snapshot.csr import CSR, OUT
-from graphs.snapshot.names import name_words, split_disambiguator
+from graphs.snapshot.name_keys import name_words, split_disambiguator
 from graphs.snapshot.nodestore import NodeStore
 
 MAX_NODES = 500_000

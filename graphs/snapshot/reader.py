@@ -29,7 +29,8 @@ from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
-from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, name_words, stored_format
+from graphs.snapshot.name_keys import name_words
+from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
 from graphs.snapshot.nodestore import NodeStore
 
 __all__ = ["Neighborhood", "Snapshot"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from tiny_graph import tiny_snapshot
 
 from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
+from graphs.snapshot.name_keys import STEMMED
 from graphs.snapshot.names import NameIndex
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
@@ -124,6 +126,27 @@ def test_a_key_that_points_at_a_node_of_another_name_links_nothing(graph: Snapsh
         ("glass (container)", ["gc"]),
         ("tumbler", ["tb"]),
     ]
+    # "glasses" as written finds the tumbler (a key of another name), after stemming the
+    # glasses: the mention is of the stemmed form, the only one that bears the name
+    names = [graph.name(i) for i in range(graph.num_nodes)]
+    names[tb] = "glasses"
+    snapshot = Snapshot.open(graph.path)
+    snapshot.__dict__["names"] = NameIndex.from_names(names, "english-stem")
+    (glasses,) = find_mentions(snapshot, "which glasses")
+    assert glasses.stemmed and tb not in glasses.nodes
+
+
+def test_an_entry_stored_under_the_other_form_is_not_a_run_s_node(graph: Snapshot) -> None:
+    """An exact key equal to a stemmed one (two key spaces, one sorted array) is not a match."""
+    index = NameIndex.from_names([graph.name(i) for i in range(graph.num_nodes)], "english-stem")
+    (run,) = index.runs(["tumbler"])
+    assert index.matches(run).nodes == (graph.internal_id("tb"),)
+    forms = index.forms.copy()
+    for _, low, high in run.entries:
+        forms[low:high] ^= STEMMED  # each entry flagged as the other form's
+    flipped = NameIndex(replace(index.arrays, forms=forms), index.name_forms)
+    (run,) = flipped.runs(["tumbler"])
+    assert flipped.matches(run).nodes == ()
 
 
 def test_search_shows_the_names_and_a_listing_reads_them_back(graph: Snapshot) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from graphs.snapshot.names import split_disambiguator
+from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.answer_types import AnswerTypes
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
@@ -122,7 +122,7 @@ class RulePlanner:
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
         phrases = None if relations else self._phrases(question, mentions, loose)
-        aside: set[str] = set()  # names the phrase is not written about: they walk every way
+        aside: set[tuple[str, str]] = set()  # named, not written about: walked every way
         if phrases is not None and phrases.relations:
             # the phrase's words name the relation ("kinds of glass"), not a node; when it
             # is written about a name, that name is what the question asks about
@@ -130,7 +130,7 @@ class RulePlanner:
             about = [m for m in mentions if phrases.about(question, m[0])]
             if about:  # a name written whole with its disambiguator is named all the same
                 mentions = [m for m in mentions if m in about or qualified(m[0])]
-                aside = {m[0] for m in mentions if m not in about}
+                aside = {(m[0], m[1].node_id) for m in mentions if m not in about}
             if not mentions:
                 return self.text_plan(question)
             relations = list(phrases.relations)
@@ -152,7 +152,7 @@ class RulePlanner:
             f"A{number}": self.routes.hops_for(
                 node.type,
                 target,
-                [] if named in aside else relations,
+                [] if (named, node.node_id) in aside else relations,
                 question,
                 named,
                 claimed=self.routes.claimed(relations, anchor_types, number - 1, target),
@@ -274,7 +274,7 @@ def qualified(written: str) -> bool:
 
     "football (field game)" names the node; the question cannot have meant it as words.
     """
-    return "(" in written and written.endswith(")")
+    return split_disambiguator(written) is not None
 
 
 def _plan_hops(var: str, walk: tuple[RoutedHop, ...]) -> list[PlanHop]:

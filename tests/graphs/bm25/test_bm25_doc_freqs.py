@@ -37,16 +37,42 @@ def test_remembered_token_ids_equal_the_vocabulary_s_also_once_the_memory_is_ful
     names = ["Red apple", "Green apple", "Blue sky", "Grey cloud"]
     texts = ["a red fruit", "a green fruit", "the sky is blue", "rain from a cloud"]
     build_index(tmp_path / "index", names, texts, np.zeros(4, dtype=np.int16))
-    queries = ["apple fruit", "red sky missing", "cloud rain apple", "blue blue zebra"]
+    vocab = load_vocab(tmp_path / "index")
+    batches = [
+        ["apple", "fruit", "zebra", "apple"],  # repeated and unknown tokens
+        ["sky", "cloud", "rain", "red", "zebra", "sky"],
+        ["blue", "grey", "apple", "quark", "green"],
+    ]
     for limit in (0, 3, 1000):  # nothing remembered, a full memory, everything remembered
         monkeypatch.setattr(index_module, "TOKEN_CACHE_SIZE", limit)
         index = BM25Index.open(tmp_path / "index")
-        vocab = load_vocab(tmp_path / "index")
         for _ in range(2):  # the second pass reads what the first remembered
-            for query in queries:
-                tokens = index.tokenizer.query_tokens(query)
-                ids = term_ids(vocab, tokens).tolist()
-                wanted = [t for t, i in zip(tokens, ids, strict=True) if i >= 0]
-                assert index.matched_terms(query) == wanted
-            assert index.doc_freqs(["apple", "fruit", "sky", "missing"]) == [2, 2, 1, 0]
-        assert len(index._token_ids) <= limit
+            for tokens in batches:
+                wanted = [int(i) for i in term_ids(vocab, tokens)]
+                assert index._ids(tokens) == wanted
+                counts = [0 if i < 0 else index._scorer.doc_freq(i) for i in wanted]
+                assert index.doc_freqs(tokens) == counts
+            assert index.matched_terms("apple sky zebra cloud") == ["apple", "sky", "cloud"]
+        distinct = len({token for tokens in batches for token in tokens})
+        assert len(index._token_ids) == min(limit, distinct)
+
+
+def test_holding_all_is_the_brute_force_intersection_of_every_word_s_documents(
+    tmp_path: Path,
+) -> None:
+    """Lists of every length: the rarest word's documents looked up in longer lists, ids past
+    a longer list's last, words no document holds, a word written twice."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(12)]
+    weights = np.linspace(0.05, 0.9, len(words))  # w0 in few documents, w11 in most
+    texts = [" ".join(w for w, p in zip(words, weights, strict=True) if rng.random() < p)
+             for _ in range(80)]  # fmt: skip
+    build_index(tmp_path / "index", [""] * 80, texts, np.zeros(80, dtype=np.int16))
+    index = BM25Index.open(tmp_path / "index")
+    held = [set(text.split()) for text in texts]
+    queries = [[a, b] for a in words for b in words] + [
+        list(rng.choice(words, size=3, replace=False)) for _ in range(60)
+    ]
+    for query in [*queries, ["w0", "nothere"], ["w3", "w3"]]:
+        wanted = [node for node, own in enumerate(held) if set(query) <= own]
+        assert index.holding_all(" ".join(query)).tolist() == wanted, query
