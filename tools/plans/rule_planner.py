@@ -124,13 +124,7 @@ class RulePlanner:
         phrases = None if relations else self._phrases(question, mentions, loose)
         aside: set[tuple[str, str]] = set()  # named, not written about: walked every way
         if phrases is not None and phrases.relations:
-            # the phrase's words name the relation ("kinds of glass"), not a node; when it
-            # is written about a name, that name is what the question asks about
-            mentions = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
-            about = [m for m in mentions if phrases.about(question, m[0])]
-            if about:  # a name written whole with its disambiguator is named all the same
-                mentions = [m for m in mentions if m in about or qualified(m[0])]
-                aside = {(m[0], m[1].node_id) for m in mentions if m not in about}
+            mentions, aside = self._phrase_anchors(question, mentions, phrases)
             if not mentions:
                 return self.text_plan(question)
             relations = list(phrases.relations)
@@ -190,6 +184,26 @@ class RulePlanner:
         )
         named_ids = frozenset(row.node.node_id for row in names or ())
         return RulePlan(plan, tuple(routes), tuple(relations), named_ids=named_ids)
+
+    def _phrase_anchors(
+        self,
+        question: str,
+        mentions: Sequence[tuple[str, ListedNode, float]],
+        phrases: PhraseUses,
+    ) -> tuple[list[tuple[str, ListedNode, float]], set[tuple[str, str]]]:
+        """The anchors of a question that names its relation by a phrase, and those aside.
+
+        The phrase's words name the relation ("kinds of glass"), not a node. When the phrase
+        is written about a name, that name is what the question asks about; a name written
+        whole with its disambiguator is named all the same, but the phrase says nothing of
+        it: it is aside, (words, node id), walked along every relation.
+        """
+        kept = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
+        about = [m for m in kept if phrases.about(question, m[0])]
+        if not about:
+            return kept, set()
+        kept = [m for m in kept if m in about or qualified(m[0])]
+        return kept, {(m[0], m[1].node_id) for m in kept if m not in about}
 
     def _phrases(
         self,

@@ -248,11 +248,12 @@ class QuestionReader:
         for relation, weights in self.label_weights.items():
             total = sum(weights.values())
             matched = [stem for stem in weights if stem in stems]
+            if not total or not matched:
+                continue
             if len(matched) < len(weights) and all(self.kind_word(s) for s in matched):
                 continue  # "which verb means...": a kind of word, not half of `verb_group`
-            if total and matched:
-                share = sum(weights[stem] for stem in matched) / total
-                shares[relation] = (round(share, 6), len(matched))
+            share = sum(weights[stem] for stem in matched) / total
+            shares[relation] = (round(share, 6), len(matched))
         return LabelMatches(shares)
 
     def phrase_uses(self, question: str) -> PhraseUses:
