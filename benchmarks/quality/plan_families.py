@@ -17,9 +17,9 @@ all run (split `dev`), to be read and developed on. `wordnet` is Princeton WordN
 (benchmarks/datasets/wordnet.py: 117,659 synsets, names disambiguated as `glass (container)`)
 with 100 development questions (wordnet/dev.jsonl, written the same way), run whole too.
 `debian-text` and `wordnet-text` are 24 more text-only development questions on each of those
-graphs; `wordnet-2` and `hpo-2` are 100 more questions on each, 20 per family, written later by
-other helpers that did not read the policy, first run before any change they could prompt
-(`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
+graphs; `wordnet-2`, `hpo-2` and `debian-2` are 100 more questions on each of those graphs,
+20 per family, written later by other helpers that did not read the policy, first run before
+any change they could prompt (`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
 36,259 phenotypes, diseases and genes, typed and non-hierarchical, names disambiguated as
 `Marfan syndrome (OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same
 way), run whole too.
@@ -61,6 +61,7 @@ QUESTION_SETS = {
     "wordnet-text": ("wordnet", DATASETS / "wordnet" / "dev-text.jsonl"),
     "wordnet-2": ("wordnet", DATASETS / "wordnet" / "dev2.jsonl"),
     "hpo-2": ("hpo", DATASETS / "hpo" / "dev2.jsonl"),
+    "debian-2": ("debian-dev", DATASETS / "debian" / "dev2.jsonl"),
 }
 """More development questions (written by helpers that did not read the policy: 24 text-only
 ones, or 100 of every family), run on the snapshot of the graph named first (its files
