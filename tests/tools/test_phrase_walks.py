@@ -132,3 +132,33 @@ def test_a_name_written_with_its_disambiguator_beside_the_phrase_s_name_is_an_an
     assert [route.node.name for route in plan.routes] == ["glass (container)", "pub (tavern)"]
     assert [hop.relations for hop in plan.routes[1].hops] == [()]
     assert ask(pubs, question)[0] == "beer_glass"
+
+
+def test_a_relation_label_written_before_of_is_written_about_the_name_after_it(
+    tmp_path: Path,
+) -> None:
+    """In "the antonym of curious (inquisitive)" the label's word is written about that
+    name; `give (transfer)`, named only by its base "Give", is no anchor beside it. A name
+    written whole without a disambiguator (`cat`) is named all the same, and stays."""
+    nodes = [
+        ("curious", "adj", "curious (inquisitive)", "eager to investigate and learn"),
+        ("incurious", "adj", "incurious", "showing absence of intellectual inquisitiveness"),
+        ("give", "verb", "give (transfer)", "transfer possession of something to someone"),
+        ("take", "verb", "take (receive)", "receive willingly something given or offered"),
+        ("cat", "noun", "cat", "feline mammal usually having thick soft fur"),
+        ("dog", "noun", "dog", "a domesticated carnivorous mammal"),
+    ]
+    edges = [
+        ("curious", "incurious", "antonym"),
+        ("incurious", "curious", "antonym"),
+        ("give", "take", "antonym"),
+        ("take", "give", "antonym"),
+        ("cat", "dog", "similar"),
+    ]
+    words = tiny_snapshot(tmp_path / "words", nodes, edges)
+    question = "Give me the antonym of curious (inquisitive)."
+    plan = plan_of(words, question)
+    assert [route.node.name for route in plan.routes] == ["curious (inquisitive)"]
+    assert ask(words, question)[0] == "incurious"
+    kept = plan_of(words, "Give me the antonym of curious (inquisitive) a cat shows.")
+    assert [route.node.name for route in kept.routes] == ["curious (inquisitive)", "cat"]

@@ -55,7 +55,10 @@ class RulePlanner:
        `optionally_requires`); the answer type is the snapshot's only candidate type, else the
        first candidate type the question names (outside the anchors' names), else the one
        type the relations named whole lead to from the named nodes (`AnswerTypes`,
-       tools/plans/answer_types.py).
+       tools/plans/answer_types.py). A label's word written before "of" is written about
+       the name after it (`QuestionReader.label_uses`: "the antonym of curious
+       (inquisitive)"): a name beside it that names its node only by its base ("Give" for
+       `give (transfer)`) or is loose is no anchor.
     3. Each anchor walks one hop to the target along the named relation that touches its
        type (every relation when none does), or two through an intermediate type when the
        named relation or answer type lies beyond its neighbours' types (`RouteWriter`,
@@ -129,6 +132,15 @@ class RulePlanner:
                 return self.text_plan(question)
             relations = list(phrases.relations)
             anchor_types = [node.type for _, node, _ in mentions]
+        elif relations:  # "the antonym of curious": a label's word written as a phrase
+            used = self.reader.label_uses(question, relations)
+            if any(used.about(question, named) for named, _, _ in mentions):
+                mentions = [
+                    m for m in mentions
+                    if used.about(question, m[0]) or qualified(m[0])
+                    or (split_disambiguator(m[1].name) is None and m[0] not in loose)
+                ]  # fmt: skip
+                anchor_types = [node.type for _, node, _ in mentions]
         target = self.answers.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
         if target is None:

@@ -280,6 +280,21 @@ class QuestionReader:
         named = tuple(r for r in self.label_weights if best and counts.get(r) == best)
         return PhraseUses(tuple(places), named, tuple(objects))
 
+    def label_uses(self, question: str, relations: Sequence[str]) -> PhraseUses:
+        """The words of the named `relations`' labels that `question` writes before "of".
+
+        A label's word used as the graph's texts use a relation phrase ("the antonym of
+        curious") is written about the name after it, as a phrase is (`phrase_uses`).
+        """
+        stems = {stem for relation in relations for stem in self.label_weights.get(relation, {})}
+        places, objects = [], []
+        for start, end, stem in self.stemmer.word_spans(question):
+            of = _OF.match(question, end)
+            if of is not None and stem in stems:
+                places.append((start, stem))
+                objects.append(of.end() + question[of.end() : of.end() + 1].isspace())
+        return PhraseUses(tuple(places), tuple(relations), tuple(objects))
+
     def apposition(self, question: str, words: str, node_type: str) -> str:
         """`words` with the words right beside them (before, after) that name `node_type`.
 
