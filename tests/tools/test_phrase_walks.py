@@ -138,7 +138,7 @@ def test_a_relation_label_written_before_of_is_written_about_the_name_after_it(
     tmp_path: Path,
 ) -> None:
     """In "the antonym of curious (inquisitive)" the label's word is written about that
-    name; `give (transfer)`, named only by its base "Give", is no anchor beside it. A name
+    name; `give (transfer)`, named before it only by its base "Give", is no anchor. A name
     written whole without a disambiguator (`cat`) is named all the same, and stays."""
     nodes = [
         ("curious", "adj", "curious (inquisitive)", "eager to investigate and learn"),
@@ -162,3 +162,9 @@ def test_a_relation_label_written_before_of_is_written_about_the_name_after_it(
     assert ask(words, question)[0] == "incurious"
     kept = plan_of(words, "Give me the antonym of curious (inquisitive) a cat shows.")
     assert [route.node.name for route in kept.routes] == ["curious (inquisitive)", "cat"]
+    # after the phrase, a name is not outside it: it may say which of the answers are meant
+    after = plan_of(words, "What is the antonym of curious (inquisitive)? Give it.")
+    assert [route.node.name for route in after.routes] == [
+        "curious (inquisitive)",
+        "give (transfer)",
+    ]

@@ -57,7 +57,7 @@ class RulePlanner:
        type the relations named whole lead to from the named nodes (`AnswerTypes`,
        tools/plans/answer_types.py). A label's word written before "of" is written about
        the name after it (`QuestionReader.label_uses`: "the antonym of curious
-       (inquisitive)"): a name beside it that names its node only by its base ("Give" for
+       (inquisitive)"): a name before it that names its node only by its base ("Give" for
        `give (transfer)`) or is loose is no anchor.
     3. Each anchor walks one hop to the target along the named relation that touches its
        type (every relation when none does), or two through an intermediate type when the
@@ -133,14 +133,8 @@ class RulePlanner:
             relations = list(phrases.relations)
             anchor_types = [node.type for _, node, _ in mentions]
         elif relations:  # "the antonym of curious": a label's word written as a phrase
-            used = self.reader.label_uses(question, relations)
-            if any(used.about(question, named) for named, _, _ in mentions):
-                mentions = [
-                    m for m in mentions
-                    if used.about(question, m[0]) or qualified(m[0])
-                    or (split_disambiguator(m[1].name) is None and m[0] not in loose)
-                ]  # fmt: skip
-                anchor_types = [node.type for _, node, _ in mentions]
+            mentions = self._label_anchors(question, mentions, relations, loose)
+            anchor_types = [node.type for _, node, _ in mentions]
         target = self.answers.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
         if target is None:
@@ -216,6 +210,38 @@ class RulePlanner:
             return kept, set()
         kept = [m for m in kept if m in about or qualified(m[0])]
         return kept, {(m[0], m[1].node_id) for m in kept if m not in about}
+
+    def _label_anchors(
+        self,
+        question: str,
+        mentions: Sequence[tuple[str, ListedNode, float]],
+        relations: Sequence[str],
+        loose: Collection[str],
+    ) -> list[tuple[str, ListedNode, float]]:
+        """The anchors of a question that writes a named label's word before "of".
+
+        "Give me the antonym of curious (inquisitive)": the label's word is written about the
+        name after "of" (`QuestionReader.label_uses`). A name written before the phrase word
+        that names its node only by its base ("Give" for `give (transfer)`) or is loose is
+        then no anchor; a name written whole, and any name after the phrase word ("Which
+        parts of a knife (edge tool) are blades?"), stays.
+        """
+        used = self.reader.label_uses(question, relations)
+        if not any(used.about(question, named) for named, _, _ in mentions):
+            return list(mentions)
+        phrase_at = min(at for at, _ in used.places)
+        lowered = question.lower()
+
+        def kept(named: str, node: ListedNode) -> bool:
+            whole = split_disambiguator(node.name) is None and named not in loose
+            return (
+                whole
+                or qualified(named)
+                or used.about(question, named)
+                or lowered.find(named.lower()) > phrase_at
+            )
+
+        return [mention for mention in mentions if kept(mention[0], mention[1])]
 
     def _phrases(
         self,
