@@ -17,6 +17,7 @@ from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
 from tools.plans.execute import PlanExecutor
 from tools.plans.reach import Reach, graph_first
+from tools.plans.vocabulary import QuestionReader
 from tools.toolset import Toolset
 
 NODES = [
@@ -178,6 +179,20 @@ def test_whole_labels_choose_the_relation_and_word_order_its_direction(graph: Sn
         reader.direction("Which packages require tokenizers?", "tokenizers", ["requires"]) == "in"
     )
     assert reader.direction("What does tokenizers require?", "tokenizers", ["requires"]) == "out"
+
+
+def test_a_label_read_in_the_passive_turns_the_word_order_around(graph: Snapshot) -> None:
+    """ "required by transformers": transformers requires them, though the label's word comes
+    first; a label that holds "by" (`maintained_by`) is written that way in the active."""
+    reader = OfflinePlanner(graph).writer.reader
+    question = "Which packages are required by tokenizers?"
+    assert reader.direction(question, "tokenizers", ["requires"]) == "out"
+    assert reader.direction("Is tokenizers required by anything?", "tokenizers", ["requires"]) == (
+        "in"
+    )
+    assert ask(graph, question)[0] == "rq"  # tokenizers -> requests, not transformers -> it
+    maintained = QuestionReader.build("english", ["package", "maintainer"], ["maintained_by"])
+    assert maintained.direction("What is maintained by Ann?", "Ann", ["maintained_by"]) == "in"
 
 
 def test_reasons_name_the_path_in_its_direction(graph: Snapshot) -> None:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_BY = re.compile(r"\s+by\b", re.IGNORECASE)
+"""What follows a label's word read in the passive ("cited by", "recommended by")."""
 _OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
 """What follows a phrase word where the graph's texts use it (graphs/snapshot/phrases.py)."""
 
@@ -338,6 +340,9 @@ class QuestionReader:
         answer` and `answer relation anchor`: when every word of the relations' labels comes
         after the anchor's words, the anchor is the relation's subject (`out`); when every one
         comes before, its object (`in`); otherwise (or no relation) the order says nothing.
+        A label's word followed by "by" is read in the passive and votes the other way
+        ("cited by X": X cites them), unless a named label holds "by" itself (`maintained_by`
+        is written "maintained by X" in the active).
         A question holding no label word is read by the relations' phrases it writes: a
         phrase whose text's node is the edge's target (`in`) turns the reading around.
         """
@@ -348,14 +353,21 @@ class QuestionReader:
         if at < 0:
             return None
         label = set().union(*(self.label_weights.get(r, {}) for r in relations))
-        outside = [(start, stem) for start, _, stem in spans if not at <= start < at + len(words)]
-        votes = {start > at for start, stem in outside if stem in label}
+        outside = [
+            (start, end, stem) for start, end, stem in spans if not at <= start < at + len(words)
+        ]
+        written_by = any("by" in _WORD.findall(r.lower()) for r in relations)
+        votes = {
+            (start > at) != (not written_by and _BY.match(question, end) is not None)
+            for start, end, stem in outside
+            if stem in label
+        }
         if not votes:
             phrases = {s: d for r in relations for s, d in self.phrases.get(r, {}).items()}
             used = set(self.phrase_uses(question).places)
             votes = {
                 (start > at) == (phrases[stem] == "out")
-                for start, stem in outside
+                for start, _, stem in outside
                 if stem in phrases and (start, stem) in used
             }
         if votes == {True}:
