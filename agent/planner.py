@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent.models.base import Message, Model
 from agent.models.structured import SchemaModel, StructuredMode, StructuredStats, ask_structured
 from prompts.loader import render_prompt
+from tools.config import ToolConfig
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.errors import PlanError
 from tools.plans.model import GraphPlan
@@ -35,7 +36,7 @@ from tools.plans.plan_schema import (
 from tools.plans.rule_planner import FIRST_SEARCH_K, RulePlanner
 from tools.plans.validate import check_plan, plan_from_json
 from tools.plans.vocabulary import TermStats
-from tools.search import named_nodes
+from tools.search import named_nodes, search_hits
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
@@ -112,12 +113,11 @@ class OfflinePlanner:
         self.writer = RulePlanner(snapshot.manifest, TermStats.of(snapshot))
 
     def hits(self, question: str) -> list[ListedNode]:
-        """The question's first search, as the rule agent sees it."""
+        """The question's first search, as the rule agent sees it (with its snippets)."""
         nodes, scores = self.snapshot.index.search(question, FIRST_SEARCH_K)
-        ids, names, types = self.snapshot.labels(nodes)
         return [
-            ListedNode(i, n, t, float(s))
-            for i, n, t, s in zip(ids, names, types, scores.tolist(), strict=True)
+            ListedNode(hit.node.node_id, hit.node.name, hit.node.type, hit.score, (), hit.snippet)
+            for hit in search_hits(self.snapshot, nodes, scores, question, ToolConfig())
         ]
 
     def names(self, question: str) -> list[NamedListed]:

@@ -19,10 +19,10 @@ with 100 development questions (wordnet/dev.jsonl, written the same way), run wh
 `debian-text` and `wordnet-text` are 24 more text-only development questions on each of those
 graphs; `wordnet-2`, `hpo-2` and `debian-2` are 100 more questions on each of those graphs,
 20 per family, written later by other helpers that did not read the policy, first run before
-any change they could prompt (`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology (benchmarks/datasets/hpo.py:
-36,259 phenotypes, diseases and genes, typed and non-hierarchical, names disambiguated as
-`Marfan syndrome (OMIM)`) with 100 development questions (hpo/dev.jsonl, written the same
-way), run whole too.
+any change they could prompt (`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology
+(benchmarks/datasets/hpo.py: 36,259 phenotypes, diseases and genes, typed and
+non-hierarchical, names disambiguated as `Marfan syndrome (OMIM)`) with 100 development
+questions (hpo/dev.jsonl, written the same way), run whole too.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base

@@ -113,3 +113,39 @@ def test_a_word_several_types_share_is_not_half_of_a_relation_label(tmp_path) ->
     assert "verb_group" not in plan_of(graph, question).relations
     assert ask(graph, question)[0] == "dbl"
     assert "verb_group" in plan_of(graph, "Which verbs share a verb group with curl up?").relations
+
+
+def test_a_type_word_the_first_hits_write_before_another_word_names_no_type(tmp_path) -> None:
+    """ "source control" is how gource's own text writes it: "source" modifies "control" and
+    names neither the type `source` nor a relation; the search's answer stands. "source
+    package" (another type's word) and "binary packages" (the type word last) still name
+    their types."""
+    nodes = [
+        ("gource", "package", "gource", "graphical source control visualisation"),
+        ("hgview", "package", "hgview", "mercurial repository browser"),
+        ("draw", "package", "drawing", "simple drawing program"),
+        ("xdraw", "package", "xdrawer", "draw pictures in x11"),
+        ("gfx", "section", "graphics", "the archive section graphics"),
+        ("s1", "source", "history-control (source package)", "the source package history-control"),
+        ("hc", "package", "history-control", "form history control for browsers"),
+        ("s2", "source", "drawing (source package)", "the source package drawing"),
+    ]
+    edges = [
+        ("draw", "gfx", "in_section"),
+        ("xdraw", "gfx", "in_section"),
+        ("hc", "gfx", "in_section"),
+        ("hc", "s1", "built_from"),
+        ("draw", "s2", "built_from"),
+        ("xdraw", "s2", "built_from"),
+    ]
+    archive = tiny_snapshot(tmp_path / "archive", nodes, edges)
+    reader = RulePlanner(archive.manifest).reader
+    texts = ["graphical source control visualisation", "the source package drawing"]
+    question = "What draws a graphical visualisation of a source control repository history?"
+    at = question.index("source")
+    assert reader.compound_type_words(question, texts) == [(at, at + len("source"))]
+    assert reader.compound_type_words("Which source package builds drawing?", texts) == []
+    assert reader.compound_type_words("the binary packages of drawing", ["binary packages"]) == []
+    assert "source" not in plan_of(archive, question).plan.target.labels
+    assert ask(archive, question)[0] == "gource"
+    assert plan_of(archive, "Which source package builds drawing?").plan.target.labels == ["source"]

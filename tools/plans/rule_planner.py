@@ -14,7 +14,7 @@ from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.answer_types import AnswerTypes
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
-from tools.plans.rivals import Rivals
+from tools.plans.rivals import LEADING_HITS, Rivals
 from tools.plans.routes import RouteWriter
 from tools.plans.rule_plan import Route, RoutedHop, RulePlan
 from tools.plans.schema_paths import SchemaPaths
@@ -122,6 +122,11 @@ class RulePlanner:
                 if named not in loose
             ],
         )
+        # a type word in a compound the first hits write ("source control") names no type
+        for start, end in self.reader.compound_type_words(
+            unnamed, [hit.snippet for hit in hits[:LEADING_HITS]]
+        ):
+            unnamed = unnamed[:start] + " " * (end - start) + unnamed[end:]
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
         phrases = None if relations else self._phrases(question, mentions, loose)

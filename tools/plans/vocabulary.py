@@ -17,6 +17,7 @@ stands on gives the walk's direction, as a label's words do.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -227,6 +228,34 @@ class QuestionReader:
             if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
+
+    def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
+        """Spans of type words the question writes as the first word of a compound of `texts`.
+
+        A type's word written before another content word, as the leading search hits' texts
+        write the pair ("source control" in gource's "graphical source control
+        visualisation"), modifies that word (an English compound's head is its last word): it
+        is a word of the compound, not the type `source`. A type word written last ("binary
+        packages"), or before another type's or a relation label's word ("source package",
+        "package provides"), still names its type. Only `texts` are read: what the question's
+        first search shows.
+        """
+        if not texts:
+            return []
+        written = " " + " ".join(" ".join(_WORD.findall(text.lower())) for text in texts) + " "
+        schema = set().union(*self.type_words.values(), *self.label_weights.values())
+        types = set().union(*self.type_words.values())
+        spans = self.stemmer.word_spans(question)
+        kept = {start for start, _, _ in self.analyzer.word_spans(question)}
+        found = []
+        for (start, end, stem), (after, stop, other) in itertools.pairwise(spans):
+            if stem not in types or other in schema or after not in kept:
+                continue
+            if stop - after < MIN_CONTENT_CHARS or not _joined(question[end:after]):
+                continue
+            if f" {question[start:end].lower()} {question[after:stop].lower()} " in written:
+                found.append((start, end))
+        return found
 
     def kind_word(self, stem: str) -> bool:
         """Whether several types' names hold `stem`.
