@@ -615,6 +615,32 @@ def test_a_type_word_beside_a_name_says_what_the_named_node_is(tmp_path: Path) -
     assert plan.relations == () and len(plan.routes[0].hops) == 1
 
 
+def test_a_run_of_type_words_beside_a_name_that_holds_its_own_type_says_what_it_is(
+    tmp_path: Path,
+) -> None:
+    """ "the virtual package news-transport-system": `virtual`, written with the word of
+    `package`, says what the named node is; the answers are what the relation leads to (the
+    packages providing it), not the virtual packages."""
+    nodes = [
+        ("nts", "virtual", "news-transport-system", "a name no real package has"),
+        ("inn", "package", "inn2", "a news server"),
+        ("other", "virtual", "mail-transport-agent", "a name no real package has"),
+    ]
+    edges = [("inn", "nts", "provides"), ("inn", "other", "provides")]
+    snapshot = tiny_snapshot(tmp_path / "archive", nodes, edges)
+    reader = OfflinePlanner(snapshot).writer.reader
+    question = "What provides the virtual package news-transport-system?"
+    name = "news-transport-system"
+    assert reader.apposition(question, name, "virtual") == f"virtual package {name}"
+    # a run of type words without the node's own type's word says nothing of it
+    assert reader.apposition(f"the package {name}", name, "virtual") == name
+    # after the name, up to the own type's word: the type word beyond it is the question's
+    assert reader.apposition(f"{name} virtual packages", name, "virtual") == f"{name} virtual"
+    plan = plan_of(snapshot, question)
+    assert plan.plan.target.labels == ["package"]
+    assert ask(snapshot, question)[0] == "inn"
+
+
 def test_a_named_nodes_own_type_named_first_across_a_relation_is_a_round_trip(
     tmp_path: Path,
 ) -> None:

@@ -327,12 +327,14 @@ class QuestionReader:
         return PhraseUses(tuple(places), tuple(relations), tuple(objects))
 
     def apposition(self, question: str, words: str, node_type: str) -> str:
-        """`words` with the words right beside them (before, after) that name `node_type`.
+        """`words` with the type words right beside them (before, after) that say what it is.
 
         A type word written next to a name, with only spaces or one hyphen between, says what
         the named node is ("the LRP4 gene", "package spacy", "games-section packages"): it
-        names the node's own type, not the answer's, nor a relation. `words` as they are
-        when no such word stands beside them.
+        names the node's own type, not the answer's, nor a relation. So does a run of type
+        words beside the name that holds its own type's word ("the virtual package
+        news-transport-system": `virtual`, written with the word of `package`). `words` as
+        they are when no such word stands beside them.
         """
         at = question.lower().find(words.lower())
         own = self.type_words.get(node_type, frozenset())
@@ -340,21 +342,33 @@ class QuestionReader:
             return words
         end = at + len(words)
         before = list(_WORD.finditer(question, 0, at))
-        after = _WORD.search(question, end)
-        start, stop = at, end
-        if (
-            before
-            and _joined(question[before[-1].end() : at])
-            and self._names_only(before[-1].group(), own)
-        ):
-            start = before[-1].start()
-        if (
-            after is not None
-            and _joined(question[end : after.start()])
-            and self._names_only(after.group(), own)
-        ):
-            stop = after.end()
-        return question[start:stop]
+        after = list(_WORD.finditer(question, end))
+        return question[
+            self._described(question, before[::-1], at, own, -1) : (
+                self._described(question, after, end, own, 1)
+            )
+        ]
+
+    def _described(
+        self, question: str, beside: list[re.Match[str]], edge: int, own: frozenset[str], way: int
+    ) -> int:
+        """How far the type words beside a name reach, up to its own type's last word.
+
+        Read outward from `edge` (`way` -1: before the name, 1: after it) over adjacent type
+        words; the run ends at the farthest word of the node's own type (a type word beyond
+        it belongs to the rest of the question: "the zope section packages"); `edge` when
+        the run holds no such word.
+        """
+        types = set().union(*self.type_words.values())
+        reach, place = edge, edge
+        for word in beside:
+            gap = question[word.end() : place] if way < 0 else question[place : word.start()]
+            if not _joined(gap) or not self._names_only(word.group(), frozenset(types)):
+                break
+            place = word.start() if way < 0 else word.end()
+            if self._names_only(word.group(), own):
+                reach = place
+        return reach
 
     def _names_only(self, word: str, stems: frozenset[str]) -> bool:
         found = {stem for _, _, stem in self.stemmer.word_spans(word)}
