@@ -10,6 +10,8 @@ rule agent and the plan executor alike.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from offline_answers import ask
 from tiny_graph import tiny_snapshot
@@ -173,3 +175,27 @@ def test_a_question_quoting_the_named_nodes_own_text_is_answered_by_it(
     walk, _ = planned(packages, "Which timer does the stopwatch depend on?")
     assert walk.relations == ("depends",)
     assert writer.rivals.rival_score(walk, hits) is None
+
+
+def test_a_walk_along_the_named_relation_is_not_rivalled_by_a_name_alike(tmp_path: Path) -> None:
+    """ "Which packages recommend having an info-browser installed?" walks `recommends` into
+    info-browser and reaches its recommenders along the named relation: `install-info`,
+    named like the anchor ("info") and matching the words left ("installed"), does not
+    outrank them: the question asks for the relation's nodes, not for one named alike."""
+    nodes = [
+        ("ib", "virtual", "info-browser", "a name no real package has"),
+        ("doc", "package", "asymptote-doc", "documentation for asymptote"),
+        ("dev", "package", "libcln-dev", "class library for numbers, headers"),
+        ("ii", "package", "install-info", "manage installed documentation in info format"),
+        ("info", "package", "info", "standalone GNU info documentation browser"),
+        *((f"w{i}", "package", name, "web browser") for i, name in enumerate(["lynx", "links"])),
+    ]
+    edges = [
+        ("doc", "ib", "recommends"),
+        ("dev", "ib", "recommends"),
+        ("info", "ib", "provides"),
+        ("ii", "info", "depends"),
+    ]
+    archive = tiny_snapshot(tmp_path / "archive", nodes, edges)
+    question = "Which packages recommend having an info-browser installed?"
+    assert ask(archive, question)[0] in {"doc", "dev"}

@@ -59,6 +59,8 @@ class Rivals:
         hits: Sequence[ListedNode],
         reached: Collection[str] = (),
         leading: Collection[str] = (),
+        *,
+        by_name: bool = True,
     ) -> float | None:
         """The best search score of a hit that rivals the anchors as the question's subject.
 
@@ -73,6 +75,11 @@ class Rivals:
         (`highball glass` for `glass`), which a question describing it by text would find.
         Any other hit matches only the question's other words, the words the reached nodes
         are ranked by; it does not compete with a path from what was named.
+
+        `by_name` False: hits named like the anchors do not rival (the rule agent's choice
+        when its walk reached nodes along the relation the question names, in its
+        direction: "Which packages recommend having an info-browser installed?" asks for
+        info-browser's recommenders, not for `install-info`).
 
         A named node of the answer types rivals too when the question names no relation
         leaving a named node's type (as `describing_rival`): nothing asks for a walk, and a
@@ -96,6 +103,8 @@ class Rivals:
                 continue  # not of the answer types: it cannot be the answer instead
             if hit.node_id in leading:
                 scores.append(hit.score)
+                continue
+            if not by_name:
                 continue
             stems = set(self._weighted_stems(hit.name))
             for named in weighted:

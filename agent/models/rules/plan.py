@@ -47,8 +47,10 @@ class RulePlanner:
        the graph's text mostly uses its words away from it, tools/mentions.py); else the
        question's words neither the anchors nor the schema explain (the plan's relevance
        text) are searched too, and the reached nodes come first unless a hit of that search
-       that rivals the anchors (`Rivals.rival_score`: named like them, or one of the
-       first search's leading hits while the reading is unsure, `leading_rivals`; not
+       that rivals the anchors (`Rivals.rival_score`: named like them, unless the walk
+       reached nodes along the relation the question names, in its direction: the question
+       asks for that relation's nodes, not for one named alike; or one of the first
+       search's leading hits while the reading is unsure, `leading_rivals`; not
        reached) scores above every reached node for those words (`graph_first`): then the
        question is answered by its text, and the first search's ranking comes first.
        A question that names no relation leaving its named nodes may use their names as
@@ -117,7 +119,12 @@ class RulePlanner:
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
             leading = self.writer.rivals.leading_rivals(rule_plan, hits, reach)
-            text_best = self.writer.rivals.rival_score(rule_plan, rivals, reach.nodes, leading)
+            confirmed = self.writer.rivals.walks_named(rule_plan) and any(
+                node.on_path >= 2 for node in reach.nodes.values()
+            )
+            text_best = self.writer.rivals.rival_score(
+                rule_plan, rivals, reach.nodes, leading, by_name=not confirmed
+            )
         ranked = reach.ranking()
         types = list(rule_plan.plan.target.labels if reach.nodes else self.candidate_types)
         fill = yield from self._fill(
