@@ -108,8 +108,10 @@ class OfflinePlanner:
 
     name = "rules"
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, tools: ToolConfig | None = None) -> None:
         self.snapshot = snapshot
+        self.tools = tools or ToolConfig()
+        """The tool settings the rule agent's search shows its hits with (snippets)."""
         self.writer = RulePlanner(snapshot.manifest, TermStats.of(snapshot))
 
     def hits(self, question: str) -> list[ListedNode]:
@@ -117,7 +119,7 @@ class OfflinePlanner:
         nodes, scores = self.snapshot.index.search(question, FIRST_SEARCH_K)
         return [
             ListedNode(hit.node.node_id, hit.node.name, hit.node.type, hit.score, (), hit.snippet)
-            for hit in search_hits(self.snapshot, nodes, scores, question, ToolConfig())
+            for hit in search_hits(self.snapshot, nodes, scores, question, self.tools)
         ]
 
     def names(self, question: str) -> list[NamedListed]:

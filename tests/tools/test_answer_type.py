@@ -146,6 +146,12 @@ def test_a_type_word_the_first_hits_write_before_another_word_names_no_type(tmp_
     assert reader.compound_type_words(question, texts) == [(at, at + len("source"))]
     assert reader.compound_type_words("Which source package builds drawing?", texts) == []
     assert reader.compound_type_words("the binary packages of drawing", ["binary packages"]) == []
+    # each text on its own: the end of one and the start of the next are no pair
+    assert reader.compound_type_words(question, ["graphical source", "control tool"]) == []
+    # written as one phrase: not across a name blanked out of the question
+    assert reader.compound_type_words("source      control", texts) == []
+    plan = plan_of(archive, question)
+    assert "source" in plan.plan.target.relevance_text.split()  # a word of the question still
     assert "source" not in plan_of(archive, question).plan.target.labels
     assert ask(archive, question)[0] == "gource"
     assert plan_of(archive, "Which source package builds drawing?").plan.target.labels == ["source"]

@@ -199,3 +199,6 @@ def test_a_walk_along_the_named_relation_is_not_rivalled_by_a_name_alike(tmp_pat
     archive = tiny_snapshot(tmp_path / "archive", nodes, edges)
     question = "Which packages recommend having an info-browser installed?"
     assert ask(archive, question)[0] in {"doc", "dev"}
+    # the walk reached them only against the direction the question reads: not confirmed,
+    # and the name alike still rivals it
+    assert ask(archive, "What does info-browser recommend installed?")[0] == "ii"

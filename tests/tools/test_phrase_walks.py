@@ -168,3 +168,15 @@ def test_a_relation_label_written_before_of_is_written_about_the_name_after_it(
         "curious (inquisitive)",
         "give (transfer)",
     ]
+    # where a name is written is found as a word ("Forgive" holds no "give")
+    forgive = plan_of(words, "Forgive me: what is the antonym of curious (inquisitive)? Give it.")
+    assert [route.node.name for route in forgive.routes] == [
+        "curious (inquisitive)",
+        "give (transfer)",
+    ]
+    # a name written with its disambiguator stays, before the phrase word too
+    named = plan_of(words, "Does give (transfer) have the antonym of curious (inquisitive)?")
+    assert [route.node.name for route in named.routes] == [
+        "give (transfer)",
+        "curious (inquisitive)",
+    ]

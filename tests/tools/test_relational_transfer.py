@@ -191,6 +191,13 @@ def test_a_label_read_in_the_passive_turns_the_word_order_around(graph: Snapshot
         "in"
     )
     assert ask(graph, question)[0] == "rq"  # tokenizers -> requests, not transformers -> it
+    # "by" after a word that is no participle, the anchor not after it: no passive
+    assert reader.direction(
+        "What does tokenizers require by default?", "tokenizers", ["requires"]
+    ) == ("out")
+    assert reader.direction(
+        "Which packages require by name tokenizers?", "tokenizers", ["requires"]
+    ) == ("in")
     maintained = QuestionReader.build("english", ["package", "maintainer"], ["maintained_by"])
     assert maintained.direction("What is maintained by Ann?", "Ann", ["maintained_by"]) == "in"
 

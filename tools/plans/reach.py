@@ -46,6 +46,9 @@ rival (the same words in documents of about the same length)."""
 MAX_INTERMEDIATES = 20
 """Nodes an intermediate hop of a walk keeps (the best by the remaining words): the rule
 agent's neighbors k there (the paper toolset's fixed k), and the executor's cut alike."""
+IN_DIRECTION = 2
+"""A path's share of the question's path when every hop naming a relation goes along it in
+its direction (`path_on`; 1: along it the other way, 0: along another relation)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,10 @@ class Reach:
         return sorted(
             self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose, self.anchor_types)
         )
+
+    def directed(self) -> bool:
+        """Whether some node was reached along the named relations, in their direction."""
+        return any(node.on_path >= IN_DIRECTION for node in self.nodes.values())
 
     def agreed(self, among: Collection[str] | None = None) -> bool:
         """Whether several anchors (not loose; of `among` when given) reach some node."""

@@ -175,6 +175,13 @@ class Rivals:
             return None
         return first.node_id
 
+    def walk_confirmed(self, rule_plan: RulePlan, reach: Reach) -> bool:
+        """Whether the walk reached nodes along a named relation, in its direction.
+
+        The question then asks for that relation's nodes (`rival_score`'s `by_name`).
+        """
+        return self.walks_named(rule_plan) and reach.directed()
+
     def walks_named(self, rule_plan: RulePlan) -> bool:
         """Whether a relation the question names leaves a named node's type (asks for a walk)."""
         return any(

@@ -18,6 +18,7 @@ from tools.plans.rivals import LEADING_HITS, Rivals
 from tools.plans.routes import RouteWriter
 from tools.plans.rule_plan import Route, RoutedHop, RulePlan
 from tools.plans.schema_paths import SchemaPaths
+from tools.plans.type_words import written_at
 from tools.plans.vocabulary import (
     PhraseUses,
     QuestionReader,
@@ -123,9 +124,10 @@ class RulePlanner:
             ],
         )
         # a type word in a compound the first hits write ("source control") names no type
-        for start, end in self.reader.compound_type_words(
+        compounds = self.reader.compound_type_words(
             unnamed, [hit.snippet for hit in hits[:LEADING_HITS]]
-        ):
+        )
+        for start, end in compounds:
             unnamed = unnamed[:start] + " " * (end - start) + unnamed[end:]
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
@@ -152,6 +154,7 @@ class RulePlanner:
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
             phrases,
+            {question[start:end].lower() for start, end in compounds},
         )
         walks = {
             f"A{number}": self.routes.hops_for(
@@ -235,7 +238,6 @@ class RulePlanner:
         if not any(used.about(question, named) for named, _, _ in mentions):
             return list(mentions)
         phrase_at = min(at for at, _ in used.places)
-        lowered = question.lower()
 
         def kept(named: str, node: ListedNode) -> bool:
             whole = split_disambiguator(node.name) is None and named not in loose
@@ -243,7 +245,7 @@ class RulePlanner:
                 whole
                 or qualified(named)
                 or used.about(question, named)
-                or lowered.find(named.lower()) > phrase_at
+                or written_at(question, named) > phrase_at
             )
 
         return [mention for mention in mentions if kept(mention[0], mention[1])]
@@ -312,7 +314,7 @@ class RulePlanner:
                 continue  # named twice ("Can you ... that can"): one anchor
             chosen.append(name)  # (the name index's mentions never overlap)
         chosen = chosen[:MAX_ANCHORS]
-        position = {w: question.lower().find(w.lower()) for w in chosen}
+        position = {w: written_at(question, w) for w in chosen}
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
 
 

@@ -17,21 +17,19 @@ stands on gives the walk's direction, as a label's words do.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from graphs.bm25.tokenize import Tokenizer
+from tools.plans.type_words import MIN_CONTENT_CHARS, WORD, TypeReader, written_at
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
-MIN_CONTENT_CHARS = 3
-"""Shorter words never name a type or relation, nor make a name worth anchoring on."""
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _BY = re.compile(r"\s+by\b", re.IGNORECASE)
 """What follows a label's word read in the passive ("cited by", "recommended by")."""
 _OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
@@ -40,14 +38,13 @@ _OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
 
 def words(text: str) -> list[str]:
     """Lower-cased alphanumeric words of `text` (stopwords kept)."""
-    return [w.lower() for w in _WORD.findall(text)]
+    return [w.lower() for w in WORD.findall(text)]
 
 
 def blanked(question: str, names: Sequence[str]) -> str:
     """`question` with the first occurrence of each name (case aside) blanked out."""
-    lowered = question.lower()
     for name in names:
-        at = lowered.find(name.lower())
+        at = written_at(question, name)
         if at >= 0:
             question = question[:at] + " " * len(name) + question[at + len(name) :]
     return question
@@ -149,24 +146,18 @@ class PhraseUses:
 
 
 @dataclass(frozen=True)
-class QuestionReader:
+class QuestionReader(TypeReader):
     """The snapshot's analyzer and the stems of its type and relation names.
 
+    The type words are read as `TypeReader` reads them (tools/plans/type_words.py).
+
     Attributes:
-        analyzer: The snapshot's own analyzer (decides which words are content words).
-        stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
-        type_words: Stems of each node type's name.
         label_weights: Each relation label's stems, each weighted 1 / (labels holding it).
-        type_holders: Each type-name stem -> how many types' names hold it.
         phrases: Each relation's phrase words (stems) and the direction their text's node
             has on its edges (`Manifest.relation_phrases`; empty for an older snapshot).
     """
 
-    analyzer: Tokenizer
-    stemmer: Tokenizer
-    type_words: dict[str, frozenset[str]]
-    label_weights: dict[str, dict[str, float]]
-    type_holders: dict[str, int]
+    label_weights: dict[str, dict[str, float]] = field(default_factory=dict)
     phrases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     phrase_holders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each phrase word (stem) -> the relations it is a phrase of (read once per word)."""
@@ -200,8 +191,19 @@ class QuestionReader:
             for word in said:
                 phrase_holders[word] = (*phrase_holders.get(word, ()), relation)
         return cls(
-            Tokenizer(analyzer), stemmer, type_words, weights, type_holders, phrases, phrase_holders
+            analyzer=Tokenizer(analyzer),
+            stemmer=stemmer,
+            type_words=type_words,
+            type_holders=type_holders,
+            label_weights=weights,
+            phrases=phrases,
+            phrase_holders=phrase_holders,
         )
+
+    @cached_property
+    def schema_stems(self) -> frozenset[str]:
+        """Every stem of the types' names and the relations' labels."""
+        return self.type_stems.union(*self.label_weights.values())
 
     def content_words(self, text: str) -> list[str]:
         """Lower-cased words of `text` that the analyzer keeps and are long enough to mean."""
@@ -210,60 +212,6 @@ class QuestionReader:
             for start, end, _ in self.analyzer.word_spans(text)
             if end - start >= MIN_CONTENT_CHARS
         ]
-
-    def mentioned_types(self, question: str) -> list[str]:
-        """Node types named in the question, in order of first mention.
-
-        A type is named by every word of its name, or by one word of it that no other
-        type's name holds: `source package` by "source", `noun.artifact` by "artifact";
-        a word several types' names share names none of them alone ("all" in WordNet's
-        `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types).
-        """
-        first: dict[str, int] = {}
-        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
-            first.setdefault(stem, position)
-        named: dict[str, int] = {}
-        for name, stems in self.type_words.items():
-            held = [stem for stem in stems if stem in first]
-            if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
-                named[name] = min(first[stem] for stem in held)
-        return sorted(named, key=named.__getitem__)
-
-    def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
-        """Spans of type words the question writes as the first word of a compound of `texts`.
-
-        A type's word written before another content word, as the leading search hits' texts
-        write the pair ("source control" in gource's "graphical source control
-        visualisation"), modifies that word (an English compound's head is its last word): it
-        is a word of the compound, not the type `source`. A type word written last ("binary
-        packages"), or before another type's or a relation label's word ("source package",
-        "package provides"), still names its type. Only `texts` are read: what the question's
-        first search shows.
-        """
-        if not texts:
-            return []
-        written = " " + " ".join(" ".join(_WORD.findall(text.lower())) for text in texts) + " "
-        schema = set().union(*self.type_words.values(), *self.label_weights.values())
-        types = set().union(*self.type_words.values())
-        spans = self.stemmer.word_spans(question)
-        kept = {start for start, _, _ in self.analyzer.word_spans(question)}
-        found = []
-        for (start, end, stem), (after, stop, other) in itertools.pairwise(spans):
-            if stem not in types or other in schema or after not in kept:
-                continue
-            if stop - after < MIN_CONTENT_CHARS or not _joined(question[end:after]):
-                continue
-            if f" {question[start:end].lower()} {question[after:stop].lower()} " in written:
-                found.append((start, end))
-        return found
-
-    def kind_word(self, stem: str) -> bool:
-        """Whether several types' names hold `stem`.
-
-        Such a word is the schema's word for a kind of node ("verb" in WordNet's
-        `verb.motion`, `verb.body`...), which names no one type alone.
-        """
-        return self.type_holders.get(stem, 0) > 1
 
     def label_matches(self, question: str) -> LabelMatches:
         """How much of each relation label the question holds (one pass over the labels).
@@ -295,17 +243,10 @@ class QuestionReader:
         """
         if not self.phrases:
             return PhraseUses()
-        places, objects = [], []
+        places, objects = self._written_before_of(question, self.phrase_holders)
         counts: dict[str, int] = {}
-        for start, end, stem in self.stemmer.word_spans(question):
-            of = _OF.match(question, end)
-            if of is None:
-                continue
-            holders = self.phrase_holders.get(stem, ())
-            if holders:
-                places.append((start, stem))
-                objects.append(of.end() + question[of.end() : of.end() + 1].isspace())
-            for relation in holders:
+        for _, stem in places:
+            for relation in self.phrase_holders[stem]:
                 counts[relation] = counts.get(relation, 0) + 1
         best = max(counts.values(), default=0)
         named = tuple(r for r in self.label_weights if best and counts.get(r) == best)
@@ -318,61 +259,25 @@ class QuestionReader:
         curious") is written about the name after it, as a phrase is (`phrase_uses`).
         """
         stems = {stem for relation in relations for stem in self.label_weights.get(relation, {})}
+        places, objects = self._written_before_of(question, stems)
+        return PhraseUses(tuple(places), tuple(relations), tuple(objects))
+
+    def _written_before_of(
+        self, question: str, stems: Collection[str]
+    ) -> tuple[list[tuple[int, str]], list[int]]:
+        """Where each word of `stems` is written before "of", and what follows.
+
+        Returns:
+            (offset, stem) of each such word, and where the words after its "of" (and an
+            article) begin.
+        """
         places, objects = [], []
         for start, end, stem in self.stemmer.word_spans(question):
             of = _OF.match(question, end)
             if of is not None and stem in stems:
-                places.append((start, stem))
+                places.append((start, stem))  # one space after "of": names may be blanked
                 objects.append(of.end() + question[of.end() : of.end() + 1].isspace())
-        return PhraseUses(tuple(places), tuple(relations), tuple(objects))
-
-    def apposition(self, question: str, words: str, node_type: str) -> str:
-        """`words` with the type words right beside them (before, after) that say what it is.
-
-        A type word written next to a name, with only spaces or one hyphen between, says what
-        the named node is ("the LRP4 gene", "package spacy", "games-section packages"): it
-        names the node's own type, not the answer's, nor a relation. So does a run of type
-        words beside the name that holds its own type's word ("the virtual package
-        news-transport-system": `virtual`, written with the word of `package`). `words` as
-        they are when no such word stands beside them.
-        """
-        at = question.lower().find(words.lower())
-        own = self.type_words.get(node_type, frozenset())
-        if at < 0 or not own:
-            return words
-        end = at + len(words)
-        before = list(_WORD.finditer(question, 0, at))
-        after = list(_WORD.finditer(question, end))
-        return question[
-            self._described(question, before[::-1], at, own, -1) : (
-                self._described(question, after, end, own, 1)
-            )
-        ]
-
-    def _described(
-        self, question: str, beside: list[re.Match[str]], edge: int, own: frozenset[str], way: int
-    ) -> int:
-        """How far the type words beside a name reach, up to its own type's last word.
-
-        Read outward from `edge` (`way` -1: before the name, 1: after it) over adjacent type
-        words; the run ends at the farthest word of the node's own type (a type word beyond
-        it belongs to the rest of the question: "the zope section packages"); `edge` when
-        the run holds no such word.
-        """
-        types = set().union(*self.type_words.values())
-        reach, place = edge, edge
-        for word in beside:
-            gap = question[word.end() : place] if way < 0 else question[place : word.start()]
-            if not _joined(gap) or not self._names_only(word.group(), frozenset(types)):
-                break
-            place = word.start() if way < 0 else word.end()
-            if self._names_only(word.group(), own):
-                reach = place
-        return reach
-
-    def _names_only(self, word: str, stems: frozenset[str]) -> bool:
-        found = {stem for _, _, stem in self.stemmer.word_spans(word)}
-        return bool(found) and found <= stems
+        return places, objects
 
     def direction(
         self, question: str, words: str, relations: Sequence[str]
@@ -392,16 +297,16 @@ class QuestionReader:
         if not relations:
             return None
         spans = self.stemmer.word_spans(question)
-        at = question.lower().find(words.lower())
+        at = written_at(question, words)
         if at < 0:
             return None
         label = set().union(*(self.label_weights.get(r, {}) for r in relations))
         outside = [
             (start, end, stem) for start, end, stem in spans if not at <= start < at + len(words)
         ]
-        written_by = any("by" in _WORD.findall(r.lower()) for r in relations)
+        written_by = any("by" in WORD.findall(r.lower()) for r in relations)
         votes = {
-            (start > at) != (not written_by and _BY.match(question, end) is not None)
+            (start > at) != (not written_by and self._passive(question, start, end, at))
             for start, end, stem in outside
             if stem in label
         }
@@ -419,21 +324,46 @@ class QuestionReader:
             return "in"
         return None
 
+    @staticmethod
+    def _passive(question: str, start: int, end: int, anchor: int) -> bool:
+        """Whether the label's word at `start:end` is read in the passive.
+
+        It is when "by" follows it and it is written as a participle ("cited by", "written
+        by") or the anchor comes right after "by" ("built by X"); "require by default" is not.
+        """
+        by = _BY.match(question, end)
+        if by is None:
+            return False
+        gap = question[by.end() : anchor]
+        return question[start:end].lower().endswith(("ed", "en")) or (
+            anchor >= by.end() and (not gap or gap.isspace())
+        )
+
     def schema_free(
-        self, text: str, relations: Iterable[str], phrases: PhraseUses | None = None
+        self,
+        text: str,
+        relations: Iterable[str],
+        phrases: PhraseUses | None = None,
+        words: Collection[str] = (),
     ) -> str:
         """`text` without the words that name a node type or one of `relations` (by stem).
 
         What the question says through the schema is what the walk follows; the words left
         describe the answers themselves, and they alone rank and judge what the walk reached.
         `phrases`: the relation phrases the question used to name them (their words go too).
+        `words`: lower-cased words that stay, being no schema word where the question wrote
+        them (`compound_type_words`: "source" in "source control").
         """
         used = {stem for _, stem in phrases.places} if phrases is not None else set()
         schema = set().union(
-            *self.type_words.values(), *(self.label_weights.get(r, {}) for r in relations), used
+            self.type_stems, *(self.label_weights.get(r, {}) for r in relations), used
         )
         spans = self.stemmer.word_spans(text)
-        return " ".join(text[start:end] for start, end, stem in spans if stem not in schema)
+        return " ".join(
+            text[start:end]
+            for start, end, stem in spans
+            if stem not in schema or text[start:end].lower() in words
+        )
 
     def residual(
         self, question: str, drop_names: Iterable[str], vocabulary: TermStats | None = None
@@ -450,11 +380,10 @@ class QuestionReader:
             drop_names: The names to leave out (the anchors').
             vocabulary: The snapshot's statistics; without them every analyzer-kept word stays.
         """
-        lowered = question.lower()
         ranges: list[tuple[int, int]] = []
         loose: set[str] = set()
         for name in drop_names:
-            at = lowered.find(name.lower())
+            at = written_at(question, name)
             if at >= 0:
                 ranges.append((at, at + len(name)))
             else:
@@ -469,11 +398,6 @@ class QuestionReader:
             keep = vocabulary.ranks_by([token for _, _, token in spans])
             spans = [span for span, kept in zip(spans, keep, strict=True) if kept]
         return " ".join(question[start:end] for start, end, _ in spans)
-
-
-def _joined(gap: str) -> bool:
-    """Whether two words with `gap` between are written as one phrase (spaces or a hyphen)."""
-    return bool(gap) and (gap.isspace() or gap == "-")
 
 
 def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tools.listing_parse import ListedNode
-from tools.plans.reach import MAX_INTERMEDIATES, Reach, Step, path_on, path_text
+from tools.plans.reach import IN_DIRECTION, MAX_INTERMEDIATES, Reach, Step, path_on, path_text
 
 
 @dataclass(frozen=True)
@@ -185,9 +185,9 @@ def hop_on(row: ListedNode, hop: WalkHop) -> int | None:
     if not on:
         return 0
     if hop.direction == "out" and any(link.outgoing for link in on):
-        return 2
+        return IN_DIRECTION
     if hop.direction == "in" and any(link.incoming for link in on):
-        return 2
+        return IN_DIRECTION
     return 1
 
 

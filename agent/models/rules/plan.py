@@ -119,9 +119,7 @@ class RulePlanner:
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
             leading = self.writer.rivals.leading_rivals(rule_plan, hits, reach)
-            confirmed = self.writer.rivals.walks_named(rule_plan) and any(
-                node.on_path >= 2 for node in reach.nodes.values()
-            )
+            confirmed = self.writer.rivals.walk_confirmed(rule_plan, reach)
             text_best = self.writer.rivals.rival_score(
                 rule_plan, rivals, reach.nodes, leading, by_name=not confirmed
             )

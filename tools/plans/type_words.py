@@ -1,0 +1,164 @@
+"""Reading which node types a question names: type words, their compounds and appositions.
+
+A type is named by the words of its name (Snowball stems, so "packages" names `package`),
+unless the question writes them in a compound the graph's texts write too ("source control":
+the head of an English compound is its last word) or beside a name they describe ("the LRP4
+gene", "the virtual package news-transport-system"). `QuestionReader`
+(tools/plans/vocabulary.py) reads relations and the remaining words on top of this.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from graphs.bm25.tokenize import Tokenizer
+
+MIN_CONTENT_CHARS = 3
+"""Shorter words never name a type or relation, nor make a name worth anchoring on."""
+WORD = re.compile(r"[^\W_]+", re.UNICODE)
+"""A word: letters and digits."""
+
+
+def written_at(question: str, words: str) -> int:
+    """Where `words` are first written in `question` as words of their own, case aside.
+
+    -1: nowhere ("give" is not written in "Forgive").
+    """
+    if not words:
+        return -1
+    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", question, re.IGNORECASE)
+    return -1 if found is None else found.start()
+
+
+@dataclass(frozen=True)
+class TypeReader:
+    """The snapshot's analyzer and the stems of its node types' names.
+
+    Attributes:
+        analyzer: The snapshot's own analyzer (decides which words are content words).
+        stemmer: Tantivy's English stemming analyzer (matches inflected schema words).
+        type_words: Stems of each node type's name.
+        type_holders: Each type-name stem -> how many types' names hold it.
+    """
+
+    analyzer: Tokenizer
+    stemmer: Tokenizer
+    type_words: dict[str, frozenset[str]]
+    type_holders: dict[str, int]
+
+    def mentioned_types(self, question: str) -> list[str]:
+        """Node types named in the question, in order of first mention.
+
+        A type is named by every word of its name, or by one word of it that no other
+        type's name holds: `source package` by "source", `noun.artifact` by "artifact";
+        a word several types' names share names none of them alone ("all" in WordNet's
+        `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types).
+        """
+        first: dict[str, int] = {}
+        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
+            first.setdefault(stem, position)
+        named: dict[str, int] = {}
+        for name, stems in self.type_words.items():
+            held = [stem for stem in stems if stem in first]
+            if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
+                named[name] = min(first[stem] for stem in held)
+        return sorted(named, key=named.__getitem__)
+
+    def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
+        """Spans of type words the question writes as the first word of a compound of `texts`.
+
+        A type's word written before another content word, as the leading search hits' texts
+        write the pair ("source control" in gource's "graphical source control
+        visualisation"), modifies that word (an English compound's head is its last word): it
+        is a word of the compound, not the type `source`. A type word written last ("binary
+        packages"), or before another type's or a relation label's word ("source package",
+        "package provides"), still names its type. Only `texts` are read: what the question's
+        first search shows.
+        """
+        written = [f" {' '.join(WORD.findall(text.lower()))} " for text in texts]
+        spans = self.stemmer.word_spans(question)
+        kept = {start for start, _, _ in self.analyzer.word_spans(question)}
+        found = []
+        for (start, end, stem), (after, stop, other) in itertools.pairwise(spans):
+            if stem not in self.type_stems or other in self.schema_stems or after not in kept:
+                continue
+            if stop - after < MIN_CONTENT_CHARS or question[end:after] not in (" ", "-"):
+                continue  # one phrase as written (not across a blanked name)
+            pair = f" {question[start:end].lower()} {question[after:stop].lower()} "
+            if any(pair in text for text in written):
+                found.append((start, end))
+        return found
+
+    @cached_property
+    def type_stems(self) -> frozenset[str]:
+        """Every stem of every type's name."""
+        return frozenset().union(*self.type_words.values())
+
+    @cached_property
+    def schema_stems(self) -> frozenset[str]:
+        """The schema's stems a type word may stand before and still name its type."""
+        return self.type_stems
+
+    def kind_word(self, stem: str) -> bool:
+        """Whether several types' names hold `stem`.
+
+        Such a word is the schema's word for a kind of node ("verb" in WordNet's
+        `verb.motion`, `verb.body`...), which names no one type alone.
+        """
+        return self.type_holders.get(stem, 0) > 1
+
+    def apposition(self, question: str, words: str, node_type: str) -> str:
+        """`words` with the type words right beside them (before, after) that say what it is.
+
+        A type word written next to a name, with only spaces or one hyphen between, says what
+        the named node is ("the LRP4 gene", "package spacy", "games-section packages"): it
+        names the node's own type, not the answer's, nor a relation. So does a run of type
+        words beside the name that holds its own type's word ("the virtual package
+        news-transport-system": `virtual`, written with the word of `package`). `words` as
+        they are when no such word stands beside them.
+        """
+        at = written_at(question, words)
+        own = self.type_words.get(node_type, frozenset())
+        if at < 0 or not own:
+            return words
+        end = at + len(words)
+        before = list(WORD.finditer(question, 0, at))
+        after = list(WORD.finditer(question, end))
+        return question[
+            self._described(question, before[::-1], at, own, -1) : (
+                self._described(question, after, end, own, 1)
+            )
+        ]
+
+    def _described(
+        self, question: str, beside: list[re.Match[str]], edge: int, own: frozenset[str], way: int
+    ) -> int:
+        """How far the type words beside a name reach, up to its own type's last word.
+
+        Read outward from `edge` (`way` -1: before the name, 1: after it) over adjacent type
+        words; the run ends at the farthest word of the node's own type (a type word beyond
+        it belongs to the rest of the question: "the zope section packages"); `edge` when
+        the run holds no such word.
+        """
+        reach, place = edge, edge
+        for word in beside:
+            gap = question[word.end() : place] if way < 0 else question[place : word.start()]
+            if not joined(gap) or not self._names_only(word.group(), self.type_stems):
+                break
+            place = word.start() if way < 0 else word.end()
+            if self._names_only(word.group(), own):
+                reach = place
+        return reach
+
+    def _names_only(self, word: str, stems: frozenset[str]) -> bool:
+        found = {stem for _, _, stem in self.stemmer.word_spans(word)}
+        return bool(found) and found <= stems
+
+
+def joined(gap: str) -> bool:
+    """Whether two words with `gap` between are written as one phrase (spaces or a hyphen)."""
+    return bool(gap) and (gap.isspace() or gap == "-")
