@@ -25,7 +25,7 @@ import numpy as np
 from answer.encoding import EncoderSetupError, load_encoder
 from graphs.errors import SnapshotError
 from graphs.snapshot import Snapshot
-from tools.plans.rule_planner import MIN_LABEL_MATCH
+from tools.plans.anchors import MIN_LABEL_MATCH
 from tools.plans.vocabulary import QuestionReader
 
 

@@ -7,39 +7,30 @@ plan through the tools (agent/models/rules/), the plan executor runs it directly
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
+from tools.plans.anchors import MIN_LABEL_MATCH, AnchorReader, written_as
 from tools.plans.answer_types import AnswerTypes
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 from tools.plans.rivals import LEADING_HITS, Rivals
 from tools.plans.routes import RouteWriter
 from tools.plans.rule_plan import Route, RoutedHop, RulePlan
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import written_at
 from tools.plans.vocabulary import (
-    PhraseUses,
     QuestionReader,
     TermStats,
     blanked,
-    find_span,
-    words,
 )
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
 
-MAX_ANCHORS = 3
-"""Mentions expanded (the longest and best-named first)."""
 MAX_HOMONYMS = 3
 """Nodes of one mention walked from (its homonyms of the chosen one's type, best first)."""
 FIRST_SEARCH_K = 20
 """Hits of the question's first search the planner reads (the rule agent's first call)."""
-MIN_LABEL_MATCH = 0.5
-"""A relation is named when its label's words, weighted by how few labels hold each, are
-at least this share present in the question."""
 
 
 class RulePlanner:
@@ -49,8 +40,9 @@ class RulePlanner:
     and types.
     1. Anchors are the nodes the question names (`search`'s "names in the query", the name
        index; tools/mentions.py): each mention's best homonym, the longest and best-named
-       mentions first, at most `MAX_ANCHORS`. Without that block (the paper toolset), the
-       search hits whose name occurs in the question.
+       mentions first, at most `MAX_ANCHORS` (`AnchorReader`, tools/plans/anchors.py).
+       Without that block (the paper toolset), the search hits whose name occurs in the
+       question.
     2. Relations are named when the question holds their label's words (`QuestionReader.
        label_matches`: whole labels, so `requires` is not read inside
        `optionally_requires`); the answer type is the snapshot's only candidate type, else the
@@ -87,6 +79,8 @@ class RulePlanner:
         """How each named node walks to them (tools/plans/routes.py)."""
         self.rivals = Rivals(self.reader, self.schema, vocabulary)
         """What judges the plan's walks against the question's search hits."""
+        self.anchoring = AnchorReader(self.reader, self.schema)
+        """Which named nodes the plan walks from (tools/plans/anchors.py)."""
 
     def plan(
         self,
@@ -102,7 +96,7 @@ class RulePlanner:
             names: The search's "names in the query" rows; None when the search showed no
                 such block (then the hits whose name the question holds are the anchors).
         """
-        mentions = self.anchors(question, hits if names is None else None, names)
+        mentions = self.anchoring.named(question, hits if names is None else None, names)
         homonyms: dict[str, list[tuple[ListedNode, float]]] = {}
         loose = {row.words for row in names or () if row.loose}
         for row in names or ():
@@ -131,16 +125,16 @@ class RulePlanner:
             unnamed = unnamed[:start] + " " * (end - start) + unnamed[end:]
         labels = self.reader.label_matches(unnamed)
         relations = labels.named(MIN_LABEL_MATCH)
-        phrases = None if relations else self._phrases(question, mentions, loose)
+        phrases = None if relations else self.anchoring.phrases(question, mentions, loose)
         aside: set[tuple[str, str]] = set()  # named, not written about: walked every way
         if phrases is not None and phrases.relations:
-            mentions, aside = self._phrase_anchors(question, mentions, phrases)
+            mentions, aside = self.anchoring.phrase_anchors(question, mentions, phrases)
             if not mentions:
                 return self.text_plan(question)
             relations = list(phrases.relations)
             anchor_types = [node.type for _, node, _ in mentions]
         elif relations:  # "the antonym of curious": a label's word written as a phrase
-            mentions = self._label_anchors(question, mentions, relations, loose)
+            mentions = self.anchoring.label_anchors(question, mentions, relations, loose)
             anchor_types = [node.type for _, node, _ in mentions]
         target = self.answers.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
@@ -199,141 +193,12 @@ class RulePlanner:
         named_ids = frozenset(row.node.node_id for row in names or ())
         return RulePlan(plan, tuple(routes), tuple(relations), named_ids=named_ids)
 
-    def _phrase_anchors(
-        self,
-        question: str,
-        mentions: Sequence[tuple[str, ListedNode, float]],
-        phrases: PhraseUses,
-    ) -> tuple[list[tuple[str, ListedNode, float]], set[tuple[str, str]]]:
-        """The anchors of a question that names its relation by a phrase, and those aside.
-
-        The phrase's words name the relation ("kinds of glass"), not a node. When the phrase
-        is written about a name, that name is what the question asks about; a name written
-        whole with its disambiguator is named all the same, but the phrase says nothing of
-        it: it is aside, (words, node id), walked along every relation.
-        """
-        kept = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
-        about = [m for m in kept if phrases.about(question, m[0])]
-        if not about:
-            return kept, set()
-        kept = [m for m in kept if m in about or qualified(m[0])]
-        return kept, {(m[0], m[1].node_id) for m in kept if m not in about}
-
-    def _label_anchors(
-        self,
-        question: str,
-        mentions: Sequence[tuple[str, ListedNode, float]],
-        relations: Sequence[str],
-        loose: Collection[str],
-    ) -> list[tuple[str, ListedNode, float]]:
-        """The anchors of a question that writes a named label's word before "of".
-
-        "Give me the antonym of curious (inquisitive)": the label's word is written about the
-        name after "of" (`QuestionReader.label_uses`). A name written before the phrase word
-        that names its node only by its base ("Give" for `give (transfer)`) or is loose is
-        then no anchor; a name written whole, and any name after the phrase word ("Which
-        parts of a knife (edge tool) are blades?"), stays.
-        """
-        used = self.reader.label_uses(question, relations)
-        if not any(used.about(question, named) for named, _, _ in mentions):
-            return list(mentions)
-        phrase_at = min(at for at, _ in used.places)
-
-        def kept(named: str, node: ListedNode) -> bool:
-            whole = split_disambiguator(node.name) is None and named not in loose
-            return (
-                whole
-                or qualified(named)
-                or used.about(question, named)
-                or written_at(question, named) > phrase_at
-            )
-
-        return [mention for mention in mentions if kept(mention[0], mention[1])]
-
-    def _phrases(
-        self,
-        question: str,
-        mentions: Sequence[tuple[str, ListedNode, float]],
-        loose: Collection[str],
-    ) -> PhraseUses:
-        """The relation phrases the question writes outside the names it holds.
-
-        A mention that is only a phrase's words ("kinds" in "kinds of glass", linked to
-        `kind (category)`) is read as the phrase; the words of other names say nothing of
-        the schema ("Kind of Blue" names an album).
-        """
-        written = self.reader.phrase_uses(question)
-        names = [
-            self.reader.apposition(question, named, node.type)
-            for named, node, _ in mentions
-            if named not in loose and not written.words_only(self.reader, named)
-        ]
-        return self.reader.phrase_uses(blanked(question, names))
-
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""
         anchor = PlanAnchor(var=TARGET_VAR, text=question, match_mode="doc")
         target = PlanTarget(labels=list(self.candidate_types))
         plan = GraphPlan(anchors=[anchor], target=target, risk_level="no_trade")
         return RulePlan(plan)
-
-    def anchors(
-        self,
-        question: str,
-        hits: Sequence[ListedNode] | None,
-        names: Sequence[NamedListed] | None,
-    ) -> list[tuple[str, ListedNode, float]]:
-        """(the question's words, the node they name, its score), at most MAX_ANCHORS.
-
-        One node per mention: its best homonym by the question's text, among those whose type
-        a relation the question names touches when there are such; longer mentions first,
-        then higher scores, a node named twice once; returned in question order.
-        """
-        relations = self.reader.label_matches(question).named(MIN_LABEL_MATCH)
-        best: dict[str, tuple[ListedNode, float]] = {}
-        for row in names or ():
-            fits = any(self.schema.touches(r, row.node.type) for r in relations)
-            held = best.get(row.words)
-            if held is not None and (
-                not fits or any(self.schema.touches(r, held[0].type) for r in relations)
-            ):
-                continue
-            if self.reader.content_words(row.words):
-                best[row.words] = (row.node, row.node.score or 0.0)
-        question_words = words(question)
-        for hit in hits or ():
-            span = find_span(question_words, words(hit.name))
-            if span is not None and self.reader.content_words(hit.name):
-                best.setdefault(hit.name, (hit, hit.score or 0.0))
-        chosen: list[str] = []
-        for name in sorted(best, key=lambda w: (-len(words(w)), -best[w][1])):
-            inner = f" {' '.join(words(name))} "
-            if names is None and any(inner in f" {' '.join(words(o))} " for o in chosen):
-                continue  # a hit's name inside a longer one chosen is not another mention
-            if any(best[o][0].node_id == best[name][0].node_id for o in chosen):
-                continue  # named twice ("Can you ... that can"): one anchor
-            chosen.append(name)  # (the name index's mentions never overlap)
-        chosen = chosen[:MAX_ANCHORS]
-        position = {w: written_at(question, w) for w in chosen}
-        return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
-
-
-def written_as(mention: str, name: str) -> bool:
-    """Whether the question's words `mention` are the node name `name` as written.
-
-    Case, punctuation and the name's parenthesised disambiguator aside.
-    """
-    parts = split_disambiguator(name)
-    forms = [words(name), *([words(parts[0])] if parts else [])]
-    return words(mention) in forms
-
-
-def qualified(written: str) -> bool:
-    """Whether a name is written whole with its parenthesised disambiguator.
-
-    "football (field game)" names the node; the question cannot have meant it as words.
-    """
-    return split_disambiguator(written) is not None
 
 
 def _plan_hops(var: str, walk: tuple[RoutedHop, ...]) -> list[PlanHop]:
