@@ -116,10 +116,10 @@ def test_a_word_several_types_share_is_not_half_of_a_relation_label(tmp_path) ->
 
 
 def test_a_type_word_the_first_hits_write_before_another_word_names_no_type(tmp_path) -> None:
-    """ "source control" is how gource's own text writes it: "source" modifies "control" and
-    names neither the type `source` nor a relation; the search's answer stands. "source
-    package" (another type's word) and "binary packages" (the type word last) still name
-    their types."""
+    """The pair "source control" is how gource's own text writes it: "source" modifies
+    "control" and names neither the type `source` nor a relation; the search's answer
+    stands. "source package" (another type's word) and "binary packages" (the type word
+    last) still name their types."""
     nodes = [
         ("gource", "package", "gource", "graphical source control visualisation"),
         ("hgview", "package", "hgview", "mercurial repository browser"),

@@ -178,10 +178,11 @@ def test_a_question_quoting_the_named_nodes_own_text_is_answered_by_it(
 
 
 def test_a_walk_along_the_named_relation_is_not_rivalled_by_a_name_alike(tmp_path: Path) -> None:
-    """ "Which packages recommend having an info-browser installed?" walks `recommends` into
-    info-browser and reaches its recommenders along the named relation: `install-info`,
-    named like the anchor ("info") and matching the words left ("installed"), does not
-    outrank them: the question asks for the relation's nodes, not for one named alike."""
+    """The question "Which packages recommend having an info-browser installed?" walks
+    `recommends` into info-browser and reaches its recommenders along that relation:
+    `install-info`, named like the anchor ("info") and matching the words left
+    ("installed"), does not outrank them: the question asks for the relation's nodes, not
+    for one named alike."""
     nodes = [
         ("ib", "virtual", "info-browser", "a name no real package has"),
         ("doc", "package", "asymptote-doc", "documentation for asymptote"),

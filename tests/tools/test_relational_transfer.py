@@ -182,7 +182,7 @@ def test_whole_labels_choose_the_relation_and_word_order_its_direction(graph: Sn
 
 
 def test_a_label_read_in_the_passive_turns_the_word_order_around(graph: Snapshot) -> None:
-    """ "required by transformers": transformers requires them, though the label's word comes
+    """In "required by tokenizers", tokenizers requires them, though the label's word comes
     first; a label that holds "by" (`maintained_by`) is written that way in the active."""
     reader = OfflinePlanner(graph).writer.reader
     question = "Which packages are required by tokenizers?"
@@ -625,7 +625,7 @@ def test_a_type_word_beside_a_name_says_what_the_named_node_is(tmp_path: Path) -
 def test_a_run_of_type_words_beside_a_name_that_holds_its_own_type_says_what_it_is(
     tmp_path: Path,
 ) -> None:
-    """ "the virtual package news-transport-system": `virtual`, written with the word of
+    """In "the virtual package news-transport-system", `virtual`, written with the word of
     `package`, says what the named node is; the answers are what the relation leads to (the
     packages providing it), not the virtual packages."""
     nodes = [
