@@ -62,10 +62,12 @@ QUESTION_SETS = {
     "wordnet-2": ("wordnet", DATASETS / "wordnet" / "dev2.jsonl"),
     "hpo-2": ("hpo", DATASETS / "hpo" / "dev2.jsonl"),
     "debian-2": ("debian-dev", DATASETS / "debian" / "dev2.jsonl"),
+    "debian-3t": ("debian-dev", DATASETS / "debian" / "dev3-text.jsonl"),
+    "hpo-text": ("hpo", DATASETS / "hpo" / "dev-text.jsonl"),
 }
-"""More development questions (written by helpers that did not read the policy: 24 text-only
-ones, or 100 of every family), run on the snapshot of the graph named first (its files
-linked, not copied)."""
+"""More development questions (written by helpers that did not read the policy: text-only
+ones, 24 to 40, or 100 of every family), run on the snapshot of the graph named first (its
+files linked, not copied)."""
 
 
 def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
