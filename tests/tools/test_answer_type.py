@@ -155,3 +155,23 @@ def test_a_type_word_the_first_hits_write_before_another_word_names_no_type(tmp_
     assert "source" not in plan_of(archive, question).plan.target.labels
     assert ask(archive, question)[0] == "gource"
     assert plan_of(archive, "Which source package builds drawing?").plan.target.labels == ["source"]
+
+
+def test_a_function_word_alone_is_not_half_of_a_relation_label(tmp_path) -> None:
+    """Debian's `built_from` joins "built" to "from" (tools/plans/function_words.py): "from"
+    in "commands from a file" names no relation, and the package the question describes
+    answers it; the whole label still names `built_from`."""
+    nodes = [
+        ("xjobs", "package", "xjobs", "run commands read from a list in parallel"),
+        ("file", "package", "file", "determines the type of a file"),
+        ("parallel", "package", "parallel", "run programs in parallel"),
+        ("sfile", "source", "file", "the source package file"),
+        ("spar", "source", "moreutils", "the source package moreutils"),
+    ]
+    edges = [("file", "sfile", "built_from"), ("parallel", "spar", "built_from")]
+    graph = tiny_snapshot(tmp_path / "archive", nodes, edges)
+    question = "read a list of commands from a file and run them in parallel"
+    assert "built_from" not in plan_of(graph, question).relations
+    assert ask(graph, question)[0] == "xjobs"
+    named = plan_of(graph, "Which packages are built from moreutils?").relations
+    assert "built_from" in named

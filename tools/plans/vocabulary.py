@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
 from graphs.bm25.tokenize import Tokenizer
+from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.type_words import MIN_CONTENT_CHARS, WORD, TypeReader, written_at
 
 if TYPE_CHECKING:
@@ -201,6 +202,11 @@ class QuestionReader(TypeReader):
         )
 
     @cached_property
+    def function_stems(self) -> frozenset[str]:
+        """The stems of English function words (tools/plans/function_words.py)."""
+        return frozenset(stem for word in FUNCTION_WORDS for stem in self.stemmer.tokenize(word))
+
+    @cached_property
     def schema_stems(self) -> frozenset[str]:
         """Every stem of the types' names and the relations' labels."""
         return self.type_stems.union(*self.label_weights.values())
@@ -220,7 +226,9 @@ class QuestionReader(TypeReader):
         `has_*` label weighs little); its match is the weighted share of them in the question.
         A label is not matched by part of it made only of words several types' names share
         (`kind_word`): WordNet's "verb" names its fifteen `verb.*` types' kind, not half of
-        `verb_group`; the whole label still matches.
+        `verb_group`; nor by part of it made only of function words (`function_stems`):
+        "from" in "read commands from a file" is not half of Debian's `built_from`. The whole
+        label still matches.
         """
         stems = {stem for _, _, stem in self.stemmer.word_spans(question)}
         shares: dict[str, tuple[float, int]] = {}
@@ -231,6 +239,8 @@ class QuestionReader(TypeReader):
                 continue
             if len(matched) < len(weights) and all(self.kind_word(s) for s in matched):
                 continue  # "which verb means...": a kind of word, not half of `verb_group`
+            if len(matched) < len(weights) and all(s in self.function_stems for s in matched):
+                continue  # "commands from a file": a joining word, not half of `built_from`
             share = sum(weights[stem] for stem in matched) / total
             shares[relation] = (round(share, 6), len(matched))
         return LabelMatches(shares)
