@@ -203,3 +203,25 @@ def test_a_walk_along_the_named_relation_is_not_rivalled_by_a_name_alike(tmp_pat
     # the walk reached them only against the direction the question reads: not confirmed,
     # and the name alike still rivals it
     assert ask(archive, "What does info-browser recommend installed?")[0] == "ii"
+
+
+def test_a_node_named_only_by_a_stem_of_none_of_the_questions_words_is_a_word(
+    tmp_path: Path,
+) -> None:
+    """ "tune" names the package `tuned` by its stem alone, and `tuned`'s text holds none of
+    the question's words: the question uses "tune" as a word. Its first hit, described by
+    the question's words, rivals the walk from `tuned` whatever its text says of "tune"
+    (`gtkguitune`, "guitar tuner program", leading the next hit by less than a clear lead),
+    and comes first; a question naming `tuned` as written still walks from it."""
+    nodes = [
+        ("tuned", "package", "tuned", "daemon adjusting system settings"),
+        ("gtkguitune", "package", "gtkguitune", "guitar tuner program"),
+        ("tuxguitar", "package", "tuxguitar", "guitar tablature editor program with a tuner"),
+        ("python3", "package", "python3", "interactive language"),
+        ("dbus", "package", "dbus", "message bus"),
+    ]
+    edges = [("tuned", "python3", "depends"), ("tuned", "dbus", "depends")]
+    archive = tiny_snapshot(tmp_path / "archive", nodes, edges, candidate_types=["package"])
+    question = "How can I tune my guitar with my computer? I need a tuner program."
+    assert ask(archive, question)[0] == "gtkguitune"
+    assert ask(archive, "Which packages does tuned depend on?")[0] in {"python3", "dbus"}

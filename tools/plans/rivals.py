@@ -126,7 +126,10 @@ class Rivals:
         for a node like them. The rival is the first of `hits` of the answer types, if it is
         neither named nor `reached` and its name or snippet holds at least `RIVAL_SHARE` of an
         anchor's name weight (its text uses the name's words: `kronometer`, "simple stopwatch
-        application", for the package `stopwatch`). None otherwise.
+        application", for the package `stopwatch`), or whatever its text says when no named
+        node matches any of the question's words (each scores nothing for it: named only by a
+        stem, "tune" for the package `tuned`, the question uses the word as a word). None
+        otherwise.
         """
         types = set(rule_plan.plan.target.labels)
         if self.walks_named(rule_plan):
@@ -135,6 +138,8 @@ class Rivals:
         anchors = rule_plan.start_ids
         if top is None or top.node_id in anchors or top.node_id in reached:
             return None
+        if not any(score for route in rule_plan.routes for _, score in route.starts()):
+            return top  # the named nodes hold none of the question's words
         stems = set(self._weighted_stems(f"{top.name} {top.snippet}"))
         for route in rule_plan.routes:
             named = self._weighted_stems(route.words)
