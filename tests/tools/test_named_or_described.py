@@ -19,6 +19,7 @@ from tiny_graph import tiny_snapshot
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.plans.reach import Reach, named_first
+from tools.plans.rivals import TEXT_TAIL
 from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner
 from tools.toolset import Toolset
@@ -225,3 +226,34 @@ def test_a_node_named_only_by_a_stem_of_none_of_the_questions_words_is_a_word(
     question = "How can I tune my guitar with my computer? I need a tuner program."
     assert ask(archive, question)[0] == "gtkguitune"
     assert ask(archive, "Which packages does tuned depend on?")[0] in {"python3", "dbus"}
+
+
+def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tail(
+    tmp_path: Path,
+) -> None:
+    """ "progressive" names the clinical course `Progressive`, which twenty diseases have;
+    the question names no answer type and no relation, and its first hits do not hold the
+    named node: the walk still ranks first, and the phenotype the words describe keeps one
+    of the list's last places (`TEXT_TAIL`) instead of dropping out of it."""
+    nodes = [
+        ("prog", "clinical_course", "Progressive", "a clinical course getting worse over time"),
+        *(
+            (f"d{i}", "disease", f"Dystrophy {i}", f"an inherited dystrophy of muscle type {i}")
+            for i in range(20)
+        ),
+        ("moya", "phenotype", "Moyamoya phenomenon", "narrowing of the carotid arteries in "
+         "the skull with a puff of smoke of vessels"),
+        ("cata", "phenotype", "Carotid artery tortuosity", "blockage of the carotid arteries "
+         "with tiny new vessels"),
+        ("cast", "phenotype", "Carotid artery stenosis", "narrow carotid arteries in the skull"),
+        ("cvw", "phenotype", "Cerebral vessel web", "a web of tiny new vessels"),
+    ]  # fmt: skip
+    edges = [(f"d{i}", "prog", "has_course") for i in range(20)]
+    clinic = tiny_snapshot(tmp_path / "clinic", nodes, edges)
+    question = (
+        "progressive blockage of the carotid arteries inside the skull, with a puff-of-smoke "
+        "web of tiny new vessels"
+    )
+    answers = ask(clinic, question)
+    assert answers[0].startswith("d")  # the walk ranks first
+    assert len(answers) == 20 and "moya" in answers[-TEXT_TAIL:]

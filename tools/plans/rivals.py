@@ -30,6 +30,9 @@ RIVAL_SHARE = 0.5
 """Share of an anchor's name weight a search hit's name must hold to rival the anchor."""
 LEADING_HITS = 3
 """Hits of the whole question's search (of the answer types) that rival loose anchors."""
+TEXT_TAIL = 5
+"""Places at the end of the answer list kept for the question's first search hits when the
+walk ranks first on the least constrained reading (`Rivals.unanchored`)."""
 CLEAR_LEAD = 1.5
 """How many times the next unnamed hit's score the whole question's first hit must score to
 answer a question that asks for no walk (`Rivals.clear_winner`). On the development graphs
@@ -179,6 +182,21 @@ class Rivals:
         if after is not None and (after.score is None or CLEAR_LEAD * after.score > first.score):
             return None
         return first.node_id
+
+    def unanchored(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> bool:
+        """Whether the walk is the least constrained reading and the text is not about it.
+
+        The question names no answer type and no relation leaving a named node (the walks
+        take every relation to any type), and the whole question's `LEADING_HITS` first
+        hits hold none of the nodes it names: what the question's words describe best is
+        not what they name. When the walk still ranks first, the search's first hits keep
+        the list's last `TEXT_TAIL` places ("progressive blockage of the carotid arteries
+        ...": HPO's clinical course `Progressive` reaches thousands of diseases, and the
+        phenotype the words describe stays in the list).
+        """
+        if rule_plan.answer_type is not None or self.walks_named(rule_plan):
+            return False
+        return not set(self.leading(rule_plan, hits)) & rule_plan.start_ids
 
     def walk_confirmed(self, rule_plan: RulePlan, reach: Reach) -> bool:
         """Whether the walk reached nodes along a named relation, in its direction.

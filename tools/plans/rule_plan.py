@@ -74,6 +74,8 @@ class RulePlan:
     named_ids: frozenset[str] = frozenset()
     """Every node the question's words name, by id (each homonym of each mention, of any
     type, from the search's "names in the query" block; empty without that block)."""
+    answer_type: str | None = None
+    """The answers' type the question names (None: it names none; any type may answer)."""
 
     @property
     def relational(self) -> bool:

@@ -191,7 +191,9 @@ class RulePlanner:
             risk_level="normal" if target else "weak",
         )
         named_ids = frozenset(row.node.node_id for row in names or ())
-        return RulePlan(plan, tuple(routes), tuple(relations), named_ids=named_ids)
+        return RulePlan(
+            plan, tuple(routes), tuple(relations), named_ids=named_ids, answer_type=target
+        )
 
     def text_plan(self, question: str) -> RulePlan:
         """A plan with no walk: the question as one doc anchor bound to the target."""

@@ -23,6 +23,7 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.plans.reach import Reach, graph_first, named_first
+from tools.plans.rivals import TEXT_TAIL
 from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
 
@@ -66,7 +67,10 @@ class RulePlanner:
        is no node the question names and scores at least `CLEAR_LEAD` times the next hit
        (`Rivals.clear_winner`), it answers: the search comes first, or, when the walks
        reached it too, it leads their ranking.
-       The list is topped up with the other, kept to the plan's target types (searching
+       When the walks come first on the least constrained reading (no answer type, no
+       relation named) and the question's leading hits hold no named node
+       (`Rivals.unanchored`), the first search's hits keep the list's last `TEXT_TAIL`
+       places. The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
        name WordNet's `noun.Tops` by its stem), and only the snapshot's candidate types are
@@ -141,6 +145,8 @@ class RulePlanner:
             ranked = [winner, *(node for node in ranked if node != winner)]
         elif winner is not None:
             first = False
+        if first and self.writer.rivals.unanchored(rule_plan, hits):
+            ranked = _text_tail(ranked, fill)
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
@@ -177,3 +183,10 @@ class RulePlanner:
             typed = yield PlannedTurn(f"Search again among {', '.join(types)} nodes.", calls)
             return [hit.node_id for hit in fuse_rankings(typed)]
         return of_type
+
+
+def _text_tail(ranked: list[str], hits: list[str]) -> list[str]:
+    """`ranked` with the first `TEXT_TAIL` of `hits` it lacks in the list's last places."""
+    head = list(dict.fromkeys(ranked))[: MAX_ANSWERS - TEXT_TAIL]
+    tail = [node for node in hits if node not in head][:TEXT_TAIL]
+    return list(dict.fromkeys([*head, *tail, *ranked]))
