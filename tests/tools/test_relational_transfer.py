@@ -299,6 +299,24 @@ def test_a_hub_anchor_agrees_on_nodes_its_listing_cut(shop: Snapshot) -> None:
     assert ask(shop, "Which black Dog Beds have a soft cover?")[0] == "bed1"
 
 
+def test_every_node_a_full_listing_showed_is_checked_against_the_hub(tmp_path: Path) -> None:
+    """beta's 63 dependants fill its listing, so the bridges, which depend on alpha too, may
+    be cut from it; alpha lists all 48 of its own, the bridges last (the least linked).
+    Checking only the 20 best reached nodes against beta misses them; checking every node
+    two full listings can show (`MAX_CHECKED`) finds them, and they agree."""
+    nodes = [(n, "package", n, f"the {n} runtime") for n in ("alpha", "beta", "gamma", "delta")]
+    edges = []
+    for hub, count in (("alpha", 45), ("beta", 60)):
+        for i in range(count):  # each also depends on gamma and delta: better linked
+            nodes.append((f"{hub}{i}", "package", f"{hub}-tool{i}", f"tool number {i}"))
+            edges += [(f"{hub}{i}", other, "depends") for other in (hub, "gamma", "delta")]
+    bridges = [f"bridge{i}" for i in range(3)]
+    nodes += [(b, "package", b, "a bridge") for b in bridges]
+    edges += [(b, hub, "depends") for b in bridges for hub in ("alpha", "beta")]
+    archive = tiny_snapshot(tmp_path / "archive", nodes, edges)
+    assert set(ask(archive, "Which packages depend on both alpha and beta?")[:3]) == set(bridges)
+
+
 def test_the_named_relation_is_walked_once_the_other_anchor_constrains(shop: Snapshot) -> None:
     question = "People who buy Acme gear also buy which Space Heaters?"
     plan = OfflinePlanner(shop).writer.plan(question, OfflinePlanner(shop).hits(question))

@@ -12,8 +12,10 @@ MAX_ANSWERS = 20
 MAX_LISTED = 50
 """Neighbours listed at a walk's last hop: the tools' largest k (ToolConfig.max_k), so a
 whole neighbour set of up to this many is seen, ranked by the remaining words."""
-MAX_CHECKED = MAX_ANSWERS
-"""Best reached nodes checked against the anchors that did not reach them (one call each)."""
+MAX_CHECKED = 2 * MAX_LISTED
+"""Reached nodes checked against the anchors that did not reach them (one call each, in one
+turn): every node two full listings can show, so a node one hub's listing cut is found
+through the other's, however low it ranks."""
 MAX_CHECK_LISTED = 5
 """Neighbours a check lists (ranked by the anchor's name, the anchor comes first if linked)."""
 MAX_WALK_TURNS = 4
