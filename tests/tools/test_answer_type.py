@@ -9,6 +9,7 @@ from tiny_graph import tiny_snapshot
 from graphs.snapshot import Snapshot
 from tools.plans.rule_planner import RulePlanner
 from tools.plans.schema_paths import SchemaPaths
+from tools.plans.vocabulary import QuestionReader
 
 NODES = [
     ("d1", "drug", "Kregocillin", "an antibiotic"),
@@ -175,3 +176,13 @@ def test_a_function_word_alone_is_not_half_of_a_relation_label(tmp_path) -> None
     assert ask(graph, question)[0] == "xjobs"
     named = plan_of(graph, "Which packages are built from moreutils?").relations
     assert "built_from" in named
+
+
+def test_a_function_word_names_the_label_it_tells_from_its_sibling() -> None:
+    """`located_above` and `located_below` share "located": "above" is what tells them
+    apart, so it names one; "from" tells `built_from` from no other label."""
+    reader = QuestionReader.build(
+        "english", ["organ", "package"], ["located_above", "located_below", "built_from"]
+    )
+    assert reader.label_matches("Which organ lies above the liver?").named(0.5) == ["located_above"]
+    assert reader.label_matches("commands read from a file").named(0.5) == []

@@ -10,12 +10,15 @@ rule agent and the plan executor alike.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from offline_answers import ask
 from tiny_graph import tiny_snapshot
 
+from agent.models.rules.turns import MAX_ANSWERS
+from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.plans.reach import Reach, named_first
@@ -226,6 +229,17 @@ def test_a_node_named_only_by_a_stem_of_none_of_the_questions_words_is_a_word(
     question = "How can I tune my guitar with my computer? I need a tuner program."
     assert ask(archive, question)[0] == "gtkguitune"
     assert ask(archive, "Which packages does tuned depend on?")[0] in {"python3", "dbus"}
+    # written as named, `tuned` holds a word of the question: the first hit must use its
+    # name's words to rival it, and gtkguitune's do not
+    planner = OfflinePlanner(archive)
+    for asked, rival in (
+        (question, "gtkguitune"),
+        ("Can tuned help a guitar tuner program?", None),
+    ):
+        hits = planner.hits(asked)
+        plan = planner.writer.plan(asked, hits, planner.names(asked))
+        found = planner.writer.rivals.describing_rival(plan, hits)
+        assert (found.node_id if found else None) == rival
 
 
 def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tail(
@@ -255,5 +269,15 @@ def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tai
         "web of tiny new vessels"
     )
     answers = ask(clinic, question)
-    assert answers[0].startswith("d")  # the walk ranks first
-    assert len(answers) == 20 and "moya" in answers[-TEXT_TAIL:]
+    assert all(a.startswith("d") for a in answers[: MAX_ANSWERS - TEXT_TAIL])  # walk first
+    assert len(answers) == MAX_ANSWERS and "moya" in answers[-TEXT_TAIL:]
+    assert "prog" not in answers  # the named node is no search hit of the tail
+    planner = OfflinePlanner(clinic)
+    hits = planner.hits(question)
+    plan = planner.writer.plan(question, hits, planner.names(question))
+    rivals = planner.writer.rivals
+    assert rivals.unanchored(plan, hits)
+    named = next(hit for hit in hits if hit.node_id == "prog")
+    assert not rivals.unanchored(plan, [named, *hits])  # the text is about the named node
+    assert not rivals.unanchored(replace(plan, answer_type="disease"), hits)  # one type asked
+    assert not rivals.unanchored(planner.writer.text_plan(question), hits)  # no walk

@@ -2,12 +2,14 @@
 
 The Snowball project's English stop list (https://snowballstem.org/algorithms/english/stop.txt),
 its contractions left out, as a question's words are alphanumeric runs: pronouns, auxiliaries,
-determiners, prepositions and conjunctions, a closed class of the language, not of any
+determiners, common prepositions and conjunctions, a closed class of the language, not of any
 graph or question. A graph's relation labels use them to join their content words
-(`built_from`, `has_tag`, `associated_with`) and a question writes them in every sentence
-("commands from a file"), so a question holding only such a word of a longer label does not
-name it (`QuestionReader.label_matches`). The index's analyzer drops only the shorter Lucene
-list (`the`, `of`, `by`, `with`...): it keeps `from` and `has`.
+(`built_from`, `has_tag`, `named_after`) and a question writes them in every sentence
+("commands from a file"), so a question holding only such words of a longer label does not
+name it, unless they tell it from another label holding its other words
+(`QuestionReader.label_matches`, `label_joins`). The planner's analyzer (`english-stem`)
+drops only the shorter Lucene list (`the`, `of`, `by`, `with`...): it keeps `from` and
+`has`.
 """
 
 from __future__ import annotations

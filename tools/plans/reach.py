@@ -199,7 +199,8 @@ def named_first(named: float, rival: float) -> bool:
 
     `named`: the best whole-question search score among the named and reached nodes;
     `rival`: that of the whole question's first hit, another node whose text uses the
-    names' words (`Rivals.describing_rival`). The rival wins only when clearly better,
+    names' words, or any, when the named nodes hold none of the question's words
+    (`Rivals.describing_rival`). The rival wins only when clearly better,
     by the same `TEXT_MARGIN` as the remaining words' guard.
     """
     return TEXT_MARGIN * named >= rival

@@ -9,7 +9,9 @@ searches' hits before it ranks the reached nodes ahead of the search or behind i
 - `describing_rival`: the whole question's first hit, when a question asking for no walk
   may describe a node like the one it names (compared by `named_first`);
 - `clear_winner`: the whole question's first hit, when it leads the next hit the question
-  does not name by `CLEAR_LEAD` in a question asking for no walk.
+  does not name by `CLEAR_LEAD` in a question asking for no walk;
+- `unanchored`: whether, on the least constrained reading, the question's leading hits hold
+  none of the named nodes (the search then keeps the list's last `TEXT_TAIL` places).
 
 None of them reads a list of question phrasings: only the plan, the hits and their scores,
 and the snapshot's index statistics.
@@ -186,17 +188,20 @@ class Rivals:
     def unanchored(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> bool:
         """Whether the walk is the least constrained reading and the text is not about it.
 
-        The question names no answer type and no relation leaving a named node (the walks
-        take every relation to any type), and the whole question's `LEADING_HITS` first
-        hits hold none of the nodes it names: what the question's words describe best is
-        not what they name. When the walk still ranks first, the search's first hits keep
-        the list's last `TEXT_TAIL` places ("progressive blockage of the carotid arteries
-        ...": HPO's clinical course `Progressive` reaches thousands of diseases, and the
-        phenotype the words describe stays in the list).
+        The plan confines the answers to no type (`RulePlan.answer_type`), no relation the
+        question names leaves a named node (the walks take every relation), and the whole
+        question's first `LEADING_HITS` hits, of any type, hold none of the nodes the walks
+        start from: what the question's words describe best is not what they name. When the
+        walk still ranks first, the search's hits keep the list's last `TEXT_TAIL` places
+        ("progressive blockage of the carotid arteries ...": HPO's clinical course
+        `Progressive` reaches thousands of diseases, and the phenotype the words describe
+        stays in the list). False for a plan with no walk.
         """
-        if rule_plan.answer_type is not None or self.walks_named(rule_plan):
+        if not rule_plan.relational or rule_plan.answer_type is not None:
             return False
-        return not set(self.leading(rule_plan, hits)) & rule_plan.start_ids
+        if self.walks_named(rule_plan):
+            return False
+        return not {hit.node_id for hit in hits[:LEADING_HITS]} & rule_plan.start_ids
 
     def walk_confirmed(self, rule_plan: RulePlan, reach: Reach) -> bool:
         """Whether the walk reached nodes along a named relation, in its direction.

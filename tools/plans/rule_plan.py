@@ -75,7 +75,8 @@ class RulePlan:
     """Every node the question's words name, by id (each homonym of each mention, of any
     type, from the search's "names in the query" block; empty without that block)."""
     answer_type: str | None = None
-    """The answers' type the question names (None: it names none; any type may answer)."""
+    """The one type the plan confines its answers to (named by the question, the far end of
+    a named relation, or the snapshot's only candidate type); None: the candidate types."""
 
     @property
     def relational(self) -> bool:

@@ -36,8 +36,8 @@ FIRST_SEARCH_K = 20
 class RulePlanner:
     """Writes a `GraphPlan` for a question from the snapshot's names, schema and search hits.
 
-    No wording rule: what the question names is read from the graph's own names, relations
-    and types.
+    No wording rule (beyond the language's closed class of function words, a stop list): what
+    the question names is read from the graph's own names, relations and types.
     1. Anchors are the nodes the question names (`search`'s "names in the query", the name
        index; tools/mentions.py): each mention's best homonym, the longest and best-named
        mentions first, at most `MAX_ANCHORS` (`AnchorReader`, tools/plans/anchors.py).

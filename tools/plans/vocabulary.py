@@ -154,11 +154,14 @@ class QuestionReader(TypeReader):
 
     Attributes:
         label_weights: Each relation label's stems, each weighted 1 / (labels holding it).
+        label_joins: Each relation label's stems of the function words it is written with
+            (tools/plans/function_words.py: "from" in `built_from`, "has" in `has_tag`).
         phrases: Each relation's phrase words (stems) and the direction their text's node
             has on its edges (`Manifest.relation_phrases`; empty for an older snapshot).
     """
 
     label_weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    label_joins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     phrases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     phrase_holders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Each phrase word (stem) -> the relations it is a phrase of (read once per word)."""
@@ -182,6 +185,15 @@ class QuestionReader(TypeReader):
             s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
         }
         weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
+        joins = {
+            r: frozenset(
+                stem
+                for start, end, stem in stemmer.word_spans(r.replace("_", " "))
+                if r.replace("_", " ")[start:end].lower() in FUNCTION_WORDS
+            )
+            & set(own)
+            for r, own in labels.items()
+        }
         type_holders: dict[str, int] = {}
         for stems in type_words.values():
             for stem in stems:
@@ -197,14 +209,10 @@ class QuestionReader(TypeReader):
             type_words=type_words,
             type_holders=type_holders,
             label_weights=weights,
+            label_joins=joins,
             phrases=phrases,
             phrase_holders=phrase_holders,
         )
-
-    @cached_property
-    def function_stems(self) -> frozenset[str]:
-        """The stems of English function words (tools/plans/function_words.py)."""
-        return frozenset(stem for word in FUNCTION_WORDS for stem in self.stemmer.tokenize(word))
 
     @cached_property
     def schema_stems(self) -> frozenset[str]:
@@ -226,9 +234,10 @@ class QuestionReader(TypeReader):
         `has_*` label weighs little); its match is the weighted share of them in the question.
         A label is not matched by part of it made only of words several types' names share
         (`kind_word`): WordNet's "verb" names its fifteen `verb.*` types' kind, not half of
-        `verb_group`; nor by part of it made only of function words (`function_stems`):
-        "from" in "read commands from a file" is not half of Debian's `built_from`. The whole
-        label still matches.
+        `verb_group`; nor by part of it made only of the function words the label is written
+        with (`label_joins`), unless they tell it from a label holding its other words
+        (`told_apart`): "from" in "read commands from a file" is not half of Debian's
+        `built_from`. The whole label still matches.
         """
         stems = {stem for _, _, stem in self.stemmer.word_spans(question)}
         shares: dict[str, tuple[float, int]] = {}
@@ -239,11 +248,28 @@ class QuestionReader(TypeReader):
                 continue
             if len(matched) < len(weights) and all(self.kind_word(s) for s in matched):
                 continue  # "which verb means...": a kind of word, not half of `verb_group`
-            if len(matched) < len(weights) and all(s in self.function_stems for s in matched):
+            joins = self.label_joins.get(relation, frozenset())
+            if (
+                len(matched) < len(weights)
+                and all(self.kind_word(s) or s in joins for s in matched)
+                and not self.told_apart(relation)
+            ):
                 continue  # "commands from a file": a joining word, not half of `built_from`
             share = sum(weights[stem] for stem in matched) / total
             shares[relation] = (round(share, 6), len(matched))
         return LabelMatches(shares)
+
+    def told_apart(self, relation: str) -> bool:
+        """Whether another label holds every other word of `relation`'s label.
+
+        Its function words then tell the two apart (`located_above` and `located_below`):
+        "Which organ lies above the liver?" names `located_above` by "above" alone.
+        """
+        rest = set(self.label_weights.get(relation, ())) - self.label_joins.get(relation, set())
+        return bool(rest) and any(
+            other != relation and rest <= set(weights)
+            for other, weights in self.label_weights.items()
+        )
 
     def phrase_uses(self, question: str) -> PhraseUses:
         """The relation phrases `question` writes before "of", and the relations they name.

@@ -57,7 +57,9 @@ class RulePlanner:
        A question that names no relation leaving its named nodes may use their names as
        words, asking for something like them: when the whole question's first hit of
        the answer types is another node whose name or snippet holds the anchor's name words
-       (`Rivals.describing_rival`) and it matches the whole question clearly better
+       (or any such hit, when no named node holds any of the question's words: "tune"
+       names `tuned` by its stem only; `Rivals.describing_rival`) and it matches the whole
+       question clearly better
        than the named nodes and every reached node (`named_first`), the search comes first
        ("Is there a simple stopwatch application?" answers `kronometer`, described as one,
        not what the package `stopwatch` depends on). Anchors agreeing on a node spare the
@@ -67,10 +69,11 @@ class RulePlanner:
        is no node the question names and scores at least `CLEAR_LEAD` times the next hit
        (`Rivals.clear_winner`), it answers: the search comes first, or, when the walks
        reached it too, it leads their ranking.
-       When the walks come first on the least constrained reading (no answer type, no
-       relation named) and the question's leading hits hold no named node
-       (`Rivals.unanchored`), the first search's hits keep the list's last `TEXT_TAIL`
-       places. The list is topped up with the other, kept to the plan's target types (searching
+       When the walks come first on the least constrained reading (answers of no one
+       type, no relation named that leaves a named node) and the question's leading hits
+       hold no node the walks start from (`Rivals.unanchored`), the search's hits that
+       are not among them keep the list's last `TEXT_TAIL` places.
+       The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
        name WordNet's `noun.Tops` by its stem), and only the snapshot's candidate types are
@@ -146,7 +149,7 @@ class RulePlanner:
         elif winner is not None:
             first = False
         if first and self.writer.rivals.unanchored(rule_plan, hits):
-            ranked = _text_tail(ranked, fill)
+            ranked = _text_tail(ranked, [n for n in fill if n not in rule_plan.start_ids])
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
@@ -185,8 +188,12 @@ class RulePlanner:
         return of_type
 
 
-def _text_tail(ranked: list[str], hits: list[str]) -> list[str]:
-    """`ranked` with the first `TEXT_TAIL` of `hits` it lacks in the list's last places."""
+def _text_tail(ranked: list[str], fill: list[str]) -> list[str]:
+    """`ranked` with `TEXT_TAIL` search hits in the list's last places.
+
+    Its first `MAX_ANSWERS - TEXT_TAIL` stay first, in order; then the first hits of `fill`
+    not among them; then the rest of `ranked`.
+    """
     head = list(dict.fromkeys(ranked))[: MAX_ANSWERS - TEXT_TAIL]
-    tail = [node for node in hits if node not in head][:TEXT_TAIL]
+    tail = [node for node in fill if node not in head][:TEXT_TAIL]
     return list(dict.fromkeys([*head, *tail, *ranked]))
