@@ -22,7 +22,7 @@ from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.plans.reach import Reach, named_first
-from tools.plans.rivals import TEXT_TAIL
+from tools.plans.rivals import TAIL
 from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner
 from tools.toolset import Toolset
@@ -248,7 +248,7 @@ def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tai
     """ "progressive" names the clinical course `Progressive`, which twenty diseases have;
     the question names no answer type and no relation, and its first hits do not hold the
     named node: the walk still ranks first, and the phenotype the words describe keeps one
-    of the list's last places (`TEXT_TAIL`) instead of dropping out of it."""
+    of the list's last places (`TAIL`) instead of dropping out of it."""
     nodes = [
         ("prog", "clinical_course", "Progressive", "a clinical course getting worse over time"),
         *(
@@ -269,8 +269,8 @@ def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tai
         "web of tiny new vessels"
     )
     answers = ask(clinic, question)
-    assert all(a.startswith("d") for a in answers[: MAX_ANSWERS - TEXT_TAIL])  # walk first
-    assert len(answers) == MAX_ANSWERS and "moya" in answers[-TEXT_TAIL:]
+    assert all(a.startswith("d") for a in answers[: MAX_ANSWERS - TAIL])  # walk first
+    assert len(answers) == MAX_ANSWERS and "moya" in answers[-TAIL:]
     assert "prog" not in answers  # the named node is no search hit of the tail
     planner = OfflinePlanner(clinic)
     hits = planner.hits(question)
@@ -281,3 +281,21 @@ def test_a_walk_on_the_least_constrained_reading_leaves_the_search_the_lists_tai
     assert not rivals.unanchored(plan, [named, *hits])  # the text is about the named node
     assert not rivals.unanchored(replace(plan, answer_type="disease"), hits)  # one type asked
     assert not rivals.unanchored(planner.writer.text_plan(question), hits)  # no walk
+
+
+def test_a_search_first_on_a_question_about_a_named_node_leaves_the_walk_the_tail(
+    tmp_path: Path,
+) -> None:
+    """The question names `glass`, its second hit, and `snifter` answers it clearly: the
+    search ranks first and fills the list, and `tumbler`, reached from the named glass,
+    keeps one of its last places (`Rivals.about_named`)."""
+    nodes = [
+        ("snifter", "artifact", "snifter", "a glass with a wide bowl for brandy"),
+        ("glass", "artifact", "glass", "a glass container for drinks"),
+        ("tumbler", "artifact", "tumbler", "a flat-bottomed drinking vessel"),
+        *((f"cup{i}", "artifact", f"cup {i}", f"a bowl number {i}") for i in range(25)),
+    ]
+    lexicon = tiny_snapshot(tmp_path / "lexicon", nodes, [("tumbler", "glass", "hypernym")])
+    answers = ask(lexicon, "Is there a glass with a wide bowl for brandy?")
+    assert answers[0] == "snifter" and len(answers) == MAX_ANSWERS
+    assert "tumbler" in answers[-TAIL:]

@@ -10,8 +10,8 @@ searches' hits before it ranks the reached nodes ahead of the search or behind i
   may describe a node like the one it names (compared by `named_first`);
 - `clear_winner`: the whole question's first hit, when it leads the next hit the question
   does not name by `CLEAR_LEAD` in a question asking for no walk;
-- `unanchored`: whether, on the least constrained reading, the question's leading hits hold
-  none of the named nodes (the search then keeps the list's last `TEXT_TAIL` places).
+- `unanchored` and `about_named`: whether the question's leading hits hold a node the walks
+  start from, which decides which side keeps the list's last `TAIL` places.
 
 None of them reads a list of question phrasings: only the plan, the hits and their scores,
 and the snapshot's index statistics.
@@ -32,9 +32,11 @@ RIVAL_SHARE = 0.5
 """Share of an anchor's name weight a search hit's name must hold to rival the anchor."""
 LEADING_HITS = 3
 """Hits of the whole question's search (of the answer types) that rival loose anchors."""
-TEXT_TAIL = 5
-"""Places at the end of the answer list kept for the question's first search hits when the
-walk ranks first on the least constrained reading (`Rivals.unanchored`)."""
+TAIL = 5
+"""Places at the end of the answer list kept for the side ranked second: the search's hits
+when the walk ranks first on the least constrained reading (`Rivals.unanchored`), the
+walk's best reached nodes when the search ranks first on a question about a named node
+(`Rivals.about_named`)."""
 CLEAR_LEAD = 1.5
 """How many times the next unnamed hit's score the whole question's first hit must score to
 answer a question that asks for no walk (`Rivals.clear_winner`). On the development graphs
@@ -192,16 +194,25 @@ class Rivals:
         question names leaves a named node (the walks take every relation), and the whole
         question's first `LEADING_HITS` hits, of any type, hold none of the nodes the walks
         start from: what the question's words describe best is not what they name. When the
-        walk still ranks first, the search's hits keep the list's last `TEXT_TAIL` places
+        walk still ranks first, the search's hits keep the list's last `TAIL` places
         ("progressive blockage of the carotid arteries ...": HPO's clinical course
         `Progressive` reaches thousands of diseases, and the phenotype the words describe
         stays in the list). False for a plan with no walk.
         """
         if not rule_plan.relational or rule_plan.answer_type is not None:
             return False
-        if self.walks_named(rule_plan):
-            return False
-        return not {hit.node_id for hit in hits[:LEADING_HITS]} & rule_plan.start_ids
+        return not self.walks_named(rule_plan) and not self.about_named(rule_plan, hits)
+
+    def about_named(self, rule_plan: RulePlan, hits: Sequence[ListedNode]) -> bool:
+        """Whether the question's text is about a node it names.
+
+        The whole question's first `LEADING_HITS` hits, of any type, hold a node the walks
+        start from. When the search still ranks first, the walk's best reached nodes keep
+        the list's last `TAIL` places: "Fibroadenoma of the breast is classified under which
+        broader phenotype terms?" names its first hit, its search ranks first, and the
+        broader terms the walk reached from it stay in the list.
+        """
+        return bool({hit.node_id for hit in hits[:LEADING_HITS]} & rule_plan.start_ids)
 
     def walk_confirmed(self, rule_plan: RulePlan, reach: Reach) -> bool:
         """Whether the walk reached nodes along a named relation, in its direction.

@@ -23,7 +23,7 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.plans.reach import Reach, graph_first, named_first
-from tools.plans.rivals import TEXT_TAIL
+from tools.plans.rivals import TAIL
 from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
 
@@ -72,7 +72,9 @@ class RulePlanner:
        When the walks come first on the least constrained reading (answers of no one
        type, no relation named that leaves a named node) and the question's leading hits
        hold no node the walks start from (`Rivals.unanchored`), the search's hits that
-       are not among them keep the list's last `TEXT_TAIL` places.
+       are not among them keep the list's last `TAIL` places; when the search comes
+       first on a question whose leading hits hold such a node (`Rivals.about_named`),
+       the walk's best reached nodes keep them.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
@@ -113,6 +115,7 @@ class RulePlanner:
         reach = Reach()
         used = 0
         rule_plan = self.plan(question, hits, names)
+        judge = self.writer.rivals
         if "neighbors" in offered and exploration_budget >= 1 and rule_plan.relational:
             expansion = Expansion(offered["neighbors"], rule_plan)
             reach, used = yield from expansion.run(min(exploration_budget, MAX_WALK_TURNS))
@@ -125,9 +128,9 @@ class RulePlanner:
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
             used += 1
-            leading = self.writer.rivals.leading_rivals(rule_plan, hits, reach)
-            confirmed = self.writer.rivals.walk_confirmed(rule_plan, reach)
-            text_best = self.writer.rivals.rival_score(
+            leading = judge.leading_rivals(rule_plan, hits, reach)
+            confirmed = judge.walk_confirmed(rule_plan, reach)
+            text_best = judge.rival_score(
                 rule_plan, rivals, reach.nodes, leading, by_name=not confirmed
             )
         ranked = reach.ranking()
@@ -138,18 +141,20 @@ class RulePlanner:
         first = graph_first(reach, text_best, trust_agreement=not loose)
         written = {route.var for route in rule_plan.routes if not route.inflected}
         if first and (loose or not reach.agreed(among=written)):
-            rival = self.writer.rivals.describing_rival(rule_plan, hits, reach.nodes)
+            rival = judge.describing_rival(rule_plan, hits, reach.nodes)
             if rival is not None:
                 named = [score for route in rule_plan.routes for _, score in route.starts()]
                 reached = [hit.score or 0.0 for hit in hits if hit.node_id in reach.nodes]
                 first = named_first(max(named + reached), rival.score or 0.0)
-        winner = self.writer.rivals.clear_winner(rule_plan, hits) if first else None
+        winner = judge.clear_winner(rule_plan, hits) if first else None
         if winner is not None and winner in reach.nodes:  # the walks found it too: lead with it
             ranked = [winner, *(node for node in ranked if node != winner)]
         elif winner is not None:
             first = False
-        if first and self.writer.rivals.unanchored(rule_plan, hits):
-            ranked = _text_tail(ranked, [n for n in fill if n not in rule_plan.start_ids])
+        if first and judge.unanchored(rule_plan, hits):
+            ranked = _with_tail(ranked, [n for n in fill if n not in rule_plan.start_ids])
+        elif not first and judge.about_named(rule_plan, hits):
+            fill = _with_tail(fill, [n for n in ranked if n not in rule_plan.start_ids])
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
         if answers and max_turns >= 2:
@@ -188,12 +193,12 @@ class RulePlanner:
         return of_type
 
 
-def _text_tail(ranked: list[str], fill: list[str]) -> list[str]:
-    """`ranked` with `TEXT_TAIL` search hits in the list's last places.
+def _with_tail(first: list[str], second: list[str]) -> list[str]:
+    """`first` (the side ranked first) with `TAIL` nodes of `second` in the list's last places.
 
-    Its first `MAX_ANSWERS - TEXT_TAIL` stay first, in order; then the first hits of `fill`
-    not among them; then the rest of `ranked`.
+    Its first `MAX_ANSWERS - TAIL` stay first, in order; then the first nodes of `second`
+    not among them; then the rest of `first`.
     """
-    head = list(dict.fromkeys(ranked))[: MAX_ANSWERS - TEXT_TAIL]
-    tail = [node for node in fill if node not in head][:TEXT_TAIL]
-    return list(dict.fromkeys([*head, *tail, *ranked]))
+    head = list(dict.fromkeys(first))[: MAX_ANSWERS - TAIL]
+    tail = [node for node in second if node not in head][:TAIL]
+    return list(dict.fromkeys([*head, *tail, *first]))
