@@ -185,15 +185,7 @@ class QuestionReader(TypeReader):
             s: sum(s in own for own in labels.values()) for own in labels.values() for s in own
         }
         weights = {r: {s: 1.0 / holders[s] for s in own} for r, own in labels.items()}
-        joins = {
-            r: frozenset(
-                stem
-                for start, end, stem in stemmer.word_spans(r.replace("_", " "))
-                if r.replace("_", " ")[start:end].lower() in FUNCTION_WORDS
-            )
-            & set(own)
-            for r, own in labels.items()
-        }
+        joins = {r: _stems(stemmer, r, among=FUNCTION_WORDS) for r in labels}
         type_holders: dict[str, int] = {}
         for stems in type_words.values():
             for stem in stems:
@@ -436,9 +428,11 @@ class QuestionReader(TypeReader):
         return " ".join(question[start:end] for start, end, _ in spans)
 
 
-def _stems(stemmer: Tokenizer, name: str) -> frozenset[str]:
+def _stems(stemmer: Tokenizer, name: str, among: Collection[str] | None = None) -> frozenset[str]:
+    """The stems of a schema name's content-length words (those `among`, when given)."""
+    text = name.replace("_", " ")
     return frozenset(
         stem
-        for start, end, stem in stemmer.word_spans(name.replace("_", " "))
-        if end - start >= MIN_CONTENT_CHARS
+        for start, end, stem in stemmer.word_spans(text)
+        if end - start >= MIN_CONTENT_CHARS and (among is None or text[start:end].lower() in among)
     )
