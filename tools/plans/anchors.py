@@ -3,7 +3,8 @@
 The offline planner (tools/plans/rule_planner.py) walks from these anchors. A mention is
 (the question's words, the node they name, its score). One node per mention, at most
 `MAX_ANCHORS`, in question order; a relation phrase ("kinds of glass") or a label's word
-written before "of" ("the antonym of curious") says which names the question is about.
+written before "of" ("the antonym of curious") says which names the question is about; a
+mention made only of function words ("through") gives its place to a name left out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
+from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.schema_paths import SchemaPaths
 from tools.plans.type_words import written_at
 from tools.plans.vocabulary import PhraseUses, QuestionReader, blanked, find_span, words
@@ -49,7 +51,8 @@ class AnchorReader:
 
         One node per mention: its best homonym by the question's text, among those whose type
         a relation the question names touches when there are such; longer mentions first,
-        then higher scores, a node named twice once; returned in question order.
+        then higher scores, a node named twice once, function words giving way to names
+        (`capped`); returned in question order.
         """
         relations = self.reader.label_matches(question).named(MIN_LABEL_MATCH)
         best: dict[str, tuple[ListedNode, float]] = {}
@@ -75,9 +78,27 @@ class AnchorReader:
             if any(best[o][0].node_id == best[name][0].node_id for o in chosen):
                 continue  # named twice ("Can you ... that can"): one anchor
             chosen.append(name)  # (the name index's mentions never overlap)
-        chosen = chosen[:MAX_ANCHORS]
+        chosen = self.capped(chosen, {row.words for row in names or () if row.loose})
         position = {w: written_at(question, w) for w in chosen}
         return [(w, *best[w]) for w in sorted(chosen, key=position.__getitem__)]
+
+    @staticmethod
+    def capped(chosen: Sequence[str], loose: Collection[str]) -> list[str]:
+        """The first `MAX_ANCHORS` of `chosen` (best first), function words giving way.
+
+        A mention made only of function words (tools/plans/function_words.py: `through
+        (direct)` and `both` are WordNet nodes) gives its place, the last such first, to the
+        best mention the cap leaves out that is named with confidence: neither loose nor
+        function words only ("List every country that the Danube flows through": `country`,
+        not `through`). Mentions the cap leaves out that are loose change nothing: the
+        question may use either as words.
+        """
+        kept, rest = list(chosen[:MAX_ANCHORS]), chosen[MAX_ANCHORS:]
+        sure = [w for w in rest if w not in loose and not function_only(w)]
+        for at in reversed(range(len(kept))):
+            if sure and function_only(kept[at]):
+                kept[at] = sure.pop(0)
+        return kept
 
     def phrase_anchors(
         self,
@@ -167,3 +188,8 @@ def qualified(written: str) -> bool:
     "football (field game)" names the node; the question cannot have meant it as words.
     """
     return split_disambiguator(written) is not None
+
+
+def function_only(written: str) -> bool:
+    """Whether every word of `written` is a function word ("through", "both")."""
+    return all(word in FUNCTION_WORDS for word in words(written))

@@ -7,9 +7,11 @@ graph or question. A graph's relation labels use them to join their content word
 (`built_from`, `has_tag`, `named_after`) and a question writes them in every sentence
 ("commands from a file"), so a question holding only such words of a longer label does not
 name it, unless they tell it from another label holding its other words
-(`QuestionReader.label_matches`, `label_joins`). The planner's analyzer (`english-stem`)
-drops only the shorter Lucene list (`the`, `of`, `by`, `with`...): it keeps `from` and
-`has`.
+(`QuestionReader.label_matches`, `label_joins`). A lexical graph names some of them too
+(WordNet's `through (direct)`, `both`): a mention made only of them gives its anchor place to
+a name the question writes with confidence (`AnchorReader.capped`). The planner's analyzer
+(`english-stem`) drops only the shorter Lucene list (`the`, `of`, `by`, `with`...): it keeps
+`from` and `has`.
 """
 
 from __future__ import annotations
