@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.anchors import MIN_LABEL_MATCH, AnchorReader, written_as
 from tools.plans.answer_types import AnswerTypes
+from tools.plans.chains import ChainReader
 from tools.plans.model import TARGET_VAR, GraphPlan, PlanAnchor, PlanHop, PlanTarget
 from tools.plans.rivals import LEADING_HITS, Rivals
 from tools.plans.routes import RouteWriter
@@ -57,7 +58,9 @@ class RulePlanner:
        named relation or answer type lies beyond its neighbours' types (`RouteWriter`,
        tools/plans/routes.py). The
        direction of a named relation is judged from the order of the anchor and the
-       relation's words in the question (`QuestionReader.direction`).
+       relation's words in the question (`QuestionReader.direction`). A question naming
+       no answer type and exactly two relation uses walks them in the order it writes them,
+       from the name nearest them (`ChainReader`, tools/plans/chains.py).
     4. No anchor: a text plan, the question as one doc anchor (risk level `no_trade`).
 
     Args:
@@ -81,6 +84,8 @@ class RulePlanner:
         """What judges the plan's walks against the question's search hits."""
         self.anchoring = AnchorReader(self.reader, self.schema)
         """Which named nodes the plan walks from (tools/plans/anchors.py)."""
+        self.chains = ChainReader(self.reader, self.schema)
+        """Two relations a question chains in order (tools/plans/chains.py)."""
 
     def plan(
         self,
@@ -144,27 +149,40 @@ class RulePlanner:
             # the type word says something else ("clinical features": the relation's
             # phenotypes, not the type `clinical_course` no named relation leads to)
             target = self.answers.relation_end(anchor_types, relations) or target
+        chain = self.chains.chain(
+            question,
+            [(named, node.type) for named, node, _ in mentions if named not in loose],
+            [(words, words in loose) for words in dict.fromkeys(row.words for row in names or ())],
+            target,
+        )
+        if chain is not None:  # two relations written in order: walked one after the other
+            mentions = [mention for mention in mentions if mention[0] == chain.words][:1]
+            relations, phrases = list(chain.relations), chain.uses
         relevance = self.reader.schema_free(
             self.reader.residual(question, [words for words, _, _ in mentions], self.vocabulary),
             relations,
             phrases,
             {question[start:end].lower() for start, end in compounds},
         )
-        walks = {
-            f"A{number}": self.routes.hops_for(
-                node.type,
-                target,
-                [] if (named, node.node_id) in aside else relations,
-                question,
-                named,
-                claimed=self.routes.claimed(relations, anchor_types, number - 1, target),
-                whole=whole,
-                schema_text=blanked(unnamed, [named]),
-            )
-            for number, (named, node, _) in enumerate(mentions, start=1)
-        }
-        types = {f"A{number}": node.type for number, (_, node, _) in enumerate(mentions, 1)}
-        walks = self.routes.one_chain(walks, types, target, relations)
+        walks: dict[str, tuple[RoutedHop, ...]]
+        if chain is not None:
+            walks = {"A1": chain.hops}  # the one name the chain starts from
+        else:
+            walks = {
+                f"A{number}": self.routes.hops_for(
+                    node.type,
+                    target,
+                    [] if (named, node.node_id) in aside else relations,
+                    question,
+                    named,
+                    claimed=self.routes.claimed(relations, anchor_types, number - 1, target),
+                    whole=whole,
+                    schema_text=blanked(unnamed, [named]),
+                )
+                for number, (named, node, _) in enumerate(mentions, start=1)
+            }
+            types = {f"A{n}": node.type for n, (_, node, _) in enumerate(mentions, 1)}
+            walks = self.routes.one_chain(walks, types, target, relations)
         plan_anchors, hops, routes = [], [], []
         for number, (named, node, score) in enumerate(mentions, start=1):
             var = f"A{number}"

@@ -1,0 +1,122 @@
+"""Two relations a question chains in order, between nodes of one kind (tools/plans/chains.py).
+
+In a lexical graph every node is a noun or a verb: the types cannot say that "A car door is
+part of something. What is that something a kind of?" asks for two hops. The question's two
+relation words say it, the one nearest the named node walked first: onward from it ("part
+of something", then "a kind of" that), or nested around it ("the kinds of the parts of a
+car"). A question whose relation words meet two names asks for their intersection instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+from offline_answers import ask, plan_of
+from tiny_graph import tiny_snapshot
+
+from agent.planner import OfflinePlanner
+from graphs.manifest import RelationSignature
+from graphs.snapshot import Snapshot
+from tools.plans.chains import ChainReader
+from tools.plans.execute import PlanExecutor
+from tools.plans.schema_paths import SchemaPaths
+from tools.plans.vocabulary import QuestionReader
+
+NODES = [
+    ("car", "noun", "car", "a kind of motor vehicle with four wheels"),
+    ("motor_vehicle", "noun", "motor vehicle", "a self-propelled wheeled vehicle"),
+    ("truck", "noun", "truck", "a kind of motor vehicle for hauling loads"),
+    ("bus", "noun", "bus", "a kind of motor vehicle carrying passengers"),
+    ("door", "noun", "car door", "the door that is part of a car"),
+    ("wheel", "noun", "car wheel", "a wheel that is part of a car"),
+    ("engine", "noun", "car engine", "the motor that is part of a car"),
+    ("barrier", "noun", "movable barrier", "a barrier that can be moved"),
+    ("hatch", "noun", "hatchback door", "a kind of car door that opens upward"),
+]
+EDGES = [
+    ("car", "motor_vehicle", "hypernym"),
+    ("truck", "motor_vehicle", "hypernym"),
+    ("bus", "motor_vehicle", "hypernym"),
+    ("door", "car", "part_holonym"),
+    ("wheel", "car", "part_holonym"),
+    ("engine", "car", "part_holonym"),
+    ("door", "barrier", "hypernym"),
+    ("hatch", "door", "hypernym"),
+]
+ONWARD = "A car door is part of something. What is that something a kind of?"
+NESTED = "What are the kinds of the parts of a car?"
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "cars", NODES, EDGES)
+
+
+def test_the_graph_texts_name_both_relations(lexicon: Snapshot) -> None:
+    assert lexicon.manifest.relation_phrases == {
+        "hypernym": {"kind": "out"},
+        "part_holonym": {"part": "out"},
+    }
+
+
+def test_a_chain_written_onward_walks_the_nearer_relation_first(lexicon: Snapshot) -> None:
+    plan = plan_of(lexicon, ONWARD)
+    assert [route.node.name for route in plan.routes] == ["car door"]
+    hops = plan.routes[0].hops
+    assert [(hop.relations, hop.direction) for hop in hops] == [
+        (("part_holonym",), "out"),
+        (("hypernym",), "out"),
+    ]
+    assert ask(lexicon, ONWARD)[0] == "motor_vehicle"  # not `car`, the door's whole
+
+
+def test_a_chain_written_nested_walks_from_the_inner_name_outward(lexicon: Snapshot) -> None:
+    hops = plan_of(lexicon, NESTED).routes[0].hops
+    assert [(hop.relations, hop.direction) for hop in hops] == [
+        (("part_holonym",), "in"),
+        (("hypernym",), "in"),
+    ]
+    assert ask(lexicon, NESTED)[0] == "hatch"  # a kind of car door, not a part of the car
+
+
+def test_the_executor_walks_the_same_chain(lexicon: Snapshot) -> None:
+    planner = OfflinePlanner(lexicon)
+    plan = planner.writer.plan(ONWARD, planner.hits(ONWARD), planner.names(ONWARD)).plan
+    assert PlanExecutor(lexicon).run(plan).ranking[0].node_id == "motor_vehicle"
+
+
+def test_relation_words_meeting_two_names_are_no_chain(lexicon: Snapshot) -> None:
+    reader = OfflinePlanner(lexicon).writer.chains
+    names = [("car door", False)]
+    assert reader.chain(ONWARD, [("car door", "noun")], names, None) is not None
+    question = "Which kinds of movable barrier are part of a car?"  # two names met
+    names = [("movable barrier", False), ("car", False)]
+    assert reader.chain(question, [("car", "noun")], names, None) is None
+
+
+def test_one_relation_word_or_a_named_answer_type_is_no_chain(lexicon: Snapshot) -> None:
+    reader = OfflinePlanner(lexicon).writer.chains
+    names = [("car door", False)]
+    assert reader.chain("A car door is part of what?", [("car door", "noun")], names, None) is None
+    assert reader.chain(ONWARD, [("car door", "noun")], names, "noun") is None
+
+
+def packages() -> ChainReader:
+    relations = ["depends", "pre_depends", "has_phenotype"]
+    reader = QuestionReader.build("english", ["package", "phenotype"], relations)
+    signatures = [RelationSignature(relation=r, source_type="package", target_type="package",
+                                    count=1) for r in relations]  # fmt: skip
+    return ChainReader(reader, SchemaPaths.from_signatures(signatures))
+
+
+def test_words_of_one_label_written_together_are_one_use() -> None:
+    names = [("slrn", False)]
+    reader = packages()
+    assert reader.chain("What does slrn depend on? And what depends on that?",
+                        [("slrn", "package")], names, None) is not None  # fmt: skip
+    question = "What does slrn pre-depend on?"  # `pre_depends`, not two relations
+    assert reader.chain(question, [("slrn", "package")], names, None) is None
+
+
+def test_a_type_word_is_no_relation_use() -> None:
+    question = "Which phenotype does slrn depend on?"  # the type, not `has_phenotype`
+    assert [use.relation for use in packages().uses(question)] == ["depends"]

@@ -1,0 +1,187 @@
+"""Chains of two relations a question writes in order, read without the types' help.
+
+In a graph whose relations link nodes of the same kinds (WordNet's synsets: `hypernym`,
+`part_holonym`, `entails` between nouns or verbs alike), the schema cannot say that a question
+asks for two hops: the types of the ends are the same. The question says it by naming two
+relations, each once ("A car door is part of something. What is that something a type of?":
+`part_holonym`, then `hypernym`). A use is a word naming one relation: a relation phrase the
+graph's texts write before "of" (graphs/snapshot/phrases.py: "type of", "part of"), or else a
+word that alone names a relation label (`QuestionReader.label_matches`: "entails", "parts").
+
+English nests "of" phrases from the named node outward ("the kinds of [the parts of [a
+bird]]"), and chains sentences from it onward ("X is part of something; that something is a
+type of what?"): either way the use nearest the named node is walked first. Its direction is
+read as for one hop (the named node as the phrase's object after "of" turns the phrase's own
+direction around, tools/plans/vocabulary.py). The far use is written about the intermediate
+nodes: in its own direction when the chain runs onward, turned around when it nests ("the
+kinds of the parts of a bird": the kinds *of* the parts, their hyponyms).
+
+Only a question that names exactly two uses, no answer type and a node whose type the first
+relation touches is read this way; anything else is left to the one-hop and typed readings
+(tools/plans/routes.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from tools.plans.anchors import MIN_LABEL_MATCH, function_only
+from tools.plans.rule_plan import RoutedHop
+from tools.plans.schema_paths import SchemaPaths
+from tools.plans.type_words import joined, written_at
+from tools.plans.vocabulary import PhraseUses, QuestionReader
+
+Direction = Literal["out", "in"]
+
+
+@dataclass(frozen=True)
+class Use:
+    """One word of the question that names one relation.
+
+    Attributes:
+        start: Its offset in the question.
+        end: Offset after it.
+        stem: Its stem.
+        relation: The relation it names.
+        own: The direction the word gives the relation for the node written before it (its
+            subject): a phrase's direction in the graph's texts; "out" for a label's word.
+        about: Where the words after its "of" begin (None: not written before "of").
+    """
+
+    start: int
+    end: int
+    stem: str
+    relation: str
+    own: Direction
+    about: int | None = None
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A two-hop walk read from the order of two relation uses.
+
+    Attributes:
+        words: The question's words naming the node walked from.
+        hops: The hop along the near use's relation, then along the far one's.
+        relations: The two relations, near first (once each).
+        uses: The two uses as relation phrases (their words name the schema, not the answers).
+    """
+
+    words: str
+    hops: tuple[RoutedHop, RoutedHop]
+    relations: tuple[str, ...]
+    uses: PhraseUses
+
+
+@dataclass(frozen=True)
+class ChainReader:
+    """Reads a chain of two relations from a question (see the module doc).
+
+    Attributes:
+        reader: The snapshot's question reader (labels, phrases, stems).
+        schema: The snapshot's relation signatures.
+    """
+
+    reader: QuestionReader
+    schema: SchemaPaths
+
+    def uses(self, question: str) -> list[Use]:
+        """Every word of `question` that names one relation, in question order."""
+        phrases = self.reader.phrase_uses(question)
+        before_of = dict(zip(phrases.places, phrases.objects, strict=True))
+        found = []
+        for start, end, stem in self.reader.stemmer.word_spans(question):
+            if stem in self.reader.type_stems:
+                continue  # "the phenotype ontology": a type's word, not `has_phenotype`
+            about = before_of.get((start, stem))
+            named = self.reader.label_matches(question[start:end]).named(MIN_LABEL_MATCH)
+            if len(named) == 1:
+                found.append(Use(start, end, stem, named[0], "out", about))
+                continue
+            if about is None:
+                continue
+            holders = self.reader.phrase_holders.get(stem, ())
+            if len(holders) == 1:
+                own = self.reader.phrases[holders[0]][stem]
+                found.append(Use(start, end, stem, holders[0], _direction(own), about))
+        return found
+
+    def chain(
+        self,
+        question: str,
+        anchors: Sequence[tuple[str, str]],
+        names: Sequence[tuple[str, bool]],
+        answer_type: str | None,
+    ) -> Chain | None:
+        """The chain the question writes from one of its anchors, if it writes one.
+
+        Args:
+            question: The question.
+            anchors: (words, node type) of each name the plan would walk from (not loose).
+            names: (words, loose) of every name the question writes.
+            answer_type: The type the question names for its answers (None: none).
+        """
+        if answer_type is not None:
+            return None
+        written = [(w, lo, written_at(question, w)) for w, lo in names]
+        written = [(w, lo, at) for w, lo, at in written if at >= 0]
+        starts = [(w, written_at(question, w)) for w, _ in anchors]
+        uses = [
+            use
+            for use in self.uses(question)
+            if not any(at <= use.start < at + len(w) for w, at in starts if at >= 0)
+        ]
+        if len(uses) != 2 or joined(question[uses[0].end : uses[1].start]):
+            return None  # "pre-depend" names `pre_depends`, not `depends` then `pre_depends`
+        best = None
+        for words, node_type in anchors:
+            at = written_at(question, words)
+            end = at + len(words)
+            near, far = sorted(uses, key=lambda use: _distance(use, at, end))
+            if at < 0 or not self.schema.touches(near.relation, node_type):
+                continue
+            if best is None or _distance(near, at, end) < best[0]:
+                best = (_distance(near, at, end), words, at, near, far)
+        if best is None:
+            return None
+        _, words, at, near, far = best
+        onward = far.start > at
+        for other, loose, other_at in written:
+            overlaps = any(other_at <= use.start < other_at + len(other) for use in uses)
+            if other == words or overlaps or function_only(other) or other_at < far.start:
+                continue
+            if not (onward and loose and other_at == far.about):
+                return None  # a name the far use leads to: two names met, not a chain
+        first = self._near_direction(question, words, at, near)
+        nested = far.start < near.start < at
+        second = _turned(far.own) if nested else far.own
+        places = tuple((use.start, use.stem) for use in (near, far))
+        return Chain(
+            words,
+            (RoutedHop(None, (near.relation,), first), RoutedHop(None, (far.relation,), second)),
+            tuple(dict.fromkeys((near.relation, far.relation))),
+            PhraseUses(places, (near.relation, far.relation)),
+        )
+
+    def _near_direction(self, question: str, words: str, at: int, near: Use) -> Direction | None:
+        """The first hop's direction: the node as the phrase's object, its subject, or by order."""
+        if near.about is not None and near.about == at:
+            return _turned(near.own)
+        if near.start > at:
+            return near.own
+        return self.reader.direction(question, words, [near.relation])
+
+
+def _distance(use: Use, at: int, end: int) -> int:
+    """Characters between a use and the name at `at:end`."""
+    return use.start - end if use.start >= end else at - use.end
+
+
+def _direction(value: str) -> Direction:
+    return "in" if value == "in" else "out"
+
+
+def _turned(direction: Direction) -> Direction:
+    return "in" if direction == "out" else "out"
