@@ -186,3 +186,32 @@ def test_a_function_word_names_the_label_it_tells_from_its_sibling() -> None:
     )
     assert reader.label_matches("Which organ lies above the liver?").named(0.5) == ["located_above"]
     assert reader.label_matches("commands read from a file").named(0.5) == []
+
+
+def test_the_type_written_after_same_is_shared_not_asked_for(tmp_path) -> None:
+    """ "that same gene": the answers share it with the named disease, across `gene_of`
+    and back; a question naming no other type asks for the named node's own."""
+    nodes = [
+        ("u1f", "disease", "Usher syndrome 1F", "deafness and blindness"),
+        ("u1d", "disease", "Usher syndrome 1D", "deafness and blindness from birth"),
+        ("dfn", "disease", "Deafness 23", "hearing loss"),
+        ("pcdh", "gene", "PCDH15", "protocadherin 15"),
+        ("cdh", "gene", "CDH23", "cadherin 23"),
+    ]
+    edges = [
+        ("pcdh", "u1f", "gene_of"),
+        ("pcdh", "dfn", "gene_of"),
+        ("cdh", "u1d", "gene_of"),
+    ]
+    graph = tiny_snapshot(tmp_path / "bio", nodes, edges)
+    question = "Usher syndrome 1F is caused by one gene. What other disorders are caused by "
+    question += "that same gene?"
+    reader = RulePlanner(graph.manifest).reader
+    shared, rest = reader.shared_types(question)
+    assert shared == ["gene"] and rest.count("gene") == 1
+    plan = plan_of(graph, question)
+    assert plan.answer_type == "disease"
+    assert [hop.node_type for hop in plan.routes[0].hops] == ["gene", "disease"]
+    assert ask(graph, question)[0] == "dfn"  # not the gene itself
+    # no type after "same": nothing is shared
+    assert reader.shared_types("Which genes cause it at the same time?")[0] == []

@@ -21,6 +21,8 @@ MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word: letters and digits."""
+SAME = re.compile(r"\bsame\s+", re.IGNORECASE)
+"""The determiner of identity: "the same gene" is shared, not asked for (`shared_types`)."""
 
 
 def written_at(question: str, words: str) -> int:
@@ -67,6 +69,29 @@ class TypeReader:
             if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
+
+    def shared_types(self, question: str) -> tuple[list[str], str]:
+        """The types the question writes right after "same", and the question without them.
+
+        "the same gene", "the same virtual packages": the determiner says the node of that
+        type is shared by the named node and the answers, the middle of a round trip, not
+        what is asked for. Returns the types of each run of type words written right after
+        "same" (spaces or a hyphen between), and `question` with those runs blanked.
+        """
+        shared: list[str] = []
+        for same in SAME.finditer(question):
+            place = same.end()
+            for word in WORD.finditer(question, place):
+                if not joined(question[place : word.start()]) and place != same.end():
+                    break
+                if not self._names_only(word.group(), self.type_stems):
+                    break
+                place = word.end()
+            run = question[same.end() : place]
+            if run.strip():
+                shared += [t for t in self.mentioned_types(run) if t not in shared]
+                question = question[: same.end()] + " " * len(run) + question[place:]
+        return shared, question
 
     def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
         """Spans of type words the question writes as the first word of a compound of `texts`.
