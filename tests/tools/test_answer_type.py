@@ -45,8 +45,9 @@ def test_the_type_beyond_the_other_named_types_is_the_answer(graph: Snapshot) ->
     # genes lie on the way from the drug to the diseases, whichever the question names first
     assert answers.answer_type(question, ["drug"]) == "disease"
     assert answers.answer_type("Which diseases and genes does it touch?", ["drug"]) == "disease"
-    # without named nodes to measure from, the first type named
-    assert answers.answer_type(question) == "gene"
+    # without named nodes to measure from, the one the wh-phrase names, else the first named
+    assert answers.answer_type(question) == "disease"
+    assert answers.answer_type("Kregocillin acts on genes linked to diseases.") == "gene"
     assert answers.answer_type("Is there anything?", ["drug"]) is None
 
 
@@ -215,3 +216,14 @@ def test_the_type_written_after_same_is_shared_not_asked_for(tmp_path) -> None:
     assert ask(graph, question)[0] == "dfn"  # not the gene itself
     # no type after "same": nothing is shared
     assert reader.shared_types("Which genes cause it at the same time?")[0] == []
+
+
+def test_of_several_named_types_the_wh_phrase_names_the_answers(graph: Snapshot) -> None:
+    answers = RulePlanner(graph.manifest).answers
+    question = "Drugs act on the genes behind Kappa syndrome. Which genes are those?"
+    # the drug is farther from the disease, but the question asks for genes
+    assert answers.answer_type(question, ["disease"], ["associated_with"]) == "gene"
+    assert answers.reader.asked_type("Which other genes cause it?") == "gene"
+    assert answers.reader.asked_type("What is the drug for it?") == "drug"
+    assert answers.reader.asked_type("What does Kappa syndrome follow?") is None
+    assert ask(graph, question)[0] == "g1"

@@ -34,14 +34,18 @@ class AnswerTypes:
     ) -> str | None:
         """The node type the answers should have, if the question or snapshot tells.
 
-        The snapshot's only candidate type; else of the candidate types the question names
-        (a type written right after "same" is shared, not asked for: `shared_types`; a
-        question naming a relation, a shared type and no other asks for the named node's own
-        type, across the shared node and back: "What other disorders are caused by that
-        same gene?"), the first when the question asks for a round trip from a named node's own type
-        (`round_trip`), else the one farthest from the named nodes' types over the schema
-        (the others lie on the way: "X acts on some genes; what diseases are those genes
-        associated with?" walks drug -> gene -> disease), the first named among equals.
+        The snapshot's only candidate type; else, of the candidate types the question names:
+        - a type written right after "same" is shared, not asked for (`shared_types`); a
+          question naming a relation, a shared type and no other asks for the named node's
+          own type, across the shared node and back ("What other disorders are caused by
+          that same gene?");
+        - of several, the one its wh-phrase names (`asked_type`: "Eyelid apraxia shows up
+          in several diseases. Which genes cause those diseases?");
+        - else the first, when the question asks for a round trip from a named node's own
+          type (`round_trip`);
+        - else the one farthest from the named nodes' types over the schema (the others
+          lie on the way: "X acts on some genes; what diseases are those genes associated
+          with?" walks drug -> gene -> disease), the first named among equals.
         """
         if len(self.candidate_types) == 1:
             return self.candidate_types[0]
@@ -50,6 +54,9 @@ class AnswerTypes:
         if shared and relations and anchor_types:
             mentioned = mentioned or [anchor_types[0]]  # across the shared node and back
         allowed = [t for t in mentioned if not self.candidate_types or t in self.candidate_types]
+        asked = self.reader.asked_type(question)
+        if len(allowed) > 1 and asked in allowed:
+            return asked
         if self.round_trip(allowed, anchor_types, relations):
             return allowed[0]
         if len(allowed) > 1 and anchor_types:

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from graphs.bm25.tokenize import Tokenizer
+from tools.plans.function_words import FUNCTION_WORDS
 
 MIN_CONTENT_CHARS = 3
 """Shorter words never name a type or relation, nor make a name worth anchoring on."""
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word: letters and digits."""
+WH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
+"""The wh-determiners: the type words after one name what is asked (`asked_type`)."""
 SAME = re.compile(r"\bsame\s+", re.IGNORECASE)
 """The determiner of identity: "the same gene" is shared, not asked for (`shared_types`)."""
 
@@ -92,6 +95,26 @@ class TypeReader:
                 shared += [t for t in self.mentioned_types(run) if t not in shared]
                 question = question[: same.end()] + " " * len(run) + question[place:]
         return shared, question
+
+    def asked_type(self, question: str) -> str | None:
+        """The type the question's wh-phrase asks for: "Which genes cause those diseases?".
+
+        The type words written right after "which" or "what" (function words between:
+        "which other genes", "what is the gene") are the head of the phrase the question
+        asks about; None when no type word follows either.
+        """
+        for wh in WH.finditer(question):
+            place = wh.end()
+            for word in WORD.finditer(question, place):
+                if word.group().lower() in FUNCTION_WORDS and place == wh.end():
+                    continue
+                if not self._names_only(word.group(), self.type_stems):
+                    break
+                place = word.end()
+            found = self.mentioned_types(question[wh.end() : place])
+            if found:
+                return found[0]
+        return None
 
     def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
         """Spans of type words the question writes as the first word of a compound of `texts`.
