@@ -93,11 +93,12 @@ def test_relation_words_meeting_two_names_are_no_chain(lexicon: Snapshot) -> Non
     assert reader.chain(question, [("car", "noun")], names, None) is None
 
 
-def test_one_relation_word_or_a_named_answer_type_is_no_chain(lexicon: Snapshot) -> None:
+def test_one_relation_word_or_another_answer_type_is_no_chain(lexicon: Snapshot) -> None:
     reader = OfflinePlanner(lexicon).writer.chains
     names = [("car door", False)]
     assert reader.chain("A car door is part of what?", [("car door", "noun")], names, None) is None
-    assert reader.chain(ONWARD, [("car door", "noun")], names, "noun") is None
+    assert reader.chain(ONWARD, [("car door", "noun")], names, "noun") is not None  # its own
+    assert reader.chain(ONWARD, [("car door", "noun")], names, "verb") is None  # another
 
 
 def packages() -> ChainReader:
@@ -120,3 +121,40 @@ def test_words_of_one_label_written_together_are_one_use() -> None:
 def test_a_type_word_is_no_relation_use() -> None:
     question = "Which phenotype does slrn depend on?"  # the type, not `has_phenotype`
     assert [use.relation for use in packages().uses(question)] == ["depends"]
+
+
+DEB_NODES = [
+    ("bbdb3", "package", "bbdb3", "an address book for emacs"),
+    ("mailer", "package", "mailer", "a mail reader"),
+    ("libmail", "package", "libmail", "the mail library"),
+    ("libc", "package", "libc", "the C library"),
+    ("docs", "package", "bbdb-docs", "documentation"),
+]
+DEB_EDGES = [
+    ("bbdb3", "mailer", "recommends"),
+    ("bbdb3", "libc", "depends"),
+    ("mailer", "libmail", "depends"),
+    ("bbdb3", "docs", "suggests"),
+]
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    return tiny_snapshot(tmp_path_factory.mktemp("graphs") / "deb", DEB_NODES, DEB_EDGES)
+
+
+def test_a_chain_within_the_answer_type_walks_both_relations(archive: Snapshot) -> None:
+    """Packages to packages: the types cannot tell `recommends` then `depends` apart."""
+    question = "What are the dependencies of the packages that bbdb3 recommends?"
+    hops = plan_of(archive, question).routes[0].hops
+    assert [(hop.relations, hop.direction) for hop in hops] == [
+        (("recommends",), "out"),
+        (("depends",), "out"),
+    ]
+    assert ask(archive, question)[0] == "libmail"  # not libc, bbdb3's own dependency
+
+
+def test_one_relation_restated_within_the_answer_type_is_one_hop(archive: Snapshot) -> None:
+    question = "Suggestions of bbdb3: list all the packages it suggests."
+    assert len(plan_of(archive, question).routes[0].hops) == 1
+    assert ask(archive, question)[0] == "docs"

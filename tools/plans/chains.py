@@ -16,9 +16,11 @@ direction around, tools/plans/vocabulary.py). The far use is written about the i
 nodes: in its own direction when the chain runs onward, turned around when it nests ("the
 kinds of the parts of a bird": the kinds *of* the parts, their hyponyms).
 
-Only a question that names exactly two uses, no answer type and a node whose type the first
-relation touches is read this way; anything else is left to the one-hop and typed readings
-(tools/plans/routes.py).
+Only a question that names exactly two uses and a node whose type the first relation touches
+is read this way, and, when it names an answer type, only within that type: two different
+relations that each link the named node's type to itself ("the dependencies of the packages
+that bbdb3 recommends": `recommends`, then `depends`, packages throughout). Anything else is
+left to the one-hop and typed readings (tools/plans/routes.py).
 """
 
 from __future__ import annotations
@@ -121,10 +123,9 @@ class ChainReader:
             question: The question.
             anchors: (words, node type) of each name the plan would walk from (not loose).
             names: (words, loose) of every name the question writes.
-            answer_type: The type the question names for its answers (None: none).
+            answer_type: The type the question names for its answers (None: none); the
+                chain then stays within it (see the module doc).
         """
-        if answer_type is not None:
-            return None
         written = [(w, lo, written_at(question, w)) for w, lo in names]
         written = [(w, lo, at) for w, lo, at in written if at >= 0]
         starts = [(w, written_at(question, w)) for w, _ in anchors]
@@ -142,6 +143,12 @@ class ChainReader:
             near, far = sorted(uses, key=lambda use: _distance(use, at, end))
             if at < 0 or not self.schema.touches(near.relation, node_type):
                 continue
+            if answer_type is not None and not (
+                answer_type == node_type
+                and near.relation != far.relation
+                and all(self.schema.joins(use.relation, node_type, node_type) for use in uses)
+            ):
+                continue  # the types tell the walk (tools/plans/routes.py), or one restated
             if best is None or _distance(near, at, end) < best[0]:
                 best = (_distance(near, at, end), words, at, near, far)
         if best is None:
@@ -160,7 +167,10 @@ class ChainReader:
         places = tuple((use.start, use.stem) for use in (near, far))
         return Chain(
             words,
-            (RoutedHop(None, (near.relation,), first), RoutedHop(None, (far.relation,), second)),
+            (
+                RoutedHop(None, (near.relation,), first),
+                RoutedHop(answer_type, (far.relation,), second),
+            ),
             tuple(dict.fromkeys((near.relation, far.relation))),
             PhraseUses(places, (near.relation, far.relation)),
         )
