@@ -64,9 +64,10 @@ QUESTION_SETS = {
     "debian-2": ("debian-dev", DATASETS / "debian" / "dev2.jsonl"),
     "debian-3t": ("debian-dev", DATASETS / "debian" / "dev3-text.jsonl"),
     "hpo-text": ("hpo", DATASETS / "hpo" / "dev-text.jsonl"),
+    "debian-4": ("debian-dev", DATASETS / "debian" / "dev4.jsonl"),
 }
 """More development questions (written by helpers that did not read the policy: text-only
-ones, 24 to 40, or 100 of every family), run on the snapshot of the graph named first (its
+ones, 24 to 40, 100 of every family, or 40 intersections and chains), run on the snapshot of the graph named first (its
 files linked, not copied)."""
 
 

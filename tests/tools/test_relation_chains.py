@@ -158,3 +158,19 @@ def test_one_relation_restated_within_the_answer_type_is_one_hop(archive: Snapsh
     question = "Suggestions of bbdb3: list all the packages it suggests."
     assert len(plan_of(archive, question).routes[0].hops) == 1
     assert ask(archive, question)[0] == "docs"
+
+
+def test_two_names_or_coordinated_relations_within_the_answer_type_are_no_chain(
+    archive: Snapshot,
+) -> None:
+    reader = OfflinePlanner(archive).writer.chains
+    chained = "What are the dependencies of the packages that bbdb3 recommends?"
+    assert reader.chain(chained, [("bbdb3", "package")], [("bbdb3", False)], "package")
+    # both relations link the answers to the one named package
+    coordinated = "Which packages both suggest and recommend bbdb3?"
+    assert reader.chain(coordinated, [("bbdb3", "package")], [("bbdb3", False)], "package") is None
+    # another package named: the answers meet both (an intersection)
+    met = "Which packages depend on libmail that bbdb3 recommends?"
+    names = [("libmail", False), ("bbdb3", False)]
+    anchors = [("libmail", "package"), ("bbdb3", "package")]
+    assert reader.chain(met, anchors, names, "package") is None

@@ -19,23 +19,31 @@ kinds of the parts of a bird": the kinds *of* the parts, their hyponyms).
 Only a question that names exactly two uses and a node whose type the first relation touches
 is read this way, and, when it names an answer type, only within that type: two different
 relations that each link the named node's type to itself ("the dependencies of the packages
-that bbdb3 recommends": `recommends`, then `depends`, packages throughout). Anything else is
-left to the one-hop and typed readings (tools/plans/routes.py).
+that bbdb3 recommends": `recommends`, then `depends`, packages throughout), and the question
+naming no other node. Two relation words coordinated ("both provide and conflict with X")
+link one pair of nodes, and another name the chain would walk past is met, not passed
+("packages depending on libcapstone4 that list vde2 under Suggests"): an intersection.
+Anything else is left to the one-hop and typed readings (tools/plans/routes.py).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from tools.plans.anchors import MIN_LABEL_MATCH, function_only
+from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.rule_plan import RoutedHop
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import joined, written_at
+from tools.plans.type_words import WORD, written_at
 from tools.plans.vocabulary import PhraseUses, QuestionReader
 
 Direction = Literal["out", "in"]
+CONJUNCTIONS = frozenset({"and", "or", "nor"})
+"""The coordinating conjunctions that join two relation words into one pair (`coordinated`)."""
+SENTENCE_END = re.compile(r"[.?!;]")
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,8 @@ class ChainReader:
             for use in self.uses(question)
             if not any(at <= use.start < at + len(w) for w, at in starts if at >= 0)
         ]
-        if len(uses) != 2 or joined(question[uses[0].end : uses[1].start]):
-            return None  # "pre-depend" names `pre_depends`, not `depends` then `pre_depends`
+        if len(uses) != 2 or coordinated(question[uses[0].end : uses[1].start]):
+            return None  # "pre-depend", "both provide and conflict with X": one pair of nodes
         best = None
         for words, node_type in anchors:
             at = written_at(question, words)
@@ -157,7 +165,11 @@ class ChainReader:
         onward = far.start > at
         for other, loose, other_at in written:
             overlaps = any(other_at <= use.start < other_at + len(other) for use in uses)
-            if other == words or overlaps or function_only(other) or other_at < far.start:
+            if other == words or overlaps or function_only(other):
+                continue
+            if answer_type is not None and not loose:
+                return None  # "the packages X depends on that Y recommends": two names met
+            if other_at < far.start:
                 continue
             if not (onward and loose and other_at == far.about):
                 return None  # a name the far use leads to: two names met, not a chain
@@ -182,6 +194,19 @@ class ChainReader:
         if near.start > at:
             return near.own
         return self.reader.direction(question, words, [near.relation])
+
+
+def coordinated(gap: str) -> bool:
+    """Whether two relation words with `gap` between say one pair of nodes, not a chain.
+
+    Written together ("pre-depend": `pre_depends`), or joined by a coordinating conjunction
+    with nothing but function words in the same sentence ("both provide and conflict with
+    X", "Breaks and Replaces against X": both relations link the answers to X).
+    """
+    found = [word.lower() for word in WORD.findall(gap)]
+    if SENTENCE_END.search(gap) or not all(word in FUNCTION_WORDS for word in found):
+        return False
+    return not found or any(word in CONJUNCTIONS for word in found)
 
 
 def _distance(use: Use, at: int, end: int) -> int:
