@@ -227,3 +227,10 @@ def test_of_several_named_types_the_wh_phrase_names_the_answers(graph: Snapshot)
     assert answers.reader.asked_type("What is the drug for it?") == "drug"
     assert answers.reader.asked_type("What does Kappa syndrome follow?") is None
     assert ask(graph, question)[0] == "g1"
+
+
+def test_a_participle_before_by_names_the_agents_type_not_the_answers() -> None:
+    reader = QuestionReader.build("english", ["package", "maintainer"], ["maintained_by"])
+    assert reader.mentioned_types("enhancements for musescore maintained by Thorsten") == []
+    assert reader.mentioned_types("Who maintains the packages of X?") == ["maintainer", "package"]
+    assert reader.mentioned_types("Which maintainer is it?") == ["maintainer"]

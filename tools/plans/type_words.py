@@ -24,6 +24,8 @@ WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word: letters and digits."""
 WH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 """The wh-determiners: the type words after one name what is asked (`asked_type`)."""
+BY = re.compile(r"\s+by\b", re.IGNORECASE)
+"""The agent of a passive: "cited by X", "maintained by X"."""
 SAME = re.compile(r"\bsame\s+", re.IGNORECASE)
 """The determiner of identity: "the same gene" is shared, not asked for (`shared_types`)."""
 
@@ -61,10 +63,14 @@ class TypeReader:
         A type is named by every word of its name, or by one word of it that no other
         type's name holds: `source package` by "source", `noun.artifact` by "artifact";
         a word several types' names share names none of them alone ("all" in WordNet's
-        `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types).
+        `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types). A participle written
+        before "by" names the type of the node after it, not the answers' ("enhancements
+        for musescore maintained by Thorsten Glaser" asks for packages, not maintainers).
         """
         first: dict[str, int] = {}
-        for position, (_, _, stem) in enumerate(self.stemmer.word_spans(question)):
+        for position, (start, end, stem) in enumerate(self.stemmer.word_spans(question)):
+            if passive(question, start, end):
+                continue  # "packages maintained by X": the maintainer is X, not the answers
             first.setdefault(stem, position)
         named: dict[str, int] = {}
         for name, stems in self.type_words.items():
@@ -205,6 +211,12 @@ class TypeReader:
     def _names_only(self, word: str, stems: frozenset[str]) -> bool:
         found = {stem for _, _, stem in self.stemmer.word_spans(word)}
         return bool(found) and found <= stems
+
+
+def passive(question: str, start: int, end: int) -> bool:
+    """Whether the word at `start:end` is a participle written before "by" ("maintained by")."""
+    participle = question[start:end].lower().endswith(("ed", "en"))
+    return participle and BY.match(question, end) is not None
 
 
 def joined(gap: str) -> bool:

@@ -26,12 +26,11 @@ from typing import TYPE_CHECKING, Literal
 
 from graphs.bm25.tokenize import Tokenizer
 from tools.plans.function_words import FUNCTION_WORDS
-from tools.plans.type_words import MIN_CONTENT_CHARS, WORD, TypeReader, written_at
+from tools.plans.type_words import BY, MIN_CONTENT_CHARS, WORD, TypeReader, passive, written_at
 
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
-_BY = re.compile(r"\s+by\b", re.IGNORECASE)
 """What follows a label's word read in the passive ("cited by", "recommended by")."""
 _OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
 """What follows a phrase word where the graph's texts use it (graphs/snapshot/phrases.py)."""
@@ -359,13 +358,11 @@ class QuestionReader(TypeReader):
         It is when "by" follows it and it is written as a participle ("cited by", "written
         by") or the anchor comes right after "by" ("built by X"); "require by default" is not.
         """
-        by = _BY.match(question, end)
+        by = BY.match(question, end)
         if by is None:
             return False
         gap = question[by.end() : anchor]
-        return question[start:end].lower().endswith(("ed", "en")) or (
-            anchor >= by.end() and (not gap or gap.isspace())
-        )
+        return passive(question, start, end) or (anchor >= by.end() and (not gap or gap.isspace()))
 
     def schema_free(
         self,
