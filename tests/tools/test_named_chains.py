@@ -10,6 +10,7 @@ depend on git?" walks one hop from each). Direction is preferred at every hop of
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from tiny_graph import tiny_snapshot
@@ -73,6 +74,35 @@ def test_a_relation_that_does_not_reach_the_answer_type_is_the_first_step(
     assert "sec-admin" not in found[:3]
     ranked = [c.node_id for c in PlanExecutor(graph).run(rule_plan.plan).ranking]
     assert sorted(ranked[:3]) == ["sec-utils", "sec-vcs", "sec-x11"]
+
+
+def test_a_relation_within_the_named_type_is_walked_before_any_link_to_the_answer_type(
+    tmp_path: Path,
+) -> None:
+    """`recommends` links packages to packages only: "the sources of what pass recommends",
+    the second relation not named, walks it first, then on to sources (not pass's own)."""
+    nodes = [
+        *((key, "package", key, f"the {key} tool") for key in ("pass", "tree", "xclip")),
+        *((f"src-{key}", "source", f"{key} (source package)", "a source package")
+          for key in ("pass", "tree", "xclip")),
+    ]  # fmt: skip
+    edges = [
+        ("pass", "tree", "recommends"),
+        ("pass", "xclip", "recommends"),
+        *((key, f"src-{key}", "built_from") for key in ("pass", "tree", "xclip")),
+    ]
+    graph = tiny_snapshot(tmp_path / "sources", nodes, edges)
+    question = "Trace the packages pass recommends back to their source packages."
+    planner = OfflinePlanner(graph)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    (route,) = plan.routes
+    assert [(hop.node_type, hop.relations) for hop in route.hops] == [
+        ("package", ("recommends",)),
+        ("source", ()),
+    ]
+    agent = make_agent(graph, AgentConfig(n_agents=1))
+    found = asyncio.run(agent.ask(question)).fused
+    assert sorted(found[:2]) == ["src-tree", "src-xclip"]
 
 
 def test_a_relation_joining_another_named_node_to_the_answer_is_that_nodes(

@@ -53,8 +53,9 @@ class RouteWriter:
         reach the answer type while another named relation goes on to it ("the packages that
         recommend patch: who maintains them?" walks `recommends`, then `maintained_by`; a
         relation `claimed` by another anchor, which joins its type to the answer type, is
-        that anchor's), or through the best-linked type when the anchor's type has no direct
-        link to the answer type.
+        that anchor's; or, when none goes on, a named relation within the anchor's type that
+        never reaches the answer type, then any link to it), or through the best-linked type
+        when the anchor's type has no direct link to the answer type.
         """
         near = tuple(r for r in relations if self.schema.touches(r, anchor_type))
         far = tuple(r for r in relations if not self.schema.touches(r, anchor_type))
@@ -128,6 +129,12 @@ class RouteWriter:
     ) -> tuple[str, tuple[str, ...]] | None:
         """A chain of two named relations from `anchor_type` to `target` (see `hops_for`).
 
+        Or of one: a named relation that links the anchor's type to itself and never to the
+        answer type is walked first, within the type, then every relation on to the answer
+        type ("Which diseases show any of the specific forms of Monochromacy?": `is_a` among
+        phenotypes, then to diseases; "python3-joypy's direct dependencies back to their
+        source packages": `depends`, then to sources).
+
         Returns:
             (the intermediate type, the last hop's relations), or None when there is none.
         """
@@ -140,6 +147,13 @@ class RouteWriter:
                 )
                 if last:
                     return step, last
+        if target == anchor_type or not self.schema.linked(anchor_type, target):
+            return None
+        for relation in near:  # within the type first ("the specific forms of X"), then on
+            if relation in claimed or self.schema.joins(relation, anchor_type, target):
+                continue
+            if self.schema.joins(relation, anchor_type, anchor_type):
+                return anchor_type, ()
         return None
 
     def claimed(
