@@ -234,3 +234,11 @@ def test_a_participle_before_by_names_the_agents_type_not_the_answers() -> None:
     assert reader.mentioned_types("enhancements for musescore maintained by Thorsten") == []
     assert reader.mentioned_types("Who maintains the packages of X?") == ["maintainer", "package"]
     assert reader.mentioned_types("Which maintainer is it?") == ["maintainer"]
+
+
+def test_a_relative_which_or_a_mark_between_asks_for_no_type(graph: Snapshot) -> None:
+    reader = RulePlanner(graph.manifest).reader
+    relative = "List the diseases which genes targeted by Kregocillin are associated with."
+    assert reader.asked_type(relative) is None
+    assert reader.asked_type("Which? Genes and diseases.") is None
+    assert reader.asked_type("In which gene is it?") == "gene"

@@ -174,3 +174,30 @@ def test_two_names_or_coordinated_relations_within_the_answer_type_are_no_chain(
     names = [("libmail", False), ("bbdb3", False)]
     anchors = [("libmail", "package"), ("bbdb3", "package")]
     assert reader.chain(met, anchors, names, "package") is None
+
+
+def test_a_second_package_the_chain_would_pass_is_met(archive: Snapshot) -> None:
+    reader = OfflinePlanner(archive).writer.chains
+    question = "Which packages does libmail depend on that bbdb3 recommends?"
+    names = [("libmail", False), ("bbdb3", False)]
+    anchors = [("libmail", "package"), ("bbdb3", "package")]
+    assert reader.chain(question, anchors, names, "package") is None
+
+
+def test_without_the_names_block_the_hits_named_are_the_names(lexicon: Snapshot) -> None:
+    question = "Name the kinds of movable barrier that are part of a car."
+    planner = OfflinePlanner(lexicon)
+    plan = planner.writer.plan(question, planner.hits(question), None)
+    assert all(len(route.hops) == 1 for route in plan.routes)
+
+
+def test_a_relation_word_inside_a_name_written_again_is_no_use() -> None:
+    question = "Is depend-x old? What does depend-x depend on?"  # each depend-x names it
+    reader = packages()
+    assert reader.chain(question, [("depend-x", "package")], [("depend-x", False)], None) is None
+
+
+def test_a_phrase_word_right_after_a_wh_word_is_the_wh_phrase(lexicon: Snapshot) -> None:
+    reader = OfflinePlanner(lexicon).writer.chains
+    uses = reader.uses("What kind of thing is a car door part of?")
+    assert [use.relation for use in uses] == ["part_holonym"]

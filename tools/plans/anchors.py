@@ -191,5 +191,6 @@ def qualified(written: str) -> bool:
 
 
 def function_only(written: str) -> bool:
-    """Whether every word of `written` is a function word ("through", "both")."""
-    return all(word in FUNCTION_WORDS for word in words(written))
+    """Whether `written` has words and every one is a function word ("through", "both")."""
+    found = words(written)
+    return bool(found) and all(word in FUNCTION_WORDS for word in found)

@@ -105,7 +105,7 @@ class AnswerTypes:
         another type too, it names a relation (none named: no round trip), and every
         relation it names links that type to one of the others and none links it to itself:
         the relation cannot reach the answers in one hop, so they lie across it and back
-        ("What other diseases are caused by the same gene as Cenani-Lenz syndactyly
+        ("Which other diseases are caused by a gene of Cenani-Lenz syndactyly
         syndrome?" walks disease -> gene -> disease along `gene_of`).
         """
         if len(named) < 2 or named[0] not in anchor_types or not relations:

@@ -20,10 +20,12 @@ Only a question that names exactly two uses and a node whose type the first rela
 is read this way, and, when it names an answer type, only within that type: two different
 relations that each link the named node's type to itself ("the dependencies of the packages
 that bbdb3 recommends": `recommends`, then `depends`, packages throughout), and the question
-naming no other node. Two relation words coordinated ("both provide and conflict with X")
-link one pair of nodes, and another name the chain would walk past is met, not passed
-("packages depending on libcapstone4 that list vde2 under Suggests"): an intersection.
-Anything else is left to the one-hop and typed readings (tools/plans/routes.py).
+naming no other node with confidence (loose names and function words aside). A type's word is
+no use ("the phenotype ontology" is not `has_phenotype`), nor a phrase word right after a
+wh-word ("What kind of thing is a car door part of?" asks for a thing). Two relation words
+coordinated ("both provide and conflict with X") link one pair of nodes, and another name the
+chain would walk past is met, not passed ("kinds of room that are part of a dwelling"): an
+intersection. Anything else is left to the one-hop and typed readings (tools/plans/routes.py).
 """
 
 from __future__ import annotations
@@ -34,16 +36,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tools.plans.anchors import MIN_LABEL_MATCH, function_only
-from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.rule_plan import RoutedHop
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import WORD, written_at
+from tools.plans.type_words import written_at, written_spans
 from tools.plans.vocabulary import PhraseUses, QuestionReader
+from tools.plans.vocabulary import words as word_list
 
 Direction = Literal["out", "in"]
 CONJUNCTIONS = frozenset({"and", "or", "nor"})
 """The coordinating conjunctions that join two relation words into one pair (`coordinated`)."""
 SENTENCE_END = re.compile(r"[.?!;]")
+WH_BEFORE = re.compile(r"\b(?:which|what)\s+$", re.IGNORECASE)
+"""A wh-word right before a phrase word: "what kind of thing" asks for a thing (`uses`)."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +114,8 @@ class ChainReader:
             if len(named) == 1:
                 found.append(Use(start, end, stem, named[0], "out", about))
                 continue
-            if about is None:
-                continue
+            if about is None or WH_BEFORE.search(question[:start]):
+                continue  # "What kind of thing is X part of?": the wh-phrase, not `hypernym`
             holders = self.reader.phrase_holders.get(stem, ())
             if len(holders) == 1:
                 own = self.reader.phrases[holders[0]][stem]
@@ -136,20 +140,22 @@ class ChainReader:
         """
         written = [(w, lo, written_at(question, w)) for w, lo in names]
         written = [(w, lo, at) for w, lo, at in written if at >= 0]
-        starts = [(w, written_at(question, w)) for w, _ in anchors]
+        inside = [span for w, _ in anchors for span in written_spans(question, w)]
         uses = [
             use
             for use in self.uses(question)
-            if not any(at <= use.start < at + len(w) for w, at in starts if at >= 0)
+            if not any(a <= use.start < b for a, b in inside)  # "depend-x" names a package
         ]
         if len(uses) != 2 or coordinated(question[uses[0].end : uses[1].start]):
             return None  # "pre-depend", "both provide and conflict with X": one pair of nodes
         best = None
         for words, node_type in anchors:
             at = written_at(question, words)
+            if at < 0:
+                continue
             end = at + len(words)
             near, far = sorted(uses, key=lambda use: _distance(use, at, end))
-            if at < 0 or not self.schema.touches(near.relation, node_type):
+            if not self.schema.touches(near.relation, node_type):
                 continue
             if answer_type is not None and not (
                 answer_type == node_type
@@ -157,8 +163,9 @@ class ChainReader:
                 and all(self.schema.joins(use.relation, node_type, node_type) for use in uses)
             ):
                 continue  # the types tell the walk (tools/plans/routes.py), or one restated
-            if best is None or _distance(near, at, end) < best[0]:
-                best = (_distance(near, at, end), words, at, near, far)
+            distance = _distance(near, at, end)
+            if best is None or distance < best[0]:
+                best = (distance, words, at, near, far)
         if best is None:
             return None
         _, words, at, near, far = best
@@ -177,14 +184,15 @@ class ChainReader:
         nested = far.start < near.start < at
         second = _turned(far.own) if nested else far.own
         places = tuple((use.start, use.stem) for use in (near, far))
+        relations = tuple(dict.fromkeys((near.relation, far.relation)))
         return Chain(
             words,
             (
                 RoutedHop(None, (near.relation,), first),
                 RoutedHop(answer_type, (far.relation,), second),
             ),
-            tuple(dict.fromkeys((near.relation, far.relation))),
-            PhraseUses(places, (near.relation, far.relation)),
+            relations,
+            PhraseUses(places, relations),
         )
 
     def _near_direction(self, question: str, words: str, at: int, near: Use) -> Direction | None:
@@ -203,10 +211,10 @@ def coordinated(gap: str) -> bool:
     with nothing but function words in the same sentence ("both provide and conflict with
     X", "Breaks and Replaces against X": both relations link the answers to X).
     """
-    found = [word.lower() for word in WORD.findall(gap)]
-    if SENTENCE_END.search(gap) or not all(word in FUNCTION_WORDS for word in found):
+    if SENTENCE_END.search(gap):
         return False
-    return not found or any(word in CONJUNCTIONS for word in found)
+    found = word_list(gap)
+    return not found or (function_only(gap) and any(word in CONJUNCTIONS for word in found))
 
 
 def _distance(use: Use, at: int, end: int) -> int:

@@ -147,13 +147,10 @@ class RouteWriter:
                 )
                 if last:
                     return step, last
-        if target == anchor_type or not self.schema.linked(anchor_type, target):
+        if not self.schema.linked(anchor_type, target):
             return None
-        for relation in near:  # within the type first ("the specific forms of X"), then on
-            if relation in claimed or self.schema.joins(relation, anchor_type, target):
-                continue
-            if self.schema.joins(relation, anchor_type, anchor_type):
-                return anchor_type, ()
+        if self._first(near, anchor_type, target, claimed, anchor_type):
+            return anchor_type, ()  # within the type first ("the specific forms of X"), then on
         return None
 
     def claimed(

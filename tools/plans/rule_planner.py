@@ -59,8 +59,9 @@ class RulePlanner:
        tools/plans/routes.py). The
        direction of a named relation is judged from the order of the anchor and the
        relation's words in the question (`QuestionReader.direction`). A question naming
-       no answer type and exactly two relation uses walks them in the order it writes them,
-       from the name nearest them (`ChainReader`, tools/plans/chains.py).
+       exactly two relation uses (and no answer type, or one the walk stays within) walks
+       them in the order it writes them, from the name nearest them (`ChainReader`,
+       tools/plans/chains.py).
     4. No anchor: a text plan, the question as one doc anchor (risk level `no_trade`).
 
     Args:
@@ -152,7 +153,12 @@ class RulePlanner:
         chain = self.chains.chain(
             question,
             [(named, node.type) for named, node, _ in mentions if named not in loose],
-            [(words, words in loose) for words in dict.fromkeys(row.words for row in names or ())],
+            [
+                (words, words in loose)
+                for words in dict.fromkeys(
+                    [row.words for row in names] if names is not None else [m[0] for m in mentions]
+                )
+            ],
             target,
         )
         if chain is not None:  # two relations written in order: walked one after the other

@@ -24,6 +24,8 @@ WORD = re.compile(r"[^\W_]+", re.UNICODE)
 """A word: letters and digits."""
 WH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 """The wh-determiners: the type words after one name what is asked (`asked_type`)."""
+CLAUSE_END = re.compile(r"[.?!;:,\u2014-]")
+"""A mark after which a wh-word opens a clause (`asked_type`)."""
 BY = re.compile(r"\s+by\b", re.IGNORECASE)
 """The agent of a passive: "cited by X", "maintained by X"."""
 SAME = re.compile(r"\bsame\s+", re.IGNORECASE)
@@ -35,10 +37,16 @@ def written_at(question: str, words: str) -> int:
 
     -1: nowhere ("give" is not written in "Forgive").
     """
+    spans = written_spans(question, words)
+    return spans[0][0] if spans else -1
+
+
+def written_spans(question: str, words: str) -> list[tuple[int, int]]:
+    """Every place `words` are written in `question` as words of their own, case aside."""
     if not words:
-        return -1
-    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", question, re.IGNORECASE)
-    return -1 if found is None else found.start()
+        return []
+    pattern = rf"(?<!\w){re.escape(words)}(?!\w)"
+    return [found.span() for found in re.finditer(pattern, question, re.IGNORECASE)]
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,9 @@ class TypeReader:
         type's name holds: `source package` by "source", `noun.artifact` by "artifact";
         a word several types' names share names none of them alone ("all" in WordNet's
         `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types). A participle written
-        before "by" names the type of the node after it, not the answers' ("enhancements
-        for musescore maintained by Thorsten Glaser" asks for packages, not maintainers).
+        before "by" names no type: it names the relation of the node after "by"
+        ("enhancements for musescore maintained by Thorsten Glaser" asks for packages, not
+        maintainers).
         """
         first: dict[str, int] = {}
         for position, (start, end, stem) in enumerate(self.stemmer.word_spans(question)):
@@ -85,42 +94,59 @@ class TypeReader:
         "the same gene", "the same virtual packages": the determiner says the node of that
         type is shared by the named node and the answers, the middle of a round trip, not
         what is asked for. Returns the types of each run of type words written right after
-        "same" (spaces or a hyphen between), and `question` with those runs blanked.
+        "same" (`type_run`), and `question` with those runs blanked.
         """
         shared: list[str] = []
         for same in SAME.finditer(question):
-            place = same.end()
-            for word in WORD.finditer(question, place):
-                if not joined(question[place : word.start()]) and place != same.end():
-                    break
-                if not self._names_only(word.group(), self.type_stems):
-                    break
-                place = word.end()
-            run = question[same.end() : place]
-            if run.strip():
+            end = self.type_run(question, same.end(), skip_function_words=False)
+            if end > same.end():
+                run = question[same.end() : end]
                 shared += [t for t in self.mentioned_types(run) if t not in shared]
-                question = question[: same.end()] + " " * len(run) + question[place:]
+                question = question[: same.end()] + " " * len(run) + question[end:]
         return shared, question
 
     def asked_type(self, question: str) -> str | None:
         """The type the question's wh-phrase asks for: "Which genes cause those diseases?".
 
-        The type words written right after "which" or "what" (function words between:
-        "which other genes", "what is the gene") are the head of the phrase the question
-        asks about; None when no type word follows either.
+        The type words written right after an interrogative "which" or "what" (one opening
+        the question or a clause: after a punctuation mark or a function word, as "In which
+        family"; not the relative "the diseases which genes cause"), function words between
+        ("which other genes", "what is the gene"), are the head of the phrase the question
+        asks about; None when no type word follows one.
         """
         for wh in WH.finditer(question):
-            place = wh.end()
-            for word in WORD.finditer(question, place):
-                if word.group().lower() in FUNCTION_WORDS and place == wh.end():
-                    continue
-                if not self._names_only(word.group(), self.type_stems):
-                    break
-                place = word.end()
-            found = self.mentioned_types(question[wh.end() : place])
+            before = WORD.findall(question[: wh.start()])
+            gap = question[: wh.start()][-3:]
+            opens = (
+                not before or bool(CLAUSE_END.search(gap)) or before[-1].lower() in FUNCTION_WORDS
+            )
+            end = self.type_run(question, wh.end(), skip_function_words=True) if opens else 0
+            found = self.mentioned_types(question[wh.end() : end]) if end > wh.end() else []
             if found:
                 return found[0]
         return None
+
+    def type_run(self, question: str, start: int, *, skip_function_words: bool) -> int:
+        """Where the run of type words written from `start` ends (`start`: none).
+
+        Words joined by spaces or a hyphen only (a punctuation mark ends the run), each
+        naming only type stems; leading function words skipped when `skip_function_words`.
+        """
+        place = end = start
+        leading = skip_function_words
+        for word in WORD.finditer(question, start):
+            if not joined(question[place : word.start()]) and place != start:
+                break
+            if place == start and question[place : word.start()].strip():
+                break
+            place = word.end()
+            if leading and word.group().lower() in FUNCTION_WORDS:
+                continue
+            leading = False
+            if not self._names_only(word.group(), self.type_stems):
+                break
+            end = word.end()
+        return end
 
     def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
         """Spans of type words the question writes as the first word of a compound of `texts`.

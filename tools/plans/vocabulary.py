@@ -31,7 +31,6 @@ from tools.plans.type_words import BY, MIN_CONTENT_CHARS, WORD, TypeReader, pass
 if TYPE_CHECKING:
     from graphs.snapshot import Snapshot
 
-"""What follows a label's word read in the passive ("cited by", "recommended by")."""
 _OF = re.compile(r"\s+of(?:\s+(?:a|an|the))?\b", re.IGNORECASE)
 """What follows a phrase word where the graph's texts use it (graphs/snapshot/phrases.py)."""
 
