@@ -152,3 +152,31 @@ def test_a_hub_agrees_only_along_the_relation_the_question_names(
     assert asyncio.run(agent.ask("Which packages depend on python3 and on tree?")).fused[0] == (
         "pypass"
     )
+
+
+def test_a_relation_another_named_node_claims_is_not_walked_from_this_one(
+    tmp_path: Path,
+) -> None:
+    """`maintained_by` joins the maintainer to the packages asked for: it is the
+    maintainer's walk; from git, the packages asked for are reached along `depends` only."""
+    nodes = [
+        ("git", "package", "git", "revision control"),
+        ("tig", "package", "tig", "text interface for git"),
+        ("gitk", "package", "gitk", "graphical history viewer"),
+        ("mnt-a", "maintainer", "Anna Team", "a packaging team"),
+    ]
+    edges = [
+        ("tig", "git", "depends"),
+        ("gitk", "git", "depends"),
+        ("tig", "mnt-a", "maintained_by"),
+        ("git", "mnt-a", "maintained_by"),
+    ]
+    graph = tiny_snapshot(tmp_path / "claimed", nodes, edges)
+    question = "Which packages maintained by Anna Team depend on git?"
+    planner = OfflinePlanner(graph)
+    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    hops = {route.node.node_id: route.hops for route in plan.routes}
+    assert [hop.relations for hop in hops["git"]] == [("depends",)]
+    assert [hop.relations for hop in hops["mnt-a"]] == [("maintained_by",)]
+    ranked = [c.node_id for c in PlanExecutor(graph).run(plan.plan).ranking]
+    assert ranked[0] == "tig"

@@ -93,9 +93,9 @@ class RouteWriter:
                 )
         if middle is None and target and not direct:
             middle = self.schema.bridge(anchor_type, target)
-        if middle is None:
-            direction = self.reader.direction(question, words, near)
-            return (RoutedHop(target, near, direction),)
+        if middle is None:  # a relation another named node claims is that node's walk
+            own = tuple(r for r in near if r not in claimed) or near
+            return (RoutedHop(target, own, self.reader.direction(question, words, own)),)
         first = tuple(r for r in near if self.schema.touches(r, middle))
         return (
             RoutedHop(middle, first, self.reader.direction(question, words, first)),
