@@ -67,8 +67,8 @@ QUESTION_SETS = {
     "debian-4": ("debian-dev", DATASETS / "debian" / "dev4.jsonl"),
 }
 """More development questions (written by helpers that did not read the policy: text-only
-ones, 24 to 40, 100 of every family, or 40 intersections and chains), run on the snapshot of the graph named first (its
-files linked, not copied)."""
+ones, 24 to 40, 100 of every family, or 40 intersections and chains), run on the snapshot of
+the graph named first (its files linked, not copied)."""
 
 
 def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
