@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from offline_answers import ask, plan_of
 from tiny_graph import tiny_snapshot
 
 from agent.config import AgentConfig
@@ -93,16 +94,12 @@ def test_a_relation_within_the_named_type_is_walked_before_any_link_to_the_answe
     ]
     graph = tiny_snapshot(tmp_path / "sources", nodes, edges)
     question = "Trace the packages pass recommends back to their source packages."
-    planner = OfflinePlanner(graph)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
-    (route,) = plan.routes
+    (route,) = plan_of(graph, question).routes
     assert [(hop.node_type, hop.relations) for hop in route.hops] == [
         ("package", ("recommends",)),
         ("source", ()),
     ]
-    agent = make_agent(graph, AgentConfig(n_agents=1))
-    found = asyncio.run(agent.ask(question)).fused
-    assert sorted(found[:2]) == ["src-tree", "src-xclip"]
+    assert sorted(ask(graph, question)[:2]) == ["src-tree", "src-xclip"]
 
 
 def test_a_relation_joining_another_named_node_to_the_answer_is_that_nodes(
@@ -172,9 +169,7 @@ def test_a_relation_another_named_node_claims_is_not_walked_from_this_one(
         ("git", "mnt-a", "maintained_by"),
     ]
     graph = tiny_snapshot(tmp_path / "claimed", nodes, edges)
-    question = "Which packages maintained by Anna Team depend on git?"
-    planner = OfflinePlanner(graph)
-    plan = planner.writer.plan(question, planner.hits(question), planner.names(question))
+    plan = plan_of(graph, "Which packages maintained by Anna Team depend on git?")
     hops = {route.node.node_id: route.hops for route in plan.routes}
     assert [hop.relations for hop in hops["git"]] == [("depends",)]
     assert [hop.relations for hop in hops["mnt-a"]] == [("maintained_by",)]
