@@ -38,7 +38,7 @@ from typing import Literal
 from tools.plans.anchors import MIN_LABEL_MATCH, function_only
 from tools.plans.rule_plan import RoutedHop
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import written_at, written_spans
+from tools.plans.type_words import WH, written_at, written_spans
 from tools.plans.vocabulary import PhraseUses, QuestionReader
 from tools.plans.vocabulary import words as word_list
 
@@ -46,7 +46,8 @@ Direction = Literal["out", "in"]
 CONJUNCTIONS = frozenset({"and", "or", "nor"})
 """The coordinating conjunctions that join two relation words into one pair (`coordinated`)."""
 SENTENCE_END = re.compile(r"[.?!;]")
-WH_BEFORE = re.compile(r"\b(?:which|what)\s+$", re.IGNORECASE)
+"""A mark no coordination crosses (`coordinated`)."""
+WH_BEFORE = re.compile(WH.pattern + r"\s+$", re.IGNORECASE)
 """A wh-word right before a phrase word: "what kind of thing" asks for a thing (`uses`)."""
 
 

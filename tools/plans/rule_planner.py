@@ -150,15 +150,11 @@ class RulePlanner:
             # the type word says something else ("clinical features": the relation's
             # phenotypes, not the type `clinical_course` no named relation leads to)
             target = self.answers.relation_end(anchor_types, relations) or target
+        written = [row.words for row in names] if names is not None else [m[0] for m in mentions]
         chain = self.chains.chain(
             question,
             [(named, node.type) for named, node, _ in mentions if named not in loose],
-            [
-                (words, words in loose)
-                for words in dict.fromkeys(
-                    [row.words for row in names] if names is not None else [m[0] for m in mentions]
-                )
-            ],
+            [(words, words in loose) for words in dict.fromkeys(written)],
             target,
         )
         if chain is not None:  # two relations written in order: walked one after the other
