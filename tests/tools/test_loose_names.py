@@ -222,3 +222,22 @@ def test_usage_counts_the_texts_near_the_node_exactly(packages: Snapshot) -> Non
         assert near is None or near == len(holding & around)
     # 27 texts use "tree"; near it only its own (sisu and fileman, its neighbours, do not)
     assert usage(packages, "tree", packages.internal_id("tree")) == (27, 1)
+
+
+def test_words_left_that_are_all_function_words_judge_no_walk(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The words the names leave ("does", "what", "more") say nothing for the text's side.
+
+    "To embezzle is a more specific way of doing what?" named `embezzle` and the loose `way`;
+    searched alone, the words left found `virtue` ("the quality of doing what is right"), a
+    leading hit of the question the walk did not reach, and the search came first.
+    """
+    saying = [
+        ("doer", "package", "doer", "which does what it says, as it does"),
+        ("doer2", "package", "doer2", "does what which one says, as it does"),
+    ]
+    out = tmp_path_factory.mktemp("graphs") / "saying"
+    snapshot = tiny_snapshot(out, NODES + saying, EDGES, candidate_types=["package"])
+    for question in ("What does sisu have with tree?", "What more does sisu do with tree?"):
+        assert ask(snapshot, question)[0] == "tree"  # sisu recommends tree

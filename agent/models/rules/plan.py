@@ -22,6 +22,7 @@ from agent.models.rules.turns import (
     PlannedTurn,
     Steps,
 )
+from tools.plans.anchors import function_only
 from tools.plans.reach import Reach, graph_first, named_first
 from tools.plans.rivals import TAIL
 from tools.plans.rule_plan import RulePlan
@@ -47,7 +48,9 @@ class RulePlanner:
     4. The reached nodes come first when anchors agree on one (unless an anchor is loose:
        the graph's text mostly uses its words away from it, tools/mentions.py); else the
        question's words neither the anchors nor the schema explain (the plan's relevance
-       text) are searched too, and the reached nodes come first unless a hit of that search
+       text) are searched too, unless every one is a function word ("more doing what": they
+       say nothing for the text's side, and the reached nodes come first unless a later
+       check below puts the search first); the reached nodes come first unless a hit of that search
        that rivals the anchors (`Rivals.rival_score`: named like them, unless the walk
        reached nodes along the relation the question names, in its direction: the question
        asks for that relation's nodes, not for one named alike; or one of the first
@@ -123,7 +126,8 @@ class RulePlanner:
         remaining = rule_plan.plan.target.relevance_text
         loose = rule_plan.loose
         agreed = reach.agreed() and not loose
-        if reach.nodes and not agreed and remaining and exploration_budget - used >= 1:
+        worded = bool(remaining) and not function_only(remaining)
+        if reach.nodes and not agreed and worded and exploration_budget - used >= 1:
             note = "Search the question's words the named nodes do not explain."
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
             rivals, *_ = yield PlannedTurn(note, (search,))
