@@ -46,7 +46,9 @@ has_inheritance 8,853 (OMIM only: Orphanet gives none), has_onset 6,831, has_cou
 Questions: hpo/dev.jsonl and dev2.jsonl (development; each written by a helper that did not
 read the policy or the planner, dev2 a pass later): 100 questions each, 20 in each of
 one_hop, two_hop, intersection, neighbour_set and text_only, and hpo/dev-text.jsonl (30 text
-only, written later: findings and diseases described in lay or clinical paraphrase), each
+only, written later: findings and diseases described in lay or clinical paraphrase) and
+hpo/dev3.jsonl (32, written in the thirteenth pass in the style of STaRK's PrimeKG questions:
+a relation from a named node, most kept by a word of the answer's text), each
 with the `spec` its gold answers were derived from (benchmarks/datasets/debian.py
 `spec_gold`). ``--check-questions``
 re-derives every gold set from the tables the build wrote beside ``--out`` (``OUT.tables/``)

@@ -23,10 +23,11 @@ similar_to, entails, causes, also_see, verb_group, attribute, derivation, pertai
 participle, topic_domain / region_domain / usage_domain (the synset -> its domain).
 Duplicates and self-loops dropped.
 
-Questions: wordnet/dev.jsonl, dev-text.jsonl and dev2.jsonl (development; each written by a
-helper that did not read the policy or the planner, dev2 a pass later, 20 per family), each
-with the `spec` its gold answers were derived from (benchmarks/datasets/debian.py
-`spec_gold`).
+Questions: wordnet/dev.jsonl, dev-text.jsonl, dev2.jsonl and dev3.jsonl (development; each
+written by a helper that did not read the policy or the planner, dev2 a pass later, 20 per
+family; dev3 in the thirteenth pass, 40 in the style of STaRK: a relation from a node named
+with its disambiguator, most kept by a word of the answer's text), each with the `spec` its
+gold answers were derived from (benchmarks/datasets/debian.py `spec_gold`).
 
     .venv/bin/python -m benchmarks.datasets.wordnet --out /tmp/wordnet
     .venv/bin/python -m benchmarks.datasets.wordnet --check-questions

@@ -65,10 +65,14 @@ QUESTION_SETS = {
     "debian-3t": ("debian-dev", DATASETS / "debian" / "dev3-text.jsonl"),
     "hpo-text": ("hpo", DATASETS / "hpo" / "dev-text.jsonl"),
     "debian-4": ("debian-dev", DATASETS / "debian" / "dev4.jsonl"),
+    "wordnet-3": ("wordnet", DATASETS / "wordnet" / "dev3.jsonl"),
+    "hpo-3": ("hpo", DATASETS / "hpo" / "dev3.jsonl"),
 }
 """More development questions (written by helpers that did not read the policy: text-only
-ones, 24 to 40, 100 of every family, or 40 intersections and chains), run on the snapshot of
-the graph named first (its files linked, not copied)."""
+ones, 24 to 40, 100 of every family, 40 intersections and chains, or 40 and 32 in the style
+of STaRK: a relation from a node named with its disambiguator, kept by a property of the
+answer's text), run on the snapshot of the graph named first (its files linked, not
+copied)."""
 
 
 def ark(args: list[str], log: Path, *, root: Path | None = None) -> None:
