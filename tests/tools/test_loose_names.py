@@ -241,3 +241,51 @@ def test_words_left_that_are_all_function_words_judge_no_walk(
     snapshot = tiny_snapshot(out, NODES + saying, EDGES, candidate_types=["package"])
     for question in ("What does sisu have with tree?", "What more does sisu do with tree?"):
         assert ask(snapshot, question)[0] == "tree"  # sisu recommends tree
+
+
+WEIGHERS = [f"a weighing scale model {i} for the kitchen, on a large scale" for i in range(30)]
+MUSIC = [
+    ("music", "noun", "music", "an artistic form of auditory communication"),
+    ("note", "noun", "note", "a notation representing the pitch and duration of a musical sound"),
+    ("scale", "noun", "scale", "(music) a series of notes: first note, third note, others"),
+    ("mediant", "noun", "mediant", "the third note of a diatonic scale"),
+    ("tonic", "noun", "tonic", "the first note of a diatonic scale"),
+    *((f"w{i}", "noun", f"weigher {i}", text) for i, text in enumerate(WEIGHERS)),
+]
+MUSIC_EDGES = [
+    ("scale", "music", "topic_domain"),
+    ("mediant", "music", "topic_domain"),
+    ("tonic", "music", "topic_domain"),
+    ("note", "scale", "member_holonym"),
+    ("mediant", "note", "hypernym"),
+    ("tonic", "note", "hypernym"),
+]
+
+
+def test_a_node_a_loose_name_names_is_not_what_the_anchors_agree_on(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """`music` and `note` both reach `scale` and `mediant`; "scale" is written as a word."""
+    out = tmp_path_factory.mktemp("graphs") / "music"
+    snapshot = tiny_snapshot(out, MUSIC, MUSIC_EDGES)
+    question = "music terms for a note that's described as the third of a scale"
+    assert [(m.text, m.loose) for m in find_mentions(snapshot, question)] == [
+        ("music", False),
+        ("note", False),
+        ("scale", True),
+    ]
+    assert ask(snapshot, question)[:2] == ["mediant", "tonic"]
+
+
+def test_among_nodes_the_same_anchors_agree_on_a_loose_anchors_own_node_comes_last() -> None:
+    reach = Reach(loose=frozenset({"A3"}))
+    reach.starts.add("scale")
+    for node, relevance in (("scale", 9.0), ("mediant", 5.0), ("coda", 7.0)):
+        anchors = ("A1", "A2") if node != "coda" else ("A1",)
+        for anchor in anchors:
+            reach.add(
+                node, name=node, type="noun", anchor=anchor, anchor_score=1.0,
+                relevance=relevance, on_path=0, path="",
+            )  # fmt: skip
+    # agreement first; then the loose anchor's own node after the others the same anchors reach
+    assert reach.ranking() == ["mediant", "scale", "coda"]

@@ -6,7 +6,10 @@ ordered the same way by both. In order:
 
 1. agreement: how many anchors reach the node (several anchors: their intersection first),
    loose anchors not counted, so a node only loose anchors reach comes after every node a
-   name linked with confidence reaches;
+   name linked with confidence reaches; then, among nodes the same anchors agree on, a node
+   a loose anchor's walk starts from comes last: the question uses its name as words, not
+   to ask for it ("music terms for a note that's described as the third of a scale":
+   `mediant`, not the `scale` both `music` and `note` reach);
 2. on the question's path: reached along the relation the question names (2 when also in the
    direction its wording gives, 1 in the other, 0 through another relation);
 3. the question's remaining words: the node's best BM25 score for the question without the
@@ -77,7 +80,11 @@ class Reached:
     on the question's path, else the first)."""
 
     def key(
-        self, loose: Collection[str] = (), anchor_types: Mapping[str, str] | None = None
+        self,
+        loose: Collection[str] = (),
+        anchor_types: Mapping[str, str] | None = None,
+        *,
+        named: bool = False,
     ) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
 
@@ -85,6 +92,7 @@ class Reached:
         node only they reach counts as reached by none ("What is a goblet a type of?": what
         `type (kind)` reaches comes after what `goblet` reaches). `anchor_types`: each
         anchor's own type (the node's kind is compared with those of the anchors reaching it).
+        `named`: the node is one a loose anchor's walk starts from.
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
         trusted = [r for anchor, r in self.relevances.items() if anchor not in loose]
@@ -93,6 +101,7 @@ class Reached:
         same_kind = any(own.get(anchor) == self.type for anchor in self.anchors)
         return (
             -agreeing,
+            named,
             -self.on_path,
             -relevance,
             -same_kind,
@@ -120,6 +129,8 @@ class Reach:
     """Anchor variables whose agreement is not counted (loose names, tools/mentions.py)."""
     anchor_types: dict[str, str] = field(default_factory=dict)
     """Anchor variable -> the type of the node it names (rule 4 of the module doc)."""
+    starts: set[str] = field(default_factory=set)
+    """The nodes loose anchors' walks start from (rule 1 of the module doc; `walk` fills it)."""
 
     def add(
         self,
@@ -152,7 +163,10 @@ class Reach:
     def ranking(self) -> list[str]:
         """Reached ids, best first (the module doc's rule)."""
         return sorted(
-            self.nodes, key=lambda node_id: self.nodes[node_id].key(self.loose, self.anchor_types)
+            self.nodes,
+            key=lambda node_id: self.nodes[node_id].key(
+                self.loose, self.anchor_types, named=node_id in self.starts
+            ),
         )
 
     def directed(self) -> bool:

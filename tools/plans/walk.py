@@ -101,8 +101,12 @@ Walking = Generator[list[Expand], list[list[ListedNode]], None]
 def walk(walks: Sequence[AnchorWalk], reach: Reach) -> Walking:
     """Walk every anchor's hops, a round at a time, adding what the last hops reach to `reach`.
 
-    The caller may stop sending rounds (a turn budget): what was reached so far stays.
+    The caller may stop sending rounds (a turn budget): what was reached so far stays. The
+    nodes the walks of `reach`'s loose anchors start from are recorded in `reach.starts`.
     """
+    reach.starts.update(
+        node.node_id for anchor in walks if anchor.var in reach.loose for node, _ in anchor.starts
+    )
     pending = [
         Expand(anchor, 0, node, anchor.hops[0], origin=(node, score))
         for anchor in walks
