@@ -254,6 +254,36 @@ def test_executor_and_rule_agent_rank_a_reached_set_by_one_rule() -> None:
     assert reach.ranking() == ["c", "b", "d", "a"]
 
 
+def test_at_equal_words_a_name_written_with_its_disambiguator_reaches_first(
+    tmp_path: Path,
+) -> None:
+    """ "List every term of ballet (dance)": what `ballet (dance)` reaches comes before what
+    the word "List" reaches, when the remaining words tell them apart no more."""
+    nodes = [
+        ("ballet", "noun", "ballet (dance)", "a story told by dancers on a stage with music"),
+        ("ballet2", "noun", "ballet (music)", "music written for a ballet"),
+        ("plie", "noun", "plie", "a movement in which the knees are bent"),
+        ("entrechat", "noun", "entrechat", "a leap straight upward"),
+        ("list", "verb", "list", "list: term by term"),
+        ("itemize", "verb", "itemize", "name individually"),
+        ("catalog", "verb", "catalog", "make an itemized record of"),
+    ]
+    edges = [
+        ("plie", "ballet", "topic_domain"),
+        ("entrechat", "ballet", "topic_domain"),
+        ("itemize", "list", "hypernym"),
+        ("catalog", "list", "hypernym"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", nodes, edges)
+    answers = ask(snapshot, "List every term of ballet (dance).")
+    assert max(answers.index("plie"), answers.index("entrechat")) < answers.index("itemize")
+    reach = Reach(sure=frozenset({"A2"}))
+    for node, anchor, relevance in (("x", "A1", 0.0), ("y", "A2", 0.0), ("z", "A1", 1.0)):
+        reach.add(node, name=node, type="t", anchor=anchor, anchor_score=1.0,
+                  relevance=relevance, on_path=0, path="")  # fmt: skip
+    assert reach.ranking() == ["z", "y", "x"]  # the remaining words still come first
+
+
 SHOP_PRODUCTS = 70
 """More products of one colour than a neighbors listing shows (MAX_LISTED = 50)."""
 

@@ -15,13 +15,18 @@ ordered the same way by both. In order:
 3. the question's remaining words: the node's best BM25 score for the question without the
    words naming the anchor that reached it (in the listings of anchors that are not loose,
    when one reached it: a loose anchor's listing is ranked by words its own texts hold);
-4. the named node's own kind: a node of the type of an anchor that reached it first (a
+4. a name written whole with its disambiguator: reached from an anchor the question writes
+   as `dog (canine)`, certain of its node, rather than from names a word may stand for (a
+   tie-break among nodes the remaining words score alike: a whole neighbour set of
+   `ballet (stage dancing)` before the nodes an anchor "List" reaches); only the rule agent
+   knows how the question wrote a name (the executor's plan names its anchors' nodes);
+5. the named node's own kind: a node of the type of an anchor that reached it first (a
    question naming no relation nor type asks about things like what it names: "Projectile
    vomiting is a more specific kind of which symptom?" wants the phenotype `Vomiting`, not
    the genes linked to it; "What should not be combined with X?" a drug's fellow drugs);
-5. the anchors' relevance: the sum of the scores of the anchors that reached it (the
+6. the anchors' relevance: the sum of the scores of the anchors that reached it (the
    question's BM25 score of each; in the executor, its binding score);
-6. first reached.
+7. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
 loose: its words mostly used away from it in the graph's text, tools/mentions.py), or when
@@ -85,6 +90,7 @@ class Reached:
         anchor_types: Mapping[str, str] | None = None,
         *,
         named: bool = False,
+        sure: Collection[str] = (),
     ) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
 
@@ -92,7 +98,8 @@ class Reached:
         node only they reach counts as reached by none ("What is a goblet a type of?": what
         `type (kind)` reaches comes after what `goblet` reaches). `anchor_types`: each
         anchor's own type (the node's kind is compared with those of the anchors reaching it).
-        `named`: the node is one a loose anchor's walk starts from.
+        `named`: the node is one a loose anchor's walk starts from. `sure`: anchors written
+        whole with their disambiguator.
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
         trusted = [r for anchor, r in self.relevances.items() if anchor not in loose]
@@ -104,6 +111,7 @@ class Reached:
             named,
             -self.on_path,
             -relevance,
+            -any(a in sure for a in self.anchors),
             -same_kind,
             -sum(self.anchors.values()),
             self.order,
@@ -128,7 +136,10 @@ class Reach:
     loose: frozenset[str] = frozenset()
     """Anchor variables whose agreement is not counted (loose names, tools/mentions.py)."""
     anchor_types: dict[str, str] = field(default_factory=dict)
-    """Anchor variable -> the type of the node it names (rule 4 of the module doc)."""
+    """Anchor variable -> the type of the node it names (rule 5 of the module doc)."""
+    sure: frozenset[str] = frozenset()
+    """Anchor variables the question writes whole with their disambiguator (rule 4 of the
+    module doc; the rule agent's routes say so, the executor's plan does not)."""
     starts: set[str] = field(default_factory=set)
     """The nodes loose anchors' walks start from (rule 1 of the module doc; `walk` fills it)."""
 
@@ -165,7 +176,7 @@ class Reach:
         return sorted(
             self.nodes,
             key=lambda node_id: self.nodes[node_id].key(
-                self.loose, self.anchor_types, named=node_id in self.starts
+                self.loose, self.anchor_types, named=node_id in self.starts, sure=self.sure
             ),
         )
 

@@ -13,6 +13,7 @@ from agent.models.rules.turns import (
     Steps,
 )
 from tools.listing_parse import ListedNode
+from tools.plans.anchors import qualified
 from tools.plans.reach import Reach, Step, path_text
 from tools.plans.rule_plan import Route, RulePlan
 from tools.plans.walk import AnchorWalk, Expand, WalkHop, Walking, padded, step_of, walk
@@ -41,6 +42,7 @@ class Expansion:
         routes = self.rule_plan.routes
         reach = Reach(
             loose=frozenset(route.var for route in routes if route.loose),
+            sure=frozenset(route.var for route in routes if qualified(route.words)),
             anchor_types={route.var: route.node.type for route in routes},
         )
         walking = walk([anchor_walk(route) for route in routes], reach)
