@@ -180,3 +180,29 @@ def test_a_relation_label_written_before_of_is_written_about_the_name_after_it(
         "give (transfer)",
         "curious (inquisitive)",
     ]
+
+
+def test_a_phrase_written_about_words_no_name_holds_says_nothing_of_the_names(
+    tmp_path: Path,
+) -> None:
+    """ "which of them are kinds of stemware?": the phrase is about "stemware", no node's name,
+    so the named `goblet` is walked along every relation, not only `hypernym`.
+
+    "Cafe-au-lait spot is seen in several disorders; which of them are forms of
+    neurofibromatosis?" walked HPO's `is_a` from the phenotype, not to its disorders.
+    """
+    places = [
+        ("wine_bar", "noun", "wine bar", "a bar that pours wine into stemware"),
+        ("banquet", "noun", "banquet", "a meal with many courses"),
+    ]
+    edges = [*EDGES, ("goblet", "wine_bar", "served_at"), ("goblet", "banquet", "served_at")]
+    snapshot = tiny_snapshot(tmp_path / "lexicon", NODES + places, edges)
+    question = "The goblet turns up in several places; which of them are kinds of stemware?"
+    plan = plan_of(snapshot, question)
+    assert [route.node.name for route in plan.routes] == ["goblet"]
+    assert [hop.relations for hop in plan.routes[0].hops] == [()]
+    assert ask(snapshot, question)[0] == "wine_bar"
+    # a phrase written about the name, or about nothing, still names the walk
+    assert plan_of(snapshot, "What is a goblet a kind of?").routes[0].hops[0].relations == (
+        "hypernym",
+    )

@@ -111,10 +111,19 @@ class AnchorReader:
         The phrase's words name the relation ("kinds of glass"), not a node. When the phrase
         is written about a name, that name is what the question asks about; a name written
         whole with its disambiguator is named all the same, but the phrase says nothing of
-        it: it is aside, (words, node id), walked along every relation.
+        it: it is aside, (words, node id), walked along every relation. So is every name when
+        the phrase is written about other words, which no name holds ("which of them are
+        forms of neurofibromatosis?" asks what of Cafe-au-lait spot's neighbours the text
+        calls so, not for the phenotype's `is_a`); not when it is written about nothing ("What
+        is a goblet a kind of?").
         """
         kept = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
         about = [m for m in kept if phrases.about(question, m[0])]
+        if not about and any(
+            (found := words(question[at:])) and found[0] not in FUNCTION_WORDS
+            for at in phrases.objects
+        ):  # written about words no name holds ("forms of neurofibromatosis")
+            return kept, {(m[0], m[1].node_id) for m in kept}
         if not about:
             return kept, set()
         kept = [m for m in kept if m in about or qualified(m[0])]
