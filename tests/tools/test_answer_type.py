@@ -52,9 +52,10 @@ def test_the_type_beyond_the_other_named_types_is_the_answer(graph: Snapshot) ->
 
 
 def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path) -> None:
-    """ "clinical features" names HPO's type `clinical_course` by its word "clinical", while
-    the phrase "features of" (the phenotypes' texts say "a feature of <disease>") names
-    `has_phenotype`, which never leads to a clinical course: the answers are phenotypes."""
+    """ "clinical features" does not name HPO's type `clinical_course` by its word "clinical":
+    written before another head word, "clinical" modifies it. The phrase "features of" (the
+    phenotypes' texts say "a feature of <disease>") names `has_phenotype`, which never leads
+    to a clinical course: the answers are phenotypes."""
     nodes = [
         ("rp", "disease", "Retinitis pigmentosa", "an eye disease"),
         ("ms", "disease", "Marfan syndrome", "a disorder of connective tissue"),
@@ -81,10 +82,16 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
     assert snapshot.manifest.relation_phrases == {"has_phenotype": {"featur": "in"}}
     question = "List all clinical features of Retinitis pigmentosa."
     plan = plan_of(snapshot, question)
-    assert plan.plan.target.labels == ["phenotype"]
+    assert "clinical_course" not in plan.plan.target.labels
     assert [(hop.relations, hop.direction) for hop in plan.routes[0].hops] == [
         (("has_phenotype",), "out")
     ]
+    # without the phrase: "clinical" modifies "feature", another head; it names no type
+    named = "Name every clinical feature annotated to Retinitis pigmentosa."
+    assert "clinical_course" not in plan_of(snapshot, named).plan.target.labels
+    reader = QuestionReader.build("english", ["clinical_course", "phenotype"], ["has_course"])
+    assert reader.mentioned_types("What is the clinical course of X?") == ["clinical_course"]
+    assert reader.mentioned_types("the clinical features of X") == []
     # a type the relation leads on to (a chain) stays the answer type
     answers = RulePlanner(snapshot.manifest).answers
     assert answers.reaches(["disease"], ["has_phenotype"], "phenotype")

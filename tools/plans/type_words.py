@@ -74,19 +74,45 @@ class TypeReader:
         `adj.all` and `adv.all`, "verb" in its fifteen `verb.*` types). A participle written
         before "by" names no type: it names the relation of the node after "by"
         ("enhancements for musescore maintained by Thorsten Glaser" asks for packages, not
-        maintainers).
+        maintainers). Nor does a word of a longer type name written right before another
+        content word that is no word of the schema: an English compound's head is its last
+        word, so "clinical features" are features (phenotypes), not HPO's
+        `clinical_course`, which "the clinical course" names.
         """
         first: dict[str, int] = {}
-        for position, (start, end, stem) in enumerate(self.stemmer.word_spans(question)):
+        spans = self.stemmer.word_spans(question)
+        heads: dict[str, tuple[str, str]] = {}
+        for position, (start, end, stem) in enumerate(spans):
             if passive(question, start, end):
                 continue  # "packages maintained by X": the maintainer is X, not the answers
             first.setdefault(stem, position)
+            if position + 1 < len(spans) and question[end : spans[position + 1][0]] in (" ", "-"):
+                after, stop, head = spans[position + 1]
+                heads.setdefault(stem, (question[after:stop].lower(), head))
         named: dict[str, int] = {}
         for name, stems in self.type_words.items():
             held = [stem for stem in stems if stem in first]
+            if (
+                0 < len(held) < len(stems)
+                and any(not self.kind_word(s) for s in held)
+                and all(self._modifies(heads.get(s), stems) for s in held if not self.kind_word(s))
+            ):
+                continue  # "clinical features": a modifier of another head, not `clinical_course`
             if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
+
+    def _modifies(self, head: tuple[str, str] | None, stems: frozenset[str]) -> bool:
+        """Whether a type word stands before `head`, a content word of no schema name."""
+        if head is None:
+            return False
+        word, stem = head
+        return (
+            word not in FUNCTION_WORDS
+            and len(word) >= MIN_CONTENT_CHARS
+            and stem not in stems
+            and stem not in self.schema_stems
+        )
 
     def shared_types(self, question: str) -> tuple[list[str], str]:
         """The types the question writes right after "same", and the question without them.
