@@ -249,3 +249,31 @@ def test_a_relative_which_or_a_mark_between_asks_for_no_type(graph: Snapshot) ->
     assert reader.asked_type(relative) is None
     assert reader.asked_type("Which? Genes and diseases.") is None
     assert reader.asked_type("In which gene is it?") == "gene"
+
+
+def test_a_phrase_written_about_a_type_starts_its_relation_there(tmp_path) -> None:
+    """ "the features of the diseases that RPGR causes": the phrase "features of" is about
+    the type `disease`, the one the question names; the answers lie at the relation's other
+    end (phenotypes), the diseases on the way."""
+    nodes = [
+        ("rpgr", "gene", "RPGR", "retinitis pigmentosa GTPase regulator"),
+        ("rp", "disease", "Retinitis pigmentosa", "an eye disease"),
+        ("ms", "disease", "Marfan syndrome", "a disorder of connective tissue"),
+        ("p0", "phenotype", "Nyctalopia", "Nyctalopia, a feature of Retinitis pigmentosa"),
+        ("p1", "phenotype", "Rod-cone dystrophy", "a feature of Retinitis pigmentosa"),
+        ("p2", "phenotype", "Arachnodactyly", "Arachnodactyly, a feature of Marfan syndrome"),
+    ]
+    edges = [
+        ("rpgr", "rp", "gene_of"),
+        ("rp", "p0", "has_phenotype"),
+        ("rp", "p1", "has_phenotype"),
+        ("ms", "p2", "has_phenotype"),
+    ]
+    snapshot = tiny_snapshot(tmp_path / "hpo", nodes, edges)
+    question = "List the features of the diseases that RPGR mutations cause."
+    plan = plan_of(snapshot, question)
+    assert plan.plan.target.labels == ["phenotype"]
+    assert [hop.node_type for hop in plan.routes[0].hops] == ["disease", "phenotype"]
+    assert sorted(ask(snapshot, question)[:2]) == ["p0", "p1"]
+    # the phrase written about a name asks for that name's neighbours
+    assert ask(snapshot, "List the features of Marfan syndrome.")[0] == "p2"

@@ -144,6 +144,17 @@ class RulePlanner:
             anchor_types = [node.type for _, node, _ in mentions]
         target = self.answers.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
+        if target is not None and phrases is not None and relations:
+            objects = [
+                t
+                for at in phrases.objects
+                for t in self.reader.mentioned_types(
+                    question[at : self.reader.type_run(question, at, skip_function_words=False)]
+                )
+            ]
+            end = self.answers.relation_end([target], relations) if target in objects else None
+            if end is not None and end != target:  # "the features of the diseases": beyond
+                target = end
         if target is None:
             target = self.answers.relation_end(anchor_types, whole)
         elif relations and not self.answers.reaches(anchor_types, relations, target):
