@@ -6,8 +6,8 @@ ordered the same way by both. In order:
 
 1. agreement: how many anchors reach the node (several anchors: their intersection first),
    loose anchors not counted, so a node only loose anchors reach comes after every node a
-   name linked with confidence reaches; then, among nodes the same anchors agree on, a node
-   a loose anchor's walk starts from comes last: the question uses its name as words, not
+   name linked with confidence reaches; then, among nodes the same anchors agree on, the
+   node a loose anchor names (its best) comes last: the question uses its name as words, not
    to ask for it ("music terms for a note that's described as the third of a scale":
    `mediant`, not the `scale` both `music` and `note` reach);
 2. on the question's path: reached along the relation the question names (2 when also in the
@@ -141,7 +141,7 @@ class Reach:
     """Anchor variables the question writes whole with their disambiguator (rule 4 of the
     module doc; the rule agent's routes say so, the executor's plan does not)."""
     starts: set[str] = field(default_factory=set)
-    """The nodes loose anchors' walks start from (rule 1 of the module doc; `walk` fills it)."""
+    """The node each loose anchor names best (rule 1 of the module doc; `walk` fills it)."""
 
     def add(
         self,

@@ -102,10 +102,14 @@ def walk(walks: Sequence[AnchorWalk], reach: Reach) -> Walking:
     """Walk every anchor's hops, a round at a time, adding what the last hops reach to `reach`.
 
     The caller may stop sending rounds (a turn budget): what was reached so far stays. The
-    nodes the walks of `reach`'s loose anchors start from are recorded in `reach.starts`.
+    node each of `reach`'s loose anchors names best (its walk's first start) is recorded in
+    `reach.starts` (the executor binds other nodes named like it too: "national parks"
+    binds `Sequoia National Park`, an answer).
     """
     reach.starts.update(
-        node.node_id for anchor in walks if anchor.var in reach.loose for node, _ in anchor.starts
+        anchor.starts[0][0].node_id
+        for anchor in walks
+        if anchor.var in reach.loose and anchor.starts
     )
     pending = [
         Expand(anchor, 0, node, anchor.hops[0], origin=(node, score))
