@@ -18,10 +18,11 @@ from tiny_graph import tiny_snapshot
 from agent.config import AgentConfig
 from agent.factory import make_agent
 from graphs.snapshot import Snapshot
-from tools.listing_parse import parse_names
+from tools.listing_parse import ListedNode, parse_names
 from tools.mentions import find_mentions, usage
 from tools.plans.reach import Reach, graph_first
 from tools.plans.vocabulary import QuestionReader
+from tools.plans.walk import AnchorWalk, WalkHop, walk
 from tools.toolset import Toolset
 
 FILLER = [
@@ -289,3 +290,19 @@ def test_among_nodes_the_same_anchors_agree_on_a_loose_anchors_own_node_comes_la
             )  # fmt: skip
     # agreement first; then the loose anchor's own node after the others the same anchors reach
     assert reach.ranking() == ["mediant", "scale", "coda"]
+
+
+def test_only_the_node_a_loose_anchor_names_best_is_held_back() -> None:
+    """The executor binds a loose "national parks" to `national park` and to nodes named like
+    it (`Sequoia National Park`, an answer): only the first is the name used as words."""
+    park = ListedNode("park", "national park", "noun", 9.0)
+    sequoia = ListedNode("sequoia", "Sequoia National Park", "noun", 6.0)
+    state = ListedNode("ca", "California", "noun", 9.0)
+    hop = (WalkHop(()),)
+    walks = [
+        AnchorWalk("A1", ((park, 9.0), (sequoia, 6.0)), hop),
+        AnchorWalk("A2", ((state, 9.0),), hop),
+    ]
+    reach = Reach(loose=frozenset({"A1"}))
+    next(walk(walks, reach))
+    assert reach.starts == {"park"}
