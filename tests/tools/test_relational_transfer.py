@@ -284,6 +284,17 @@ def test_at_equal_words_a_name_written_with_its_disambiguator_reaches_first(
     assert reach.ranking() == ["z", "y", "x"]  # the remaining words still come first
 
 
+def test_the_better_named_anchors_reach_comes_before_the_named_nodes_kind() -> None:
+    """ "List every country that the Danube flows through": `Danube` (the question's best
+    name) reaches the countries; the word "country" reaches other locations, of its kind."""
+    reach = Reach(anchor_types={"A1": "noun.object", "A2": "noun.location"})
+    rows = (("germany", "A1", 20.0), ("european_country", "A2", 6.0))
+    for node, anchor, score in rows:
+        reach.add(node, name=node, type="noun.location", anchor=anchor, anchor_score=score,
+                  relevance=0.0, on_path=0, path="")  # fmt: skip
+    assert reach.ranking() == ["germany", "european_country"]
+
+
 SHOP_PRODUCTS = 70
 """More products of one colour than a neighbors listing shows (MAX_LISTED = 50)."""
 

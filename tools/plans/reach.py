@@ -20,12 +20,14 @@ ordered the same way by both. In order:
    tie-break among nodes the remaining words score alike: a whole neighbour set of
    `ballet (stage dancing)` before the nodes an anchor "List" reaches); only the rule agent
    knows how the question wrote a name (the executor's plan names its anchors' nodes);
-5. the named node's own kind: a node of the type of an anchor that reached it first (a
+5. the anchors' relevance: the sum of the scores of the anchors that reached it (the
+   question's BM25 score of each; in the executor, its binding score): "List every country
+   that the Danube flows through" ranks what `Danube` reaches before what the word
+   "country" reaches;
+6. the named node's own kind: a node of the type of an anchor that reached it first (a
    question naming no relation nor type asks about things like what it names: "Projectile
    vomiting is a more specific kind of which symptom?" wants the phenotype `Vomiting`, not
    the genes linked to it; "What should not be combined with X?" a drug's fellow drugs);
-6. the anchors' relevance: the sum of the scores of the anchors that reached it (the
-   question's BM25 score of each; in the executor, its binding score);
 7. first reached.
 
 The reached nodes come before the search ranking when anchors agree on one (and none is
@@ -112,8 +114,8 @@ class Reached:
             -self.on_path,
             -relevance,
             -any(a in sure for a in self.anchors),
-            -same_kind,
             -sum(self.anchors.values()),
+            -same_kind,
             self.order,
         )
 
@@ -136,7 +138,7 @@ class Reach:
     loose: frozenset[str] = frozenset()
     """Anchor variables whose agreement is not counted (loose names, tools/mentions.py)."""
     anchor_types: dict[str, str] = field(default_factory=dict)
-    """Anchor variable -> the type of the node it names (rule 5 of the module doc)."""
+    """Anchor variable -> the type of the node it names (rule 6 of the module doc)."""
     sure: frozenset[str] = frozenset()
     """Anchor variables the question writes whole with their disambiguator (rule 4 of the
     module doc; the rule agent's routes say so, the executor's plan does not)."""
