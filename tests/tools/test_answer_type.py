@@ -82,6 +82,8 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
     assert snapshot.manifest.relation_phrases == {"has_phenotype": {"featur": "in"}}
     question = "List all clinical features of Retinitis pigmentosa."
     plan = plan_of(snapshot, question)
+    # no type named: a relation named by a mined phrase alone sets no answer type, and the
+    # walk along it reaches the phenotypes
     assert "clinical_course" not in plan.plan.target.labels
     assert [(hop.relations, hop.direction) for hop in plan.routes[0].hops] == [
         (("has_phenotype",), "out")
@@ -92,6 +94,9 @@ def test_a_type_no_named_relation_leads_to_yields_to_the_relations_end(tmp_path)
     reader = QuestionReader.build("english", ["clinical_course", "phenotype"], ["has_course"])
     assert reader.mentioned_types("What is the clinical course of X?") == ["clinical_course"]
     assert reader.mentioned_types("the clinical features of X") == []
+    # a word is judged by every place it is written: one not modifying another names the type
+    sources = QuestionReader.build("english", ["source package", "binary package"], [])
+    assert sources.mentioned_types("the source of bash, and its source files") == ["source package"]
     # a type the relation leads on to (a chain) stays the answer type
     answers = RulePlanner(snapshot.manifest).answers
     assert answers.reaches(["disease"], ["has_phenotype"], "phenotype")
@@ -274,6 +279,7 @@ def test_a_phrase_written_about_a_type_starts_its_relation_there(tmp_path) -> No
     plan = plan_of(snapshot, question)
     assert plan.plan.target.labels == ["phenotype"]
     assert [hop.node_type for hop in plan.routes[0].hops] == ["disease", "phenotype"]
+    assert plan.routes[0].hops[1].relations == ("has_phenotype",)
     assert sorted(ask(snapshot, question)[:2]) == ["p0", "p1"]
     # the phrase written about a name asks for that name's neighbours
     assert ask(snapshot, "List the features of Marfan syndrome.")[0] == "p2"

@@ -280,7 +280,7 @@ def test_a_node_a_loose_name_names_is_not_what_the_anchors_agree_on(
 
 def test_among_nodes_the_same_anchors_agree_on_a_loose_anchors_own_node_comes_last() -> None:
     reach = Reach(loose=frozenset({"A3"}))
-    reach.starts.add("scale")
+    reach.loose_bests.add("scale")
     for node, relevance in (("scale", 9.0), ("mediant", 5.0), ("coda", 7.0)):
         anchors = ("A1", "A2") if node != "coda" else ("A1",)
         for anchor in anchors:
@@ -305,4 +305,4 @@ def test_only_the_node_a_loose_anchor_names_best_is_held_back() -> None:
     ]
     reach = Reach(loose=frozenset({"A1"}))
     next(walk(walks, reach))
-    assert reach.starts == {"park"}
+    assert reach.loose_bests == {"park"}

@@ -9,6 +9,7 @@ mention made only of function words ("through") gives its place to a name left o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -16,11 +17,13 @@ from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import written_at
+from tools.plans.type_words import WORD, written_at
 from tools.plans.vocabulary import PhraseUses, QuestionReader, blanked, find_span, words
 
 MAX_ANCHORS = 3
 """Mentions expanded (the longest and best-named first)."""
+CLAUSE_MARK = re.compile(r"[.?!;:,\u2014]")
+"""A mark that ends the words a relation phrase is written about."""
 MIN_LABEL_MATCH = 0.5
 """A relation is named when its label's words, weighted by how few labels hold each, are
 at least this share present in the question."""
@@ -120,14 +123,41 @@ class AnchorReader:
         kept = [m for m in mentions if not phrases.words_only(self.reader, m[0])]
         about = [m for m in kept if phrases.about(question, m[0])]
         if not about and any(
-            (found := words(question[at:])) and found[0] not in FUNCTION_WORDS
-            for at in phrases.objects
-        ):  # written about words no name holds ("forms of neurofibromatosis")
+            self._about_other_words(question, at, [m[0] for m in kept]) for at in phrases.objects
+        ):  # "forms of neurofibromatosis"
             return kept, {(m[0], m[1].node_id) for m in kept}
         if not about:
             return kept, set()
         kept = [m for m in kept if m in about or qualified(m[0])]
         return kept, {(m[0], m[1].node_id) for m in kept if m not in about}
+
+    def _about_other_words(self, question: str, at: int, names: Sequence[str]) -> bool:
+        """Whether the phrase object at `at` is words that neither a name nor a type holds.
+
+        The object is read as written, from its first word (after an article) up to the next
+        mark or function word. It is about a name written there ("kinds of tall glass
+        (container)"), about a type when a type's words begin it ("features of the
+        diseases", which `AnswerTypes.beyond_phrase` reads), and about nothing named when
+        a function word begins it ("a more specific kind of which symptom?") or none follows.
+        """
+        first = WORD.search(question, at)
+        if (
+            first is None
+            or first.group().lower() in FUNCTION_WORDS
+            or CLAUSE_MARK.search(question, at, first.start())
+        ):
+            return False  # "a kind of which symptom?", "a kind of?": about nothing named
+        start = first.start()
+        if self.reader.type_run(question, start, skip_function_words=False) > start:
+            return False
+        stop = CLAUSE_MARK.search(question, start)
+        end = stop.start() if stop else len(question)
+        closing = next(
+            (w for w in WORD.finditer(question, start, end) if w.group().lower() in FUNCTION_WORDS),
+            None,
+        )
+        end = closing.start() if closing else end
+        return not any(start <= written_at(question, name) < end for name in names)
 
     def label_anchors(
         self,

@@ -63,6 +63,26 @@ class AnswerTypes:
             return max(allowed, key=lambda t: self._nearest(anchor_types, t))
         return allowed[0] if allowed else None
 
+    def beyond_phrase(
+        self, question: str, target: str, relations: Collection[str], objects: Sequence[int]
+    ) -> str:
+        """The answer type when a relation phrase is written about the named type `target`.
+
+        "the features of the diseases that ENAM mutations cause": the phrase ("features of")
+        is about the type `disease` (its words at one of `objects`, where the phrases' objects
+        begin), so the relation starts there and the answers lie at its other end (the
+        phenotypes). `target` otherwise.
+        """
+        about = {
+            named
+            for at in objects
+            for named in self.reader.mentioned_types(
+                question[at : self.reader.type_run(question, at, skip_function_words=False)]
+            )
+        }
+        end = self.relation_end([target], relations) if target in about else None
+        return end if end is not None else target
+
     def relation_end(self, anchor_types: Sequence[str], relations: Collection[str]) -> str | None:
         """The one type the relations named whole lead to from the named nodes' types.
 

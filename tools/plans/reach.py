@@ -6,7 +6,7 @@ ordered the same way by both. In order:
 
 1. agreement: how many anchors reach the node (several anchors: their intersection first),
    loose anchors not counted, so a node only loose anchors reach comes after every node a
-   name linked with confidence reaches; then, among nodes the same anchors agree on, the
+   name linked with confidence reaches; then, among nodes as many anchors agree on, the
    node a loose anchor names (its best) comes last: the question uses its name as words, not
    to ask for it ("music terms for a note that's described as the third of a scale":
    `mediant`, not the `scale` both `music` and `note` reach);
@@ -91,7 +91,7 @@ class Reached:
         loose: Collection[str] = (),
         anchor_types: Mapping[str, str] | None = None,
         *,
-        named: bool = False,
+        loose_best: bool = False,
         sure: Collection[str] = (),
     ) -> tuple[float, ...]:
         """The ranking key (smaller first), see the module doc.
@@ -100,7 +100,7 @@ class Reached:
         node only they reach counts as reached by none ("What is a goblet a type of?": what
         `type (kind)` reaches comes after what `goblet` reaches). `anchor_types`: each
         anchor's own type (the node's kind is compared with those of the anchors reaching it).
-        `named`: the node is one a loose anchor's walk starts from. `sure`: anchors written
+        `loose_best`: the node is the one a loose anchor names best. `sure`: anchors written
         whole with their disambiguator.
         """
         agreeing = sum(anchor not in loose for anchor in self.anchors)
@@ -110,7 +110,7 @@ class Reached:
         same_kind = any(own.get(anchor) == self.type for anchor in self.anchors)
         return (
             -agreeing,
-            named,
+            loose_best,
             -self.on_path,
             -relevance,
             -any(a in sure for a in self.anchors),
@@ -142,7 +142,7 @@ class Reach:
     sure: frozenset[str] = frozenset()
     """Anchor variables the question writes whole with their disambiguator (rule 4 of the
     module doc; the rule agent's routes say so, the executor's plan does not)."""
-    starts: set[str] = field(default_factory=set)
+    loose_bests: set[str] = field(default_factory=set)
     """The node each loose anchor names best (rule 1 of the module doc; `walk` fills it)."""
 
     def add(
@@ -178,7 +178,10 @@ class Reach:
         return sorted(
             self.nodes,
             key=lambda node_id: self.nodes[node_id].key(
-                self.loose, self.anchor_types, named=node_id in self.starts, sure=self.sure
+                self.loose,
+                self.anchor_types,
+                loose_best=node_id in self.loose_bests,
+                sure=self.sure,
             ),
         )
 

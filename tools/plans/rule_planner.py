@@ -145,17 +145,8 @@ class RulePlanner:
         target = self.answers.answer_type(unnamed, anchor_types, relations)
         whole = frozenset(labels.named(1.0))
         if target is not None and phrases is not None and relations:
-            objects = [
-                t
-                for at in phrases.objects
-                for t in self.reader.mentioned_types(
-                    question[at : self.reader.type_run(question, at, skip_function_words=False)]
-                )
-            ]
-            end = self.answers.relation_end([target], relations) if target in objects else None
-            if end is not None and end != target:  # "the features of the diseases": beyond
-                target = end
-        if target is None:
+            target = self.answers.beyond_phrase(question, target, relations, phrases.objects)
+        if target is None:  # a relation named by a mined phrase alone sets no answer type
             target = self.answers.relation_end(anchor_types, whole)
         elif relations and not self.answers.reaches(anchor_types, relations, target):
             # the type word says something else ("clinical features": the relation's

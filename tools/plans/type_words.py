@@ -81,21 +81,24 @@ class TypeReader:
         """
         first: dict[str, int] = {}
         spans = self.stemmer.word_spans(question)
-        heads: dict[str, tuple[str, str]] = {}
+        heads: dict[str, list[tuple[str, str] | None]] = {}
         for position, (start, end, stem) in enumerate(spans):
             if passive(question, start, end):
                 continue  # "packages maintained by X": the maintainer is X, not the answers
             first.setdefault(stem, position)
+            head = None
             if position + 1 < len(spans) and question[end : spans[position + 1][0]] in (" ", "-"):
-                after, stop, head = spans[position + 1]
-                heads.setdefault(stem, (question[after:stop].lower(), head))
+                after, stop, next_stem = spans[position + 1]
+                head = (question[after:stop].lower(), next_stem)
+            heads.setdefault(stem, []).append(head)
         named: dict[str, int] = {}
         for name, stems in self.type_words.items():
             held = [stem for stem in stems if stem in first]
+            content = [s for s in held if not self.kind_word(s)]
             if (
                 0 < len(held) < len(stems)
-                and any(not self.kind_word(s) for s in held)
-                and all(self._modifies(heads.get(s), stems) for s in held if not self.kind_word(s))
+                and content
+                and all(self._modifies(head, stems) for s in content for head in heads[s])
             ):
                 continue  # "clinical features": a modifier of another head, not `clinical_course`
             if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):

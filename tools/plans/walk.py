@@ -103,10 +103,10 @@ def walk(walks: Sequence[AnchorWalk], reach: Reach) -> Walking:
 
     The caller may stop sending rounds (a turn budget): what was reached so far stays. The
     node each of `reach`'s loose anchors names best (its walk's first start) is recorded in
-    `reach.starts` (the executor binds other nodes named like it too: "national parks"
+    `reach.loose_bests` (the executor binds other nodes named like it too: "national parks"
     binds `Sequoia National Park`, an answer).
     """
-    reach.starts.update(
+    reach.loose_bests.update(
         anchor.starts[0][0].node_id
         for anchor in walks
         if anchor.var in reach.loose and anchor.starts

@@ -22,11 +22,12 @@ from agent.models.rules.turns import (
     PlannedTurn,
     Steps,
 )
-from tools.plans.anchors import function_only
+from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.reach import Reach, graph_first, named_first
 from tools.plans.rivals import TAIL
 from tools.plans.rule_plan import RulePlan
 from tools.plans.rule_planner import RulePlanner as PlanWriter
+from tools.plans.vocabulary import words
 
 if TYPE_CHECKING:
     from graphs.manifest import Manifest
@@ -126,7 +127,7 @@ class RulePlanner:
         remaining = rule_plan.plan.target.relevance_text
         loose = rule_plan.loose
         agreed = reach.agreed() and not loose
-        worded = bool(remaining) and not function_only(remaining)
+        worded = any(word not in FUNCTION_WORDS for word in words(remaining))
         if reach.nodes and not agreed and worded and exploration_budget - used >= 1:
             note = "Search the question's words the named nodes do not explain."
             search = PlannedCall("search", {"query": remaining, "k": MAX_ANSWERS})
