@@ -9,7 +9,6 @@ mention made only of function words ("through") gives its place to a name left o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -17,13 +16,11 @@ from graphs.snapshot.name_keys import split_disambiguator
 from tools.listing_parse import ListedNode, NamedListed
 from tools.plans.function_words import FUNCTION_WORDS
 from tools.plans.schema_paths import SchemaPaths
-from tools.plans.type_words import WORD, written_at
+from tools.plans.type_words import CLAUSE_MARK, WORD, written_at
 from tools.plans.vocabulary import PhraseUses, QuestionReader, blanked, find_span, words
 
 MAX_ANCHORS = 3
 """Mentions expanded (the longest and best-named first)."""
-CLAUSE_MARK = re.compile(r"[.?!;:,\u2014]")
-"""A mark that ends the words a relation phrase is written about."""
 MIN_LABEL_MATCH = 0.5
 """A relation is named when its label's words, weighted by how few labels hold each, are
 at least this share present in the question."""

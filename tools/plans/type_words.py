@@ -26,6 +26,9 @@ WH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 """The wh-determiners: the type words after one name what is asked (`asked_type`)."""
 CLAUSE_END = re.compile(r"[.?!;:,\u2014-]")
 """A mark after which a wh-word opens a clause (`asked_type`)."""
+CLAUSE_MARK = re.compile(r"[.?!;:,\u2014]")
+"""A mark that ends a phrase's words (`CLAUSE_END` without the hyphen, which joins words:
+the words a relation phrase is written about run on over "X-linked")."""
 BY = re.compile(r"\s+by\b", re.IGNORECASE)
 """The agent of a passive: "cited by X", "maintained by X"."""
 SAME = re.compile(r"\bsame\s+", re.IGNORECASE)
