@@ -4,9 +4,14 @@ A question is read as its run of words (lower-cased, punctuation dropped, as the
 normalises names; graphs/snapshot/names.py). Every run of up to the index's longest name is looked
 up at once (one pair of binary searches over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
-also `glass`). The schema's names come before a node's: a run that matches only after
-stemming and is, stemmed, a node type's name names that type, not a node (`packages` in
-"Which packages depend on X?" is the type `package`, not the node `packaging`), and a run
+also `glass`). A run links the nodes it names as written; else those it names after
+stemming, and of those, the ones whose names it writes with plural endings only when there
+are any (`graphs/snapshot/name_keys.py`'s `plural_alike`: "canals" is `canal (watercourse)`;
+Snowball's stem `canal` is also `canalization`'s, a word derived from it). The schema's names
+come before a node's: a run that matches only after stemming and is, stemmed, a node type's
+name, or a word of one no other type's name holds, names that type, not a node (`packages`
+in "Which packages depend on X?" is the type `package`, not the node `packaging`; "animals"
+is WordNet's `noun.animal`, not `animation`), and a run
 that is, stemmed, a whole relation label names that relation, not the node of that name
 (WordNet has nodes `attribute` and `cause` beside its relations `attribute` and `causes`:
 "Which attribute of a sound does loud describe?" asks for a walk along `attribute`, not
@@ -168,8 +173,16 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
     for stemmed in (False, True):  # an empty group confirms nothing
         group = [at for at, flag in enumerate(run.stemmed) if flag == stemmed]
         if any(_is_named(snapshot, words, run, at) for at in group):
-            return group
+            if not stemmed:
+                return group
+            inflected = [at for at in group if _is_inflected(snapshot, words, run, at)]
+            return inflected or group
     return None
+
+
+def _is_inflected(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
+    """Whether the run's `at`-th node's name is `words` up to plural endings."""
+    return snapshot.names.inflected(words, run.base[at], snapshot.name(run.nodes[at]))
 
 
 def _confirmed(

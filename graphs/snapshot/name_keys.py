@@ -49,6 +49,27 @@ def split_disambiguator(name: str) -> tuple[str, str] | None:
     return match.group("base"), match.group("qualifier")
 
 
+def plural_alike(words: Sequence[str], others: Sequence[str]) -> bool:
+    """Whether two word runs differ at most by English plural endings, word for word.
+
+    Each pair of words is equal, or one is the other with a plural ending: ``-s``, ``-es``,
+    or ``-ies`` for a final ``-y`` (``canals`` and ``canal``, ``glasses`` and ``glass``,
+    ``allergies`` and ``allergy``). The stem form matches more (Snowball's ``canal`` is also
+    the stem of ``canalization``): an inflection of a name is closer to it than a word
+    derived from the same stem (`tools/mentions.py`).
+    """
+    return len(words) == len(others) and all(
+        a == b or _plural_of(a, b) or _plural_of(b, a) for a, b in zip(words, others, strict=True)
+    )
+
+
+def _plural_of(word: str, singular: str) -> bool:
+    """Whether `word` is `singular` with a regular English plural ending."""
+    if word in (singular + "s", singular + "es"):
+        return True
+    return singular.endswith("y") and word == singular[:-1] + "ies"
+
+
 _MASK = (1 << 64) - 1
 _PRIME = 0x100000001B3
 _SEEDS = (0xCBF29CE484222325, 0x9E3779B97F4A7C15)

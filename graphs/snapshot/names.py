@@ -30,7 +30,14 @@ import numpy as np
 
 from graphs.errors import SnapshotError
 from graphs.layout import META_FILE
-from graphs.snapshot.name_keys import BASE, STEMMED, NameForms, name_words, split_disambiguator
+from graphs.snapshot.name_keys import (
+    BASE,
+    STEMMED,
+    NameForms,
+    name_words,
+    plural_alike,
+    split_disambiguator,
+)
 from graphs.snapshot.nodestore import NodeStore
 
 NAMES_FORMAT_VERSION = 2
@@ -223,6 +230,12 @@ class NameIndex:
         if stemmed:
             return self.name_forms.stems(target) == self.name_forms.stems(list(words))
         return target == list(words)
+
+    @staticmethod
+    def inflected(words: Sequence[str], base: bool, name: str) -> bool:
+        """Whether `name` (its base when `base`) is `words` up to plural endings."""
+        parts = split_disambiguator(name) if base else None
+        return plural_alike(name_words(parts[0] if parts else name), words)
 
 
 def stored_format(directory: Path) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -276,12 +277,19 @@ class Snapshot:
 
     @cached_property
     def type_name_stems(self) -> frozenset[tuple[str, ...]]:
-        """Each node type's name as the name index's stemmed words, computed once.
+        """The stemmed words that name a node type, computed once.
 
-        `source package` -> ("sourc", "packag"); linking reads them for every question.
+        Each type's whole name as the name index's stemmed words (`source package` ->
+        ("sourc", "packag")), and each word of a longer name that no other type's name holds,
+        alone: WordNet's `noun.animal` is named by "animals" ("anim",), as the planner reads
+        type words (tools/plans/type_words.py); a word several types share ("noun") names
+        none. Linking reads them for every question.
         """
         forms = self.names.name_forms
-        return frozenset(tuple(forms.stems(name_words(t))) for t in self.manifest.node_types)
+        names = [tuple(forms.stems(name_words(t))) for t in self.manifest.node_types]
+        holders = Counter(stem for stems in names for stem in set(stems))
+        alone = {(stem,) for stems in names if len(stems) > 1 for stem in stems}
+        return frozenset(names) | {one for one in alone if holders[one[0]] == 1}
 
     @cached_property
     def relation_name_stems(self) -> frozenset[tuple[str, ...]]:

@@ -11,7 +11,7 @@ from tiny_graph import tiny_snapshot
 
 from agent.planner import OfflinePlanner
 from graphs.snapshot import Snapshot
-from graphs.snapshot.name_keys import STEMMED
+from graphs.snapshot.name_keys import STEMMED, plural_alike
 from graphs.snapshot.names import NameIndex
 from tools.listing_parse import ListedNode, parse_listing, parse_names
 from tools.mentions import find_mentions
@@ -105,6 +105,51 @@ def test_plurals_punctuation_and_case_link_and_the_longest_match_wins(graph: Sna
     assert named(graph, "who made dr no")[0] == ("dr no", ["dc"])
     assert named(graph, "a city called Paris (Texas)") == [("Paris (Texas)", ["pt"])]
     assert named(graph, "Is Paris in France?")[0][1] == ["pf", "pt"]
+
+
+CANALS = [
+    ("cw", "noun.artifact", "canal (watercourse)", "long and narrow strip of water made for boats"),
+    ("cs", "verb.possession", "canal (supply)", "provide with a waterway"),
+    ("cz", "noun.act", "canalization", "the production of canals for irrigation or shipping"),
+    ("an", "noun.act", "animation", "the making of cartoons"),
+    ("wf", "noun.animal", "wolf", "a wild carnivorous mammal"),
+    ("ek", "noun.artifact", "Erie Canal", "a canal in New York"),
+]
+CANAL_EDGES = [("ek", "cw", "instance_hypernym"), ("cz", "cs", "derivation")]
+
+
+def test_a_plural_links_the_name_it_inflects_before_one_derived_from_its_stem(
+    tmp_path: Path,
+) -> None:
+    canals = tiny_snapshot(tmp_path / "canals", CANALS, CANAL_EDGES)
+    # "canals" and "canalization" share the Snowball stem "canal"; only `canal` takes "-s"
+    assert canals.names.name_forms.stems(["canals"]) == canals.names.name_forms.stems(
+        ["canalization"]
+    )
+    assert named(canals, "Name the individual canals there are") == [("canals", ["cw", "cs"])]
+    # with no inflected name among them, the stem still links
+    assert named(canals, "Which canalizations are there?") == [("canalizations", ["cz"])]
+
+
+def test_plural_endings_alone_make_names_alike() -> None:
+    assert plural_alike(["highball", "glasses"], ["highball", "glass"])
+    assert plural_alike(["allergy"], ["allergies"])
+    assert plural_alike(["canals"], ["canal"])
+    assert not plural_alike(["canals"], ["canalization"])
+    assert not plural_alike(["canals", "of"], ["canal"])
+    assert not plural_alike(["busy"], ["bus"])
+
+
+def test_a_word_only_one_type_s_name_holds_names_that_type_not_a_node(tmp_path: Path) -> None:
+    canals = tiny_snapshot(tmp_path / "types", CANALS, CANAL_EDGES)
+    # "animals" is, stemmed, `animation`'s name, and the one word of `noun.animal` no other
+    # type holds: it names the type (as the planner reads it), not the node
+    assert canals.names.name_forms.stems(["animals"]) == canals.names.name_forms.stems(
+        ["animation"]
+    )
+    assert named(canals, "Which animals live near the wolf?") == [("wolf", ["wf"])]
+    # a word several types' names hold ("noun") names no type alone, and an exact name links
+    assert ("animation", ["an"]) in named(canals, "Which noun is the animation?")
 
 
 def test_the_name_index_is_stored_and_matches_one_built_in_memory(graph: Snapshot) -> None:
