@@ -5,9 +5,11 @@ normalises names; graphs/snapshot/names.py). Every run of up to the index's long
 up at once (one pair of binary searches over the sorted keys), and the mentions are chosen longest
 first: a run inside one already linked is skipped (`glass (container)` is one mention, not
 also `glass`). A run links the nodes it names as written; else those it names after
-stemming, and of those, the ones whose names it writes with plural endings only when there
-are any (`graphs/snapshot/name_keys.py`'s `plural_alike`: "canals" is `canal (watercourse)`;
-Snowball's stem `canal` is also `canalization`'s, a word derived from it). The schema's names
+stemming, and of those, the ones whose names it writes with regular inflections only
+(plurals, -ed, -ing) when there are any (`graphs/snapshot/name_keys.py`'s
+`inflection_alike`: "canals" is `canal (watercourse)`, "measuring" the verb `measure`;
+Snowball's stems `canal` and `measur` are also those of `canalization` and `measurement`,
+words derived from them). The schema's names
 come before a node's: a run that matches only after stemming and is, stemmed, a node type's
 name, or a word of one no other type's name holds, names that type, not a node (`packages`
 in "Which packages depend on X?" is the type `package`, not the node `packaging`; "animals"
@@ -181,7 +183,7 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
 
 
 def _is_inflected(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
-    """Whether the run's `at`-th node's name is `words` up to plural endings."""
+    """Whether the run's `at`-th node's name is `words` up to regular inflections."""
     return snapshot.names.inflected(words, run.base[at], snapshot.name(run.nodes[at]))
 
 

@@ -49,25 +49,38 @@ def split_disambiguator(name: str) -> tuple[str, str] | None:
     return match.group("base"), match.group("qualifier")
 
 
-def plural_alike(words: Sequence[str], others: Sequence[str]) -> bool:
-    """Whether two word runs differ at most by English plural endings, word for word.
+def inflection_alike(words: Sequence[str], others: Sequence[str]) -> bool:
+    """Whether two word runs differ at most by regular English inflections, word for word.
 
-    Each pair of words is equal, or one is the other with a plural ending: ``-s``, ``-es``,
-    or ``-ies`` for a final ``-y`` (``canals`` and ``canal``, ``glasses`` and ``glass``,
-    ``allergies`` and ``allergy``). The stem form matches more (Snowball's ``canal`` is also
-    the stem of ``canalization``): an inflection of a name is closer to it than a word
-    derived from the same stem (`tools/mentions.py`).
+    Each pair of words is equal, or one is the other with a regular inflectional ending
+    (`_inflects`): ``canals`` and ``canal``, ``glasses`` and ``glass``, ``allergies`` and
+    ``allergy``, ``measuring`` and ``measure``, ``spotted`` and ``spot``. The stem form
+    matches more (Snowball's ``canal`` is also the stem of ``canalization``, ``measur`` of
+    ``measurement``): an inflection of a name is closer to it than a word derived from the
+    same stem (`tools/mentions.py`).
     """
     return len(words) == len(others) and all(
-        a == b or _plural_of(a, b) or _plural_of(b, a) for a, b in zip(words, others, strict=True)
+        a == b or _inflects(a, b) or _inflects(b, a) for a, b in zip(words, others, strict=True)
     )
 
 
-def _plural_of(word: str, singular: str) -> bool:
-    """Whether `word` is `singular` with a regular English plural ending."""
-    if word in (singular + "s", singular + "es"):
-        return True
-    return singular.endswith("y") and word == singular[:-1] + "ies"
+def _inflects(word: str, lemma: str) -> bool:
+    """Whether `word` is `lemma` with a regular English inflectional ending.
+
+    Plural and third person ``-s``/``-es`` (``-ies`` for a final ``-y``), past ``-ed`` and
+    ``-d`` (``-ied``), present participle ``-ing`` (a final ``-e`` dropped), a final
+    consonant doubled before ``-ed``/``-ing`` (``spotted``, ``jumping`` is plain).
+    """
+    if not word.startswith(lemma[:-1]) or len(word) <= len(lemma):
+        return False
+    endings = {lemma + "s", lemma + "es", lemma + "ed", lemma + "ing"}
+    if lemma.endswith("e"):
+        endings |= {lemma + "d", lemma[:-1] + "ing"}
+    if lemma.endswith("y"):
+        endings |= {lemma[:-1] + "ies", lemma[:-1] + "ied"}
+    if lemma[-1:] not in "aeiouwxy":
+        endings |= {lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing"}
+    return word in endings
 
 
 _MASK = (1 << 64) - 1

@@ -34,8 +34,8 @@ from graphs.snapshot.name_keys import (
     BASE,
     STEMMED,
     NameForms,
+    inflection_alike,
     name_words,
-    plural_alike,
     split_disambiguator,
 )
 from graphs.snapshot.nodestore import NodeStore
@@ -233,9 +233,9 @@ class NameIndex:
 
     @staticmethod
     def inflected(words: Sequence[str], base: bool, name: str) -> bool:
-        """Whether `name` (its base when `base`) is `words` up to plural endings."""
+        """Whether `name` (its base when `base`) is `words` up to regular inflections."""
         parts = split_disambiguator(name) if base else None
-        return plural_alike(name_words(parts[0] if parts else name), words)
+        return inflection_alike(name_words(parts[0] if parts else name), words)
 
 
 def stored_format(directory: Path) -> int | None:
