@@ -14,15 +14,17 @@ come before a node's: a run that matches only after stemming and is, stemmed, a 
 name, or a word of one no other type's name holds, names that type, not a node (`packages`
 in "Which packages depend on X?" is the type `package`, not the node `packaging`; "animals"
 is WordNet's `noun.animal`, not `animation`), and a run
-that is, stemmed, a whole relation label names that relation, not the node of that name
-(WordNet has nodes `attribute` and `cause` beside its relations `attribute` and `causes`:
-"Which attribute of a sound does loud describe?" asks for a walk along `attribute`, not
-about the concept). A run that names several nodes (homonyms: `glass`
-names `glass (container)` and `glass (material)`) keeps them all: the nodes it names whole
-first, then those it names without their disambiguator, each group ordered by the question's
-other words (each node's BM25 score for the question without the mention) plus the log of
-how linked each node is in the graph, so the question's other words choose between them and
-the commoner sense comes first when they do not (`_homonym_order`). Each linked node
+that is, stemmed, a whole relation label, or a word of one no other label holds (not a
+stopword, nor a type's word), names that relation, not the node of that name (WordNet has
+nodes `attribute`, `cause` and `topic` beside its relations `attribute`, `causes` and
+`topic_domain`: "Which attribute of a sound does loud describe?" asks for a walk along
+`attribute`, not about the concept; "the topic of tennis" along `topic_domain`). A run that
+names several nodes (homonyms: `glass` names `glass (container)` and `glass (material)`)
+keeps them all: the nodes it names whole first, then those it names without their
+disambiguator, each group ordered by the question's other words (each node's BM25 score for
+the question without the mention) plus the log of how linked each node is in the graph, so
+the question's other words choose between them and the commoner sense comes first when they
+do not (`_homonym_order`). Each linked node
 carries that score, the one `search` gives it for the question (up to float32 rounding).
 Each word of the question is scored once for every linked node (`BM25Index.term_scores`);
 the question and the question without a mention are sums of those rows, equal to scoring

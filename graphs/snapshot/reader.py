@@ -293,14 +293,34 @@ class Snapshot:
 
     @cached_property
     def relation_name_stems(self) -> frozenset[tuple[str, ...]]:
-        """Each relation's label as the name index's stemmed words, computed once.
+        """The stemmed words that name a relation, computed once.
 
-        `causes` -> ("caus",), `has_onset` -> ("has", "onset") (underscores split words).
+        Each relation's label as the name index's stemmed words (`causes` -> ("caus",),
+        `has_onset` -> ("has", "onset"): underscores split words), and each word of a longer
+        label that no other label holds, alone, unless it is a stopword of the snapshot's
+        analyzer or a word of a node type's name: WordNet's `topic_domain` is named by
+        "topic" ("the topic of tennis"), `member_holonym` by "members"; "domain", in three
+        labels, names none, and HPO's "onset" names the type `onset` before the relation
+        `has_onset`. Linking reads them for every question.
         """
         forms = self.names.name_forms
-        return frozenset(
+        labels = [
             tuple(forms.stems(name_words(r.replace("_", " ")))) for r in self.manifest.relations
-        )
+        ]
+        holders = Counter(stem for stems in labels for stem in set(stems))
+        typed = {stem for stems in self.type_name_stems for stem in stems}
+        alone = {
+            (stem,)
+            for words, stems in zip(
+                (name_words(r.replace("_", " ")) for r in self.manifest.relations),
+                labels,
+                strict=True,
+            )
+            if len(stems) > 1
+            for word, stem in zip(words, stems, strict=True)
+            if holders[stem] == 1 and stem not in typed and forms.analyzer.tokenize(word)
+        }
+        return frozenset(labels) | alone
 
     @cached_property
     def degrees(self) -> np.ndarray:

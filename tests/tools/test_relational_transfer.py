@@ -157,6 +157,35 @@ def test_a_word_only_one_type_s_name_holds_names_that_type_not_a_node(tmp_path: 
     assert ("animation", ["an"]) in named(canals, "Which noun is the animation?")
 
 
+DOMAINS = [
+    ("tn", "noun.act", "tennis", "a game played with rackets by two or four players"),
+    ("lb", "noun.act", "lob", "an arching hit over the opponent"),
+    ("fr", "noun.location", "France", "a republic in western Europe"),
+    ("cr", "noun.artifact", "croissant", "a flaky crescent-shaped roll"),
+    ("tp", "noun.cognition", "topic", "the subject matter of a conversation"),
+    ("dm", "noun.location", "domain", "territory over which rule is exercised"),
+    ("sl", "noun.communication", "slang", "informal language"),
+]
+DOMAIN_EDGES = [
+    ("lb", "tn", "topic_domain"),
+    ("cr", "fr", "region_domain"),
+    ("lb", "sl", "usage_domain"),
+]
+
+
+def test_a_word_only_one_relation_label_holds_names_that_relation_not_a_node(
+    tmp_path: Path,
+) -> None:
+    domains = tiny_snapshot(tmp_path / "domains", DOMAINS, DOMAIN_EDGES)
+    # "topic" is the word of `topic_domain` no other label holds: the relation, not the node
+    assert named(domains, "Which terms belong to the topic of tennis?") == [("tennis", ["tn"])]
+    plan = plan_of(domains, "Which terms belong to the topic of tennis?")
+    assert plan.relations == ("topic_domain",)
+    assert ask(domains, "Which terms belong to the topic of tennis?")[0] == "lb"
+    # "domain", in three labels, names none of them alone: the node stays linked
+    assert ("domain", ["dm"]) in named(domains, "Which terms belong to the domain of tennis?")
+
+
 def test_the_name_index_is_stored_and_matches_one_built_in_memory(graph: Snapshot) -> None:
     assert (graph.path / "names" / "keys.npy").is_file()
     memory = NameIndex.from_names([graph.name(i) for i in range(graph.num_nodes)], "english-stem")
