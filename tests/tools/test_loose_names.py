@@ -205,11 +205,25 @@ HOUSE_EDGES = [
 
 def test_a_loose_names_words_may_name_the_schema(tmp_path_factory: pytest.TempPathFactory) -> None:
     out = tmp_path_factory.mktemp("graphs") / "house"
-    house = tiny_snapshot(out, HOUSE, HOUSE_EDGES)
+    # "part" is in two labels here, so "parts" stays a (loose) name; half of part_holonym's
+    # weight ("holonym" is in two as well), its word still names that relation
+    others = [("parts", "building", "part_of_speech"), ("villa", "building", "member_holonym")]
+    house = tiny_snapshot(out, HOUSE, [*HOUSE_EDGES, *others])
     question = "What are the parts of a house (dwelling)?"
     (parts, named) = find_mentions(house, question)
     assert parts.text == "parts" and parts.loose and named.text == "house (dwelling)"
     # "parts", the node, is used as a word: the word names part_holonym, walked first
+    assert sorted(ask(house, question)[:2]) == ["loft", "porch"]
+
+
+def test_a_word_of_one_label_is_no_name_and_names_its_relation(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    out = tmp_path_factory.mktemp("graphs") / "house-one-label"
+    house = tiny_snapshot(out, HOUSE, HOUSE_EDGES)
+    question = "What are the parts of a house (dwelling)?"
+    # "part" is `part_holonym`'s alone: the node `parts` is not linked, the relation is walked
+    assert [m.text for m in find_mentions(house, question)] == ["house (dwelling)"]
     assert sorted(ask(house, question)[:2]) == ["loft", "porch"]
 
 
