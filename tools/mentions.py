@@ -177,7 +177,7 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
     for stemmed in (False, True):  # an empty group confirms nothing
         group = [at for at, flag in enumerate(run.stemmed) if flag == stemmed]
         if any(_is_named(snapshot, words, run, at) for at in group):
-            if not stemmed:
+            if not stemmed or len(group) == 1:
                 return group
             inflected = [at for at in group if _is_inflected(snapshot, words, run, at)]
             return inflected or group
