@@ -837,3 +837,50 @@ def test_with_nothing_else_to_choose_the_named_nodes_own_kind_comes_first(
     assert ask(snapshot, question)[0] == "vo"
     outcome = PlanExecutor(snapshot).run(plan.plan)
     assert outcome.ranking[0].node_id == "vo"
+
+
+FINGERS = [
+    ("HP:1", "phenotype", "Arachnodactyly", "abnormally long and slender fingers and toes"),
+    ("HP:2", "phenotype", "Long fingers", "fingers longer than usual"),
+    ("HP:3", "phenotype", "Slender finger", "fingers thinner than usual"),
+    (
+        "HP:4",
+        "phenotype",
+        "Diagnostic behavioral phenotype",
+        "terms describe specific phenotypic abnormalities under broader classified terms",
+    ),
+    (
+        "HP:5",
+        "phenotype",
+        "Fetal anomaly",
+        "an abnormality of the fetus, classified under broader terms",
+    ),
+    ("D:1", "disease", "Marfan syndrome", "a disorder of connective tissue"),
+    ("D:2", "disease", "Beals syndrome", "congenital contractural arachnodactyly"),
+    *(
+        (f"HP:{i}", "phenotype", f"Finding {i}", f"a phenotype finding, number {i}")
+        for i in range(10, 30)
+    ),
+]
+FINGER_EDGES = [
+    ("HP:1", "HP:2", "is_a"),
+    ("HP:1", "HP:3", "is_a"),
+    ("D:1", "HP:1", "has_phenotype"),
+    ("D:2", "HP:1", "has_phenotype"),
+    ("D:1", "HP:4", "has_phenotype"),
+    *(("D:1", f"HP:{i}", "has_phenotype") for i in range(10, 30)),
+]
+
+
+def test_the_walk_of_a_named_relation_keeps_the_tail_when_the_search_comes_first(
+    tmp_path: Path,
+) -> None:
+    fingers = tiny_snapshot(tmp_path / "fingers", FINGERS, FINGER_EDGES)
+    question = "Under which broader phenotype terms is Arachnodactyly classified?"
+    assert plan_of(fingers, question).relations == ("has_phenotype",)
+    answers = ask(fingers, question)
+    # no walk along the named relation reaches a phenotype, and the walk over every relation
+    # reaches nothing the words describe: the search comes first, with twenty hits
+    assert answers[0] == "HP:4" and len(answers) == 20
+    # the question asked for a walk: its nodes keep the list's last places
+    assert {"HP:2", "HP:3"} <= set(answers[-5:])

@@ -36,7 +36,7 @@ TAIL = 5
 """Places at the end of the answer list kept for the side ranked second: the search's hits
 when the walk ranks first on the least constrained reading (`Rivals.unanchored`), the
 walk's best reached nodes when the search ranks first on a question about a named node
-(`Rivals.about_named`)."""
+(`Rivals.about_named`) or one naming a relation (it asked for a walk)."""
 CLEAR_LEAD = 1.5
 """How many times the next unnamed hit's score the whole question's first hit must score to
 answer a question that asks for no walk (`Rivals.clear_winner`). On the development graphs

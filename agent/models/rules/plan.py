@@ -77,8 +77,9 @@ class RulePlanner:
        type, no relation named that leaves a named node) and the question's leading hits
        hold no node the walks start from (`Rivals.unanchored`), the search's hits that
        are not among them keep the list's last `TAIL` places; when the search comes
-       first on a question whose leading hits hold such a node (`Rivals.about_named`),
-       the walk's best reached nodes keep them.
+       first on a question that names a relation (it asked for a walk) or whose leading
+       hits hold such a node (`Rivals.about_named`), the walk's best reached nodes keep
+       them.
        The list is topped up with the other, kept to the plan's target types (searching
        again with a type filter when other types are in the way); when the walk reached
        nothing, the graph did not confirm the plan's answer type (a word like "topped" may
@@ -158,7 +159,7 @@ class RulePlanner:
             first = False
         if first and judge.unanchored(rule_plan, hits):
             ranked = _with_tail(ranked, [n for n in fill if n not in rule_plan.start_ids])
-        elif not first and judge.about_named(rule_plan, hits):
+        elif not first and (rule_plan.relations or judge.about_named(rule_plan, hits)):
             fill = _with_tail(fill, [n for n in ranked if n not in rule_plan.start_ids])
         order = [*ranked, *fill] if first else [*fill, *ranked]
         answers = list(dict.fromkeys(order))[:MAX_ANSWERS]
