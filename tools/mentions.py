@@ -14,8 +14,8 @@ come before a node's: a run that matches only after stemming and is, stemmed, a 
 name, or a word of one no other type's name holds, names that type, not a node (`packages`
 in "Which packages depend on X?" is the type `package`, not the node `packaging`; "animals"
 is WordNet's `noun.animal`, not `animation`), and a run
-that is, stemmed, a whole relation label, or a word of one no other label holds (not a
-stopword, nor a type's word), names that relation, not the node of that name (WordNet has
+that is, stemmed, a whole relation label, or the word that tells a label from its siblings
+(`Snapshot.relation_name_stems`), names that relation, not the node of that name (WordNet has
 nodes `attribute`, `cause` and `topic` beside its relations `attribute`, `causes` and
 `topic_domain`: "Which attribute of a sound does loud describe?" asks for a walk along
 `attribute`, not about the concept; "the topic of tennis" along `topic_domain`). A run that
@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from graphs.snapshot.name_keys import inflection_alike, name_words, split_disambiguator
 
 if TYPE_CHECKING:
     from graphs.bm25.index import TermScores
@@ -185,8 +187,10 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
 
 
 def _is_inflected(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
-    """Whether the run's `at`-th node's name is `words` up to regular inflections."""
-    return snapshot.names.inflected(words, run.base[at], snapshot.name(run.nodes[at]))
+    """Whether the run's `at`-th node's name (its base, for a base match) is `words` inflected."""
+    name = snapshot.name(run.nodes[at])
+    parts = split_disambiguator(name) if run.base[at] else None
+    return inflection_alike(name_words(parts[0] if parts else name), words)
 
 
 def _confirmed(

@@ -67,22 +67,33 @@ def inflection_alike(words: Sequence[str], others: Sequence[str]) -> bool:
 def _inflects(word: str, lemma: str) -> bool:
     """Whether `word` is `lemma` with a regular English inflectional ending.
 
-    Plural and third person ``-s``/``-es`` (``-ies`` for a final ``-y``), past ``-ed`` and
-    ``-d`` (``-ied``), present participle ``-ing`` (a final ``-e`` dropped), a final
-    consonant doubled before ``-ed``/``-ing`` (``spotted``, ``jumping`` is plain).
+    Plural and third person ``-s``, ``-es`` after a sibilant or ``-o`` (``boxes``,
+    ``glasses``, ``heroes``; ``-ies`` for a final ``-y``), past ``-ed`` and ``-d`` (``-ied``),
+    present participle ``-ing`` (a final ``-e`` dropped, ``-ie`` as ``-ying``), and a final
+    consonant doubled before ``-ed``, ``-ing`` and, after ``-s`` or ``-z``, ``-es``
+    (``spotted``, ``busses``, ``quizzes``).
     """
-    if not word.startswith(lemma[:-1]) or len(word) <= len(lemma):
+    if not lemma or len(word) <= len(lemma) or not word.startswith(lemma[:-2]):
         return False
-    endings = {lemma + "s", lemma + "es", lemma + "ed", lemma + "ing"}
+    endings = {lemma + "s", lemma + "ed", lemma + "ing"}
+    if lemma.endswith(_SIBILANT_ENDINGS):
+        endings.add(lemma + "es")
     if lemma.endswith("e"):
         endings |= {lemma + "d", lemma[:-1] + "ing"}
+    if lemma.endswith("ie"):
+        endings.add(lemma[:-2] + "ying")
     if lemma.endswith("y"):
         endings |= {lemma[:-1] + "ies", lemma[:-1] + "ied"}
-    if lemma[-1:] not in "aeiouwxy":
-        endings |= {lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing"}
+    if lemma[-1:].isalpha() and lemma[-1:] not in "aeiouwxy":
+        doubled = lemma + lemma[-1]
+        endings |= {doubled + "ed", doubled + "ing"}
+        if lemma[-1] in "sz":
+            endings.add(doubled + "es")
     return word in endings
 
 
+_SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh", "o")
+"""Lemma endings that take ``-es`` for ``-s`` (``boxes``, ``churches``, ``heroes``)."""
 _MASK = (1 << 64) - 1
 _PRIME = 0x100000001B3
 _SEEDS = (0xCBF29CE484222325, 0x9E3779B97F4A7C15)

@@ -34,7 +34,6 @@ from graphs.snapshot.name_keys import (
     BASE,
     STEMMED,
     NameForms,
-    inflection_alike,
     name_words,
     split_disambiguator,
 )
@@ -230,12 +229,6 @@ class NameIndex:
         if stemmed:
             return self.name_forms.stems(target) == self.name_forms.stems(list(words))
         return target == list(words)
-
-    @staticmethod
-    def inflected(words: Sequence[str], base: bool, name: str) -> bool:
-        """Whether `name` (its base when `base`) is `words` up to regular inflections."""
-        parts = split_disambiguator(name) if base else None
-        return inflection_alike(name_words(parts[0] if parts else name), words)
 
 
 def stored_format(directory: Path) -> int | None:

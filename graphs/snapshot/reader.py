@@ -283,7 +283,8 @@ class Snapshot:
         ("sourc", "packag")), and each word of a longer name that no other type's name holds,
         alone: WordNet's `noun.animal` is named by "animals" ("anim",), as the planner reads
         type words (tools/plans/type_words.py); a word several types share ("noun") names
-        none. Linking reads them for every question.
+        none. Linking reads them for every question (only for a run matched after stemming:
+        "animals" names the type, not `animal (organism)`; "animal" as written names it).
         """
         forms = self.names.name_forms
         names = [tuple(forms.stems(name_words(t))) for t in self.manifest.node_types]
@@ -296,29 +297,27 @@ class Snapshot:
         """The stemmed words that name a relation, computed once.
 
         Each relation's label as the name index's stemmed words (`causes` -> ("caus",),
-        `has_onset` -> ("has", "onset"): underscores split words), and each word of a longer
-        label that no other label holds, alone, unless it is a stopword of the snapshot's
-        analyzer or a word of a node type's name: WordNet's `topic_domain` is named by
-        "topic" ("the topic of tennis"), `member_holonym` by "members"; "domain", in three
-        labels, names none, and HPO's "onset" names the type `onset` before the relation
-        `has_onset`. Linking reads them for every question.
+        `has_onset` -> ("has", "onset"): underscores split words), and each word that tells
+        a label from its siblings, alone: a word no other label holds, in a label whose
+        other words other labels all hold, and no word of a type's name. WordNet's
+        `topic_domain` is named by "topic" ("the topic of tennis", beside `region_domain`
+        and `usage_domain`), `member_holonym` by "members"; "domain", in three labels, names
+        none, nor does "see" (`also_see`: no other label holds "also"). The planner reads a
+        label's distinguishing words the same way (`QuestionReader.told_apart`). Linking
+        reads them for every question.
         """
         forms = self.names.name_forms
-        labels = [
-            tuple(forms.stems(name_words(r.replace("_", " ")))) for r in self.manifest.relations
-        ]
+        labels = [tuple(forms.stems(name_words(r))) for r in self.manifest.relations]
         holders = Counter(stem for stems in labels for stem in set(stems))
         typed = {stem for stems in self.type_name_stems for stem in stems}
         alone = {
             (stem,)
-            for words, stems in zip(
-                (name_words(r.replace("_", " ")) for r in self.manifest.relations),
-                labels,
-                strict=True,
-            )
+            for stems in labels
             if len(stems) > 1
-            for word, stem in zip(words, stems, strict=True)
-            if holders[stem] == 1 and stem not in typed and forms.analyzer.tokenize(word)
+            for stem in stems
+            if holders[stem] == 1
+            and stem not in typed
+            and all(holders[other] > 1 for other in stems if other != stem)
         }
         return frozenset(labels) | alone
 

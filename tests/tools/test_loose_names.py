@@ -220,9 +220,10 @@ def test_a_word_of_one_label_is_no_name_and_names_its_relation(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     out = tmp_path_factory.mktemp("graphs") / "house-one-label"
-    house = tiny_snapshot(out, HOUSE, HOUSE_EDGES)
+    house = tiny_snapshot(out, HOUSE, [*HOUSE_EDGES, ("villa", "building", "member_holonym")])
     question = "What are the parts of a house (dwelling)?"
-    # "part" is `part_holonym`'s alone: the node `parts` is not linked, the relation is walked
+    # "part" tells `part_holonym` from `member_holonym` (both hold "holonym"): the node
+    # `parts` is not linked, the relation is walked
     assert [m.text for m in find_mentions(house, question)] == ["house (dwelling)"]
     assert sorted(ask(house, question)[:2]) == ["loft", "porch"]
 

@@ -114,6 +114,7 @@ CANALS = [
     ("an", "noun.act", "animation", "the making of cartoons"),
     ("wf", "noun.animal", "wolf", "a wild carnivorous mammal"),
     ("ek", "noun.artifact", "Erie Canal", "a canal in New York"),
+    ("nn", "noun.communication", "noun", "a content word that refers to a person, place or thing"),
 ]
 CANAL_EDGES = [("ek", "cw", "instance_hypernym"), ("cz", "cs", "derivation")]
 
@@ -143,6 +144,12 @@ def test_regular_inflections_alone_make_names_alike() -> None:
     assert inflection_alike(["carried"], ["carry"])
     assert not inflection_alike(["measurement"], ["measure"])
     assert not inflection_alike(["sleeplessness"], ["sleeplessly"])
+    # "-es" only after a sibilant or "-o"; "-ie" takes "-ying"; no doubled "x"
+    assert inflection_alike(["boxes", "heroes", "lying"], ["box", "hero", "lie"])
+    assert not inflection_alike(["belles"], ["bell"])
+    assert not inflection_alike(["clothes"], ["cloth"])
+    assert inflection_alike(["stopped", "quizzes"], ["stop", "quiz"])
+    assert not inflection_alike(["fixxed"], ["fix"])
 
 
 def test_a_word_only_one_type_s_name_holds_names_that_type_not_a_node(tmp_path: Path) -> None:
@@ -153,8 +160,9 @@ def test_a_word_only_one_type_s_name_holds_names_that_type_not_a_node(tmp_path: 
         ["animation"]
     )
     assert named(canals, "Which animals live near the wolf?") == [("wolf", ["wf"])]
-    # a word several types' names hold ("noun") names no type alone, and an exact name links
-    assert ("animation", ["an"]) in named(canals, "Which noun is the animation?")
+    # a word several types' names hold ("noun") names no type alone: "nouns", matched only
+    # after stemming as "animals" is, still links the node it inflects
+    assert ("nouns", ["nn"]) in named(canals, "Which nouns name an animation?")
 
 
 DOMAINS = [
@@ -184,6 +192,31 @@ def test_a_word_only_one_relation_label_holds_names_that_relation_not_a_node(
     assert ask(domains, "Which terms belong to the topic of tennis?")[0] == "lb"
     # "domain", in three labels, names none of them alone: the node stays linked
     assert ("domain", ["dm"]) in named(domains, "Which terms belong to the domain of tennis?")
+
+
+def test_a_label_word_that_does_not_tell_its_label_apart_is_still_a_name(
+    tmp_path: Path,
+) -> None:
+    nodes = [
+        ("see", "verb", "see", "perceive by sight"),
+        ("look", "verb", "look", "perceive with attention"),
+        ("on", "onset", "Onset", "the age at which a disease first shows"),
+        ("in", "onset", "Infantile onset", "onset in the first year of life"),
+        ("dz", "disease", "Rett syndrome", "a disorder of brain development"),
+        ("ph", "phenotype", "Seizure", "an episode of abnormal brain activity"),
+    ]
+    edges = [
+        ("see", "look", "also_see"),
+        ("see", "look", "entails"),
+        ("dz", "in", "has_onset"),
+        ("dz", "ph", "has_phenotype"),
+        ("in", "on", "is_a"),
+    ]
+    schema = tiny_snapshot(tmp_path / "schema", nodes, edges)
+    # no other label holds `also_see`'s "also": "see" does not tell it apart, it is a name
+    assert ("see", ["see"]) in named(schema, "What does see entail?")
+    # "onset" is the type `onset`'s word: it is no word of `has_onset` alone, the node links
+    assert ("onset", ["on"]) in named(schema, "Which terms are kinds of onset?")
 
 
 def test_the_name_index_is_stored_and_matches_one_built_in_memory(graph: Snapshot) -> None:
