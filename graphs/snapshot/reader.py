@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from collections import Counter
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -30,9 +29,9 @@ from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
-from graphs.snapshot.name_keys import name_words
 from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
 from graphs.snapshot.nodestore import NodeStore
+from graphs.snapshot.schema_words import relation_stems, type_stems
 
 __all__ = ["Neighborhood", "Snapshot"]
 
@@ -277,49 +276,14 @@ class Snapshot:
 
     @cached_property
     def type_name_stems(self) -> frozenset[tuple[str, ...]]:
-        """The stemmed words that name a node type, computed once.
-
-        Each type's whole name as the name index's stemmed words (`source package` ->
-        ("sourc", "packag")), and each word of a longer name that no other type's name holds,
-        alone: WordNet's `noun.animal` is named by "animals" ("anim",), as the planner reads
-        type words (tools/plans/type_words.py); a word several types share ("noun") names
-        none. Linking reads them for every question (only for a run matched after stemming:
-        "animals" names the type, not `animal (organism)`; "animal" as written names it).
-        """
-        forms = self.names.name_forms
-        names = [tuple(forms.stems(name_words(t))) for t in self.manifest.node_types]
-        holders = Counter(stem for stems in names for stem in set(stems))
-        alone = {(stem,) for stems in names if len(stems) > 1 for stem in stems}
-        return frozenset(names) | {one for one in alone if holders[one[0]] == 1}
+        """The stemmed word runs that name a node type (graphs/snapshot/schema_words.py)."""
+        return type_stems(self.names.name_forms, self.manifest.node_types)
 
     @cached_property
     def relation_name_stems(self) -> frozenset[tuple[str, ...]]:
-        """The stemmed words that name a relation, computed once.
-
-        Each relation's label as the name index's stemmed words (`causes` -> ("caus",),
-        `has_onset` -> ("has", "onset"): underscores split words), and each word that tells
-        a label from its siblings, alone: a word no other label holds, in a label whose
-        other words other labels all hold, and no word of a type's name. WordNet's
-        `topic_domain` is named by "topic" ("the topic of tennis", beside `region_domain`
-        and `usage_domain`), `member_holonym` by "members"; "domain", in three labels, names
-        none, nor does "see" (`also_see`: no other label holds "also"). The planner reads a
-        label's distinguishing words the same way (`QuestionReader.told_apart`). Linking
-        reads them for every question.
-        """
+        """The stemmed word runs that name a relation (graphs/snapshot/schema_words.py)."""
         forms = self.names.name_forms
-        labels = [tuple(forms.stems(name_words(r))) for r in self.manifest.relations]
-        holders = Counter(stem for stems in labels for stem in set(stems))
-        typed = {stem for stems in self.type_name_stems for stem in stems}
-        alone = {
-            (stem,)
-            for stems in labels
-            if len(stems) > 1
-            for stem in stems
-            if holders[stem] == 1
-            and stem not in typed
-            and all(holders[other] > 1 for other in stems if other != stem)
-        }
-        return frozenset(labels) | alone
+        return relation_stems(forms, self.manifest.relations, self.type_name_stems)
 
     @cached_property
     def degrees(self) -> np.ndarray:
