@@ -9,26 +9,25 @@ stemming, and of those, the ones whose names it writes with regular inflections 
 (plurals, -ed, -ing) when there are any (`graphs/snapshot/name_keys.py`'s
 `inflection_alike`: "canals" is `canal (watercourse)`, "measuring" the verb `measure`;
 Snowball's stems `canal` and `measur` are also those of `canalization` and `measurement`,
-words derived from them). The schema's names
-come before a node's: a run that matches only after stemming and is, stemmed, a node type's
-name, or a word of one no other type's name holds, names that type, not a node (`packages`
-in "Which packages depend on X?" is the type `package`, not the node `packaging`; "animals"
-is WordNet's `noun.animal`, not `animation`), and a run
-that is, stemmed, a whole relation label, or the word that tells a label from its siblings
-(`Snapshot.relation_name_stems`), names that relation, not the node of that name (WordNet has
-nodes `attribute`, `cause` and `topic` beside its relations `attribute`, `causes` and
-`topic_domain`: "Which attribute of a sound does loud describe?" asks for a walk along
-`attribute`, not about the concept; "the topic of tennis" along `topic_domain`). A run that
-names several nodes (homonyms: `glass` names `glass (container)` and `glass (material)`)
-keeps them all: the nodes it names whole first, then those it names without their
-disambiguator, each group ordered by the question's other words (each node's BM25 score for
-the question without the mention) plus the log of how linked each node is in the graph, so
-the question's other words choose between them and the commoner sense comes first when they
-do not (`_homonym_order`). Each linked node
-carries that score, the one `search` gives it for the question (up to float32 rounding).
-Each word of the question is scored once for every linked node (`BM25Index.term_scores`);
-the question and the question without a mention are sums of those rows, equal to scoring
-each text on its own.
+words derived from them). The schema's names come before a node's
+(graphs/snapshot/schema_words.py): a run that matches only after stemming and is, stemmed, a
+node type's name, or a word of one no other type's name holds, names that type, not a node
+(`packages` in "Which packages depend on X?" is the type `package`, not the node
+`packaging`; "animals" is WordNet's `noun.animal`, not `animation`), and a run that is,
+stemmed, a whole relation label, or the word that tells a label from its siblings, names
+that relation, not the node of that name (WordNet has nodes `attribute`, `cause` and `topic`
+beside its relations `attribute`, `causes` and `topic_domain`: "Which attribute of a sound
+does loud describe?" asks for a walk along `attribute`, not about the concept; "the topic of
+tennis" along `topic_domain`). A run that names several nodes (homonyms: `glass` names
+`glass (container)` and `glass (material)`) keeps them all: the nodes it names whole first,
+then those it names without their disambiguator, each group ordered by the question's other
+words (each node's BM25 score for the question without the mention) plus the log of how
+linked each node is in the graph, so the question's other words choose between them and the
+commoner sense comes first when they do not (`_homonym_order`). Each linked node carries
+that score, the one `search` gives it for the question (up to float32 rounding). Each word
+of the question is scored once for every linked node (`BM25Index.term_scores`); the question
+and the question without a mention are sums of those rows, equal to scoring each text on its
+own.
 
 Each mention also says how the graph's text uses its words (`Mention.texts`, `.near`): how
 many node documents hold them all, and how many of those are the named node or its
@@ -52,7 +51,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphs.snapshot.name_keys import inflection_alike, name_words, split_disambiguator
+from graphs.snapshot.name_keys import base_words, inflection_alike
 
 if TYPE_CHECKING:
     from graphs.bm25.index import TermScores
@@ -188,9 +187,7 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
 
 def _is_inflected(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
     """Whether the run's `at`-th node's name (its base, for a base match) is `words` inflected."""
-    name = snapshot.name(run.nodes[at])
-    parts = split_disambiguator(name) if run.base[at] else None
-    return inflection_alike(name_words(parts[0] if parts else name), words)
+    return inflection_alike(base_words(snapshot.name(run.nodes[at]), run.base[at]), words)
 
 
 def _confirmed(

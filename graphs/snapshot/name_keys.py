@@ -49,6 +49,16 @@ def split_disambiguator(name: str) -> tuple[str, str] | None:
     return match.group("base"), match.group("qualifier")
 
 
+def base_words(name: str, base: bool) -> list[str]:
+    """The exact-form words a name is matched by.
+
+    All of them, or, for a base match (`base`), those before its disambiguator
+    (``glass (container)`` -> ``glass``).
+    """
+    parts = split_disambiguator(name) if base else None
+    return name_words(parts[0] if parts else name)
+
+
 def inflection_alike(words: Sequence[str], others: Sequence[str]) -> bool:
     """Whether two word runs differ at most by regular English inflections, word for word.
 

@@ -30,13 +30,7 @@ import numpy as np
 
 from graphs.errors import SnapshotError
 from graphs.layout import META_FILE
-from graphs.snapshot.name_keys import (
-    BASE,
-    STEMMED,
-    NameForms,
-    name_words,
-    split_disambiguator,
-)
+from graphs.snapshot.name_keys import BASE, STEMMED, NameForms, base_words
 from graphs.snapshot.nodestore import NodeStore
 
 NAMES_FORMAT_VERSION = 2
@@ -224,8 +218,7 @@ class NameIndex:
 
     def confirmed(self, words: Sequence[str], stemmed: bool, base: bool, name: str) -> bool:
         """Whether `name` (a matched node's) really normalises to `words` in that form."""
-        parts = split_disambiguator(name) if base else None
-        target = name_words(parts[0] if parts else name)
+        target = base_words(name, base)
         if stemmed:
             return self.name_forms.stems(target) == self.name_forms.stems(list(words))
         return target == list(words)
