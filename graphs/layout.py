@@ -10,8 +10,8 @@ A snapshot directory holds::
     ids/                     sorted_ids.npy, order.npy, meta.json (graphs/snapshot/idmap.py)
     csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/snapshot/csr.py)
     index/                   vocab.npy, types.npy, text.*.npy, meta.json (graphs/bm25/)
-    names/                   keys, nodes, forms, starts, longest .npy, meta.json
-                             (graphs/snapshot/names.py)
+    names/                   keys, nodes, forms, starts, longest, alias_offsets,
+                             alias_bytes .npy, meta.json (graphs/snapshot/names.py)
     embeddings/              an optional add-on (graphs/dense/embeddings.py)
 """
 

