@@ -22,7 +22,11 @@ graphs; `wordnet-2`, `hpo-2` and `debian-2` are 100 more questions on each of th
 any change they could prompt (`QUESTION_SETS`). `hpo` is the Human Phenotype Ontology
 (benchmarks/datasets/hpo.py: 36,259 phenotypes, diseases and genes, typed and
 non-hierarchical, names disambiguated as `Marfan syndrome (OMIM)`) with 100 development
-questions (hpo/dev.jsonl, written the same way), run whole too.
+questions (hpo/dev.jsonl, written the same way), run whole too. `pystdlib` is the Python 3.11
+standard library's public API (benchmarks/datasets/pystdlib.py: 11,625 modules, classes,
+exceptions, functions and methods; their docstrings as text; `defined_in`, `method_of`,
+`inherits_from`, `imports`, `raises`), a code graph, with 100 development questions
+(pystdlib/dev.jsonl, written by a helper that did not read the policy), run whole too.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.plan_families --work /tmp/plan-bench \
         --sample 80 --before /tmp/base
@@ -39,6 +43,7 @@ import shutil
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +54,7 @@ from benchmarks.datasets.debian import build_debian
 from benchmarks.datasets.geography import build_geography
 from benchmarks.datasets.hpo import build_hpo
 from benchmarks.datasets.icd10 import build_icd_snapshot
+from benchmarks.datasets.pystdlib import build_pystdlib
 from benchmarks.datasets.wordnet import build_wordnet
 from evals.summary import summarize_run
 from graphs.build.options import BuildOptions
@@ -146,6 +152,14 @@ def icd_questions(graph: Path, per_family: int, seed: int) -> None:
         (qa / f"{split}.jsonl").write_text(text)
 
 
+DEV_GRAPHS: dict[str, Callable[[Path], Path]] = {
+    "wordnet": lambda out: build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet"),
+    "hpo": lambda out: build_hpo(out, Path.home() / ".cache" / "ark" / "hpo"),
+    "pystdlib": build_pystdlib,
+}
+"""Real graphs built with their development questions in qa/dev.jsonl."""
+
+
 def build_graph(name: str, work: Path, per_family: int) -> Path:
     """The graph `name` with val/test questions in its qa/ directory."""
     out = work / name
@@ -162,14 +176,11 @@ def build_graph(name: str, work: Path, per_family: int) -> Path:
             build_debian(out)
             (out / "qa" / "final.jsonl").unlink()
             shutil.copyfile(DEBIAN_DATA / "dev.jsonl", out / "qa" / "dev.jsonl")
-    elif name == "wordnet":
+    elif name in DEV_GRAPHS:
         if not (out / "qa" / "dev.jsonl").is_file():
-            build_wordnet(out, Path.home() / ".cache" / "ark" / "wordnet")
+            DEV_GRAPHS[name](out)
     elif name in QUESTION_SETS:
         question_set(name, work, per_family)
-    elif name == "hpo":
-        if not (out / "qa" / "dev.jsonl").is_file():
-            build_hpo(out, Path.home() / ".cache" / "ark" / "hpo")
     elif not (out / "qa" / "test.jsonl").is_file():
         build_icd_snapshot(out, "english")
         icd_questions(out, per_family, seed=0)
