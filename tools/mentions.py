@@ -16,7 +16,9 @@ schema's names come before a node's
 (graphs/snapshot/schema_words.py): a run that matches only after stemming and is, stemmed, a
 node type's name, or a word of one no other type's name holds, names that type, not a node
 (`packages` in "Which packages depend on X?" is the type `package`, not the node
-`packaging`; "animals" is WordNet's `noun.animal`, not `animation`), and a run that is,
+`packaging`; "animals" is WordNet's `noun.animal`, not `animation`), as does a run that
+names nodes only without their disambiguators and is a type's whole name ("the json
+module": Python's type `module`, not the class `Module (modulefinder)`), and a run that is,
 stemmed, a whole relation label, or the word that tells a label from its siblings, names
 that relation, not the node of that name (WordNet has nodes `attribute`, `cause` and `topic`
 beside its relations `attribute`, `causes` and `topic_domain`: "Which attribute of a sound
@@ -117,7 +119,7 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
     spans = question_words(question)
     words = [word for _, _, word in spans]
     names = snapshot.names
-    type_stems = snapshot.type_name_stems
+    type_stems, whole_types = snapshot.type_name_stems, snapshot.type_whole_stems
     relation_stems = snapshot.relation_name_stems
     taken = [False] * len(words)
     chosen: list[tuple[RunMatches, list[int]]] = []
@@ -132,6 +134,8 @@ def find_mentions(snapshot: Snapshot, question: str) -> list[Mention]:
         stems = tuple(names.name_forms.stems(words[a:b]))
         if run.stemmed[kept[0]] and stems in type_stems:  # the kept nodes share one form
             continue  # "packages" names the type `package`, not the node `packaging`
+        if all(run.base[at] for at in kept) and stems in whole_types:
+            continue  # "the json module": the type `module`, not `Module (modulefinder)`
         if stems in relation_stems:
             continue  # "which attribute of loud": the relation `attribute`, not its node
         taken[a:b] = [True] * (b - a)

@@ -32,7 +32,7 @@ from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
 from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
 from graphs.snapshot.nodestore import NodeStore
-from graphs.snapshot.schema_words import relation_stems, type_stems
+from graphs.snapshot.schema_words import relation_stems, type_stems, whole_type_stems
 
 __all__ = ["Neighborhood", "Snapshot"]
 
@@ -280,6 +280,11 @@ class Snapshot:
     def type_name_stems(self) -> frozenset[tuple[str, ...]]:
         """The stemmed word runs that name a node type (graphs/snapshot/schema_words.py)."""
         return type_stems(self.names.name_forms, self.manifest.node_types)
+
+    @cached_property
+    def type_whole_stems(self) -> frozenset[tuple[str, ...]]:
+        """The stemmed words of each node type's whole name (graphs/snapshot/schema_words.py)."""
+        return whole_type_stems(self.names.name_forms, self.manifest.node_types)
 
     @cached_property
     def relation_name_stems(self) -> frozenset[tuple[str, ...]]:

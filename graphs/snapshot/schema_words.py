@@ -9,6 +9,9 @@ as the name index stems a question's words (graphs/snapshot/name_keys.py):
   "animals" ("anim",), as the planner reads type words (tools/plans/type_words.py); a word
   several types share ("noun") names none. Linking reads them only for a run matched after
   stemming: "animals" names the type, "animal" as written still names `animal (organism)`;
+  and, by its whole name (`whole_type_stems`), for a run that names nodes only without their
+  disambiguators: "module" in "the json module" names Python's type `module`, not the class
+  `Module (modulefinder)`, which "Module (modulefinder)" written whole still names;
 - a relation is named by its whole label (`causes` -> ("caus",), `has_onset` -> ("has",
   "onset"): underscores split words) and, alone, by the word that tells its label from its
   siblings: no other label holds it, other labels hold each of its label's other words, and
@@ -36,6 +39,11 @@ def type_stems(forms: NameForms, node_types: Iterable[str]) -> Stems:
     holders = Counter(stem for stems in names for stem in set(stems))
     alone = {(stem,) for stems in names if len(stems) > 1 for stem in stems}
     return frozenset(names) | {one for one in alone if holders[one[0]] == 1}
+
+
+def whole_type_stems(forms: NameForms, node_types: Iterable[str]) -> Stems:
+    """Each node type's whole name, stemmed (`source package` -> ("sourc", "packag"))."""
+    return frozenset(tuple(forms.stems(name_words(t))) for t in node_types)
 
 
 def relation_stems(forms: NameForms, relations: Iterable[str], typed: Stems) -> Stems:

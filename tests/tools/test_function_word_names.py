@@ -3,7 +3,8 @@
 WordNet names nearly every English word, the closed class of function words among them; a
 question writes those as grammar. Only three mentions anchor a plan; a mention made only of
 function words gives its place to a name the question writes with confidence (not loose),
-and keeps it when every mention left out is loose too (either may be words).
+and is no anchor at all beside one; it keeps its place only when every other mention is
+loose too (either may be words).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def test_a_function_word_gives_way_to_the_best_name_left_out() -> None:
     assert anchored(question, rows) == ["river", "Germany", "Austria"]
 
 
-def test_function_words_keep_their_place_when_only_loose_names_are_left_out() -> None:
+def test_function_words_are_no_anchors_beside_a_name_written_with_confidence() -> None:
     question = "Which other animals are in the same genus as the wolf (canine)?"
     rows = [
         row("other", 10.3, LOOSE),
@@ -64,4 +65,10 @@ def test_function_words_keep_their_place_when_only_loose_names_are_left_out() ->
         row("genus", 4.3, LOOSE),
         row("wolf (canine)", 21.5, NAMED),
     ]
-    assert anchored(question, rows) == ["other", "same", "wolf (canine)"]
+    assert anchored(question, rows) == ["wolf (canine)"]
+
+
+def test_function_words_keep_their_place_when_every_other_name_is_loose() -> None:
+    question = "Which other animals are in the same genus?"
+    rows = [row("other", 10.3, LOOSE), row("same", 12.6, LOOSE), row("genus", 4.3, LOOSE)]
+    assert anchored(question, rows) == ["other", "same", "genus"]

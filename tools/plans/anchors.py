@@ -4,7 +4,8 @@ The offline planner (tools/plans/rule_planner.py) walks from these anchors. A me
 (the question's words, the node they name, its score). One node per mention, at most
 `MAX_ANCHORS`, in question order; a relation phrase ("kinds of glass") or a label's word
 written before "of" ("the antonym of curious") says which names the question is about; a
-mention made only of function words ("through") gives its place to a name left out.
+mention made only of function words ("through", "what") is no anchor beside a name written
+with confidence.
 """
 
 from __future__ import annotations
@@ -87,17 +88,21 @@ class AnchorReader:
         """The first `MAX_ANCHORS` of `chosen` (best first), function words giving way.
 
         A mention made only of function words (tools/plans/function_words.py: `through
-        (direct)` and `both` are WordNet nodes) gives its place, the last such first, to the
-        best mention the cap leaves out that is named with confidence: neither loose nor
-        function words only ("List every country that the Danube flows through": `country`,
-        not `through`). Mentions the cap leaves out that are loose change nothing: the
-        question may use either as words.
+        (direct)` and `both` are WordNet nodes, `what` a function of Python's imghdr) gives
+        its place, the last such first, to the best mention the cap leaves out that is named
+        with confidence: neither loose nor function words only ("List every country that the
+        Danube flows through": `country`, not `through`); and beside a kept mention named
+        with confidence it is no anchor at all ("What functions does the json module
+        define?" walks from json alone). Only when every other mention is loose does it keep
+        its place: the question may use either as words.
         """
         kept, rest = list(chosen[:MAX_ANCHORS]), chosen[MAX_ANCHORS:]
         sure = [w for w in rest if w not in loose and not function_only(w)]
         for at in reversed(range(len(kept))):
             if sure and function_only(kept[at]):
                 kept[at] = sure.pop(0)
+        if any(w not in loose and not function_only(w) for w in kept):
+            kept = [w for w in kept if not function_only(w)]
         return kept
 
     def phrase_anchors(
