@@ -24,6 +24,7 @@ NODES = [
     ("fn:imghdr.test", "function", "test (imghdr)", "test(): run the image tests."),
     ("cls:modulefinder.Module", "class", "Module (modulefinder)", "A module found by a script."),
     ("cls:json.JSONDecoder", "class", "JSONDecoder", "Simple JSON decoder."),
+    ("exc:ValueError", "exception", "ValueError", "Inappropriate argument value."),
 ]
 EDGES = [
     ("fn:json.dumps", "mod:json", "defined_in"),
@@ -32,6 +33,8 @@ EDGES = [
     ("fn:imghdr.test", "mod:imghdr", "defined_in"),
     ("cls:modulefinder.Module", "mod:modulefinder", "defined_in"),
     ("cls:json.JSONDecoder", "mod:json", "defined_in"),
+    ("fn:json.loads", "exc:ValueError", "raises"),
+    ("fn:imghdr.what", "exc:ValueError", "raises"),
 ]
 
 
@@ -77,3 +80,12 @@ def test_a_function_word_name_the_question_names_alone_is_still_an_anchor(
     plan = plan_of(stdlib, "In which module is what defined?")
     assert [route.node.node_id for route in plan.routes] == ["fn:imghdr.what"]
     assert ask(stdlib, "In which module is what defined?")[0] == "mod:imghdr"
+
+
+def test_a_type_word_hyphenated_to_another_word_modifies_the_type_after_it(
+    stdlib: Snapshot,
+) -> None:
+    question = "Which module-level functions in json raise ValueError?"
+    plan = plan_of(stdlib, question)
+    assert plan.answer_type == "function"  # not `module`: "module-level" is a modifier
+    assert ask(stdlib, question)[0] == "fn:json.loads"

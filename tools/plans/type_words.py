@@ -88,6 +88,8 @@ class TypeReader:
         for position, (start, end, stem) in enumerate(spans):
             if passive(question, start, end):
                 continue  # "packages maintained by X": the maintainer is X, not the answers
+            if self._hyphen_modifier(question, spans, position):
+                continue  # "module-level functions": functions, not modules
             first.setdefault(stem, position)
             head = None
             if position + 1 < len(spans) and question[end : spans[position + 1][0]] in (" ", "-"):
@@ -107,6 +109,20 @@ class TypeReader:
             if held and (len(held) == len(stems) or any(not self.kind_word(s) for s in held)):
                 named[name] = min(first[stem] for stem in held)
         return sorted(named, key=named.__getitem__)
+
+    def _hyphen_modifier(
+        self, question: str, spans: Sequence[tuple[int, int, str]], position: int
+    ) -> bool:
+        """Whether the word at `position` begins a hyphenated compound with a non-schema word.
+
+        English writes a compound modifier with a hyphen before the noun it modifies
+        ("module-level functions", "tab-separated files"): its words name no type.
+        """
+        if position + 1 >= len(spans):
+            return False
+        _, end, _ = spans[position]
+        after, _, stem = spans[position + 1]
+        return question[end:after] == "-" and stem not in self.schema_stems
 
     def _modifies(self, head: tuple[str, str] | None, stems: frozenset[str]) -> bool:
         """Whether a type word stands before `head`, a content word of no schema name."""
@@ -163,21 +179,27 @@ class TypeReader:
 
         Words joined by spaces or a hyphen only (a punctuation mark ends the run), each
         naming only type stems; leading function words skipped when `skip_function_words`.
+        A type word joined by a hyphen to a word of no type is a compound modifier
+        ("module-level functions"): the run reads on past it to its head.
         """
-        place = end = start
+        place = end = before = start
         leading = skip_function_words
         for word in WORD.finditer(question, start):
-            if not joined(question[place : word.start()]) and place != start:
+            gap = question[place : word.start()]
+            if not joined(gap) and place != start:
                 break
-            if place == start and question[place : word.start()].strip():
+            if place == start and gap.strip():
                 break
             place = word.end()
             if leading and word.group().lower() in FUNCTION_WORDS:
                 continue
             leading = False
             if not self._names_only(word.group(), self.type_stems):
+                if gap == "-" and end > start:
+                    end = before  # the type word before it modifies what follows
+                    continue
                 break
-            end = word.end()
+            before, end = end, word.end()
         return end
 
     def compound_type_words(self, question: str, texts: Sequence[str]) -> list[tuple[int, int]]:
