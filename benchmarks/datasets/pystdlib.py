@@ -52,6 +52,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchmarks.datasets.debian import freeze, load_graph, question_problems
@@ -94,13 +95,15 @@ def check_questions(data: Path = DATA) -> list[str]:
     ]
 
 
-def build_pystdlib(out: Path, *, from_source: bool = False) -> Path:
+def build_pystdlib(out: Path, *, from_source: bool = False, aliases: bool = False) -> Path:
     """Write the snapshot at `out` (replacing it) and copy the questions to out/qa/dev.jsonl.
 
     Args:
         out: the snapshot directory.
         from_source: re-derive the frozen tables from this interpreter's stdlib first
             (rewriting pystdlib/nodes.parquet, edges.parquet and SOURCE.md).
+        aliases: give every class, exception, function and method its dotted name as an
+            alias (`qualified_aliases`).
     """
     if from_source:
         root = Path(sysconfig.get_paths()["stdlib"])
@@ -109,6 +112,8 @@ def build_pystdlib(out: Path, *, from_source: bool = False) -> Path:
         write_source_md(root)
     nodes = pq.read_table(DATA / "nodes.parquet")
     edges = pq.read_table(DATA / "edges.parquet")
+    if aliases:
+        nodes = nodes.append_column("aliases", qualified_aliases(nodes))
     for kind, n in sorted(Counter(nodes.column("type").to_pylist()).items()):
         print(f"node {kind}: {n}")
     for relation, n in sorted(Counter(edges.column("relation").to_pylist()).items()):
@@ -128,10 +133,20 @@ def build_pystdlib(out: Path, *, from_source: bool = False) -> Path:
     return out
 
 
+def qualified_aliases(nodes: pa.Table) -> pa.Array:
+    """Each node's dotted name as its alias (``collections.Counter`` for `Counter`), but a
+    module's, which its name already is (graphs/snapshot/aliases.py)."""
+    rows = zip(nodes.column("id").to_pylist(), nodes.column("type").to_pylist(), strict=True)
+    return pa.array([[] if kind == "module" else [nid.split(":", 1)[1]] for nid, kind in rows])
+
+
 def main() -> None:
     """Build the pystdlib snapshot and copy its development questions into it."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", type=Path, help="the snapshot directory to write")
+    parser.add_argument(
+        "--aliases", action="store_true", help="give nodes their dotted names as aliases"
+    )
     parser.add_argument(
         "--from-source",
         action="store_true",
@@ -152,7 +167,7 @@ def main() -> None:
     if args.from_source and sys.version_info[:2] != (3, 11):
         parser.error("--from-source reads the running interpreter's stdlib: run it on Python 3.11")
     start = time.perf_counter()
-    out = build_pystdlib(args.out, from_source=args.from_source)
+    out = build_pystdlib(args.out, from_source=args.from_source, aliases=args.aliases)
     print(f"{out} ({time.perf_counter() - start:.1f} s)")
 
 

@@ -1,9 +1,11 @@
 """Linking by aliases (graphs/snapshot/aliases.py): the rule agent with and without them.
 
-WordNet's other lemmas of a synset and HPO's exact synonyms (and a disease's other names) are
-the two real graphs' aliases (`--aliases` of benchmarks/datasets/wordnet.py and hpo.py). Each
-graph is built twice, without and with its aliases column, and the rule agent (3 agents,
-`ark eval run -m rules`) answers every development question set of the graph on both:
+WordNet's other lemmas of a synset, HPO's exact synonyms (and a disease's other names) and
+the Python standard library's dotted names (``collections.Counter`` for `Counter`) are three
+real graphs' aliases (`--aliases` of benchmarks/datasets/wordnet.py, hpo.py and
+pystdlib.py). Each graph is built twice, without and with its aliases column, and the rule
+agent (3 agents, `ark eval run -m rules`) answers every development question set of the graph
+on both:
 Hit@1 / Hit@5 / R@20 per set, and the questions whose Hit@1 changed.
 
     .venv/bin/python -m benchmarks.studies.aliases --work /tmp/aliases
@@ -12,16 +14,30 @@ Hit@1 / Hit@5 / R@20 per set, and the questions whose Hit@1 changed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.datasets.hpo import HERE as HPO_QUESTIONS
 from benchmarks.datasets.hpo import build_hpo
+from benchmarks.datasets.pystdlib import DATA as PYSTDLIB_QUESTIONS
+from benchmarks.datasets.pystdlib import build_pystdlib
 from benchmarks.datasets.wordnet import HERE as WORDNET_QUESTIONS
 from benchmarks.datasets.wordnet import build_wordnet
 from benchmarks.quality.plan_families import ark
 
-GRAPHS = {"wordnet": (build_wordnet, WORDNET_QUESTIONS), "hpo": (build_hpo, HPO_QUESTIONS)}
+CACHE = Path.home() / ".cache" / "ark"
+GRAPHS: dict[str, tuple[Callable[[Path, bool], Path], Path]] = {
+    "wordnet": (
+        lambda out, aliases: build_wordnet(out, CACHE / "wordnet", aliases=aliases),
+        WORDNET_QUESTIONS,
+    ),
+    "hpo": (lambda out, aliases: build_hpo(out, CACHE / "hpo", aliases=aliases), HPO_QUESTIONS),
+    "pystdlib": (lambda out, aliases: build_pystdlib(out, aliases=aliases), PYSTDLIB_QUESTIONS),
+}
+"""Each graph's builder (snapshot directory, with aliases or not) and question folder."""
 VARIANTS = ("names", "aliases")
 
 
@@ -30,7 +46,8 @@ def snapshot(work: Path, graph: str, variant: str) -> Path:
     out = work / f"{graph}-{variant}"
     if not (out / "manifest.json").is_file():
         build, _ = GRAPHS[graph]
-        build(out, Path.home() / ".cache" / "ark" / graph, aliases=variant == "aliases")
+        with contextlib.redirect_stdout(io.StringIO()):  # the builders' counts, not the table
+            build(out, variant == "aliases")
     return out
 
 
