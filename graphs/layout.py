@@ -11,7 +11,7 @@ A snapshot directory holds::
     csr/                     the CSR_ARRAYS as .npy, meta.json (graphs/snapshot/csr.py)
     index/                   vocab.npy, types.npy, text.*.npy, meta.json (graphs/bm25/)
     names/                   keys, nodes, forms, starts, longest, alias_offsets,
-                             alias_bytes .npy, meta.json (graphs/snapshot/names.py)
+                             alias_bytes .npy, meta.json (graphs/snapshot/name_store.py)
     embeddings/              an optional add-on (graphs/dense/embeddings.py)
 """
 

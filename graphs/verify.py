@@ -31,7 +31,8 @@ from graphs.snapshot.aliases import read_aliases
 from graphs.snapshot.checksums import checksum
 from graphs.snapshot.csr import CSR, csr_edges
 from graphs.snapshot.idmap import IdMap
-from graphs.snapshot.names import NameArrays, NameIndex
+from graphs.snapshot.name_store import NameArrays
+from graphs.snapshot.names import NameIndex
 from graphs.snapshot.nodestore import NodeStore, write_node_store
 
 REBUILD = "rebuild the snapshot with `ark graph import ...` (--overwrite)"

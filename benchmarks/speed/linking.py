@@ -22,7 +22,7 @@ from pathlib import Path
 
 from graphs.layout import NODES_FILE, STORE_FILE
 from graphs.snapshot import Snapshot
-from graphs.snapshot.names import write_name_index
+from graphs.snapshot.name_store import write_name_index
 from tools.mentions import find_mentions
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from graphs.build.options import DEFAULT_BUILD_ANALYZER
-from graphs.snapshot.names import write_names
+from graphs.snapshot.name_store import write_names
 
 VOCABULARY = 50_000
 

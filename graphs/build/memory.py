@@ -34,7 +34,7 @@ from graphs.layout import (
 from graphs.manifest import FORMAT_VERSION, Manifest, RelationSignature, file_hash
 from graphs.snapshot.csr import build_csr
 from graphs.snapshot.idmap import write_id_map
-from graphs.snapshot.names import write_name_index
+from graphs.snapshot.name_store import write_name_index
 from graphs.snapshot.nodestore import write_node_store
 from graphs.snapshot.phrases import phrases_of
 

@@ -19,6 +19,7 @@ from graphs.build.validate import NODE_COLUMNS
 from graphs.errors import GraphImportError
 from graphs.importers.table_files import read_table, read_table_skipping_bad_bytes
 from graphs.importers.table_stream import TableStream, stream_table
+from graphs.snapshot.aliases import ALIASES_COLUMN
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +85,13 @@ def import_tabular(
     options = options or BuildOptions()
     nodes_path, edges_path = Path(nodes_path), Path(edges_path)
     text_cols = columns.text_cols
-    node_strings = [columns.id_col, columns.type_col, columns.name_col, *(text_cols or ["text"])]
+    node_strings = [
+        columns.id_col,
+        columns.type_col,
+        columns.name_col,
+        *(text_cols or ["text"]),
+        ALIASES_COLUMN,  # "7157|TP53": names, not numbers (graphs/snapshot/aliases.py)
+    ]
     if streams_files(options, edges_path):
         return _import_streaming(
             nodes_path, edges_path, out, columns, node_strings, name, candidate_types, options

@@ -13,6 +13,7 @@ no node by its name; the longest run still wins.
 
 from __future__ import annotations
 
+import logging
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphs.errors import GraphImportError
-from graphs.snapshot.name_keys import name_words
+from graphs.snapshot.name_keys import ALIAS, NameForms, name_words
+
+logger = logging.getLogger(__name__)
 
 ALIASES_COLUMN = "aliases"
 """The node column whose values are each node's other names."""
@@ -33,7 +36,18 @@ BATCH = 65_536
 """Rows of nodes.parquet read at a time."""
 
 _LISTS = (pa.types.is_list, pa.types.is_large_list)
-_STRINGS = (pa.types.is_string, pa.types.is_large_string)
+
+
+def _text(kind: pa.DataType) -> bool:
+    """Whether values of `kind` are text (strings, dictionary-encoded strings, or nulls)."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_null(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def usable(kind: pa.DataType) -> bool:
+    """Whether an aliases column of type `kind` holds names: text, or lists of text."""
+    return _text(kind) or (any(test(kind) for test in _LISTS) and _text(kind.value_type))
 
 
 def check_aliases_type(schema: pa.Schema, file: str) -> None:
@@ -42,19 +56,13 @@ def check_aliases_type(schema: pa.Schema, file: str) -> None:
     Raises:
         GraphImportError: the column holds neither strings nor lists of strings.
     """
-    if ALIASES_COLUMN not in schema.names:
-        return
-    kind = schema.field(ALIASES_COLUMN).type
-    if pa.types.is_null(kind) or any(test(kind) for test in _STRINGS):
-        return
-    if any(test(kind) for test in _LISTS) and (
-        pa.types.is_null(kind.value_type) or any(test(kind.value_type) for test in _STRINGS)
-    ):
+    if ALIASES_COLUMN not in schema.names or usable(schema.field(ALIASES_COLUMN).type):
         return
     raise GraphImportError(
-        f"column {ALIASES_COLUMN!r} has type {kind}; give each node's other names as a list "
-        f"of strings (JSONL, Parquet) or as one string with the names separated by "
-        f"{SEPARATOR!r} (CSV), or rename the column if it holds something else",
+        f"column {ALIASES_COLUMN!r} has type {schema.field(ALIASES_COLUMN).type}; give each "
+        f"node's other names as a list of strings (JSONL, Parquet) or as one string with the "
+        f"names separated by {SEPARATOR!r} (CSV), or rename the column if it holds something "
+        "else",
         file=file,
     )
 
@@ -71,6 +79,23 @@ def _cleaned(names: Iterable[str | None] | None) -> list[str]:
     return list(dict.fromkeys(name for name in found if name))
 
 
+def alias_keys(forms: NameForms, name: str, aliases: list[str]) -> list[tuple[int, int, int, int]]:
+    """The keys of a node: its name's (`NameForms.keys`), then its aliases', flagged `ALIAS`.
+
+    An alias key the name (or an earlier alias) already has is not added again, nor any key
+    of an alias that only clips the name (`clipped`).
+    """
+    found = forms.keys(name)
+    seen = {key for key, *_ in found}
+    for alias in aliases:
+        if clipped(alias, name):
+            continue  # "Inheritance" for `Mode of inheritance`: part of a name links nothing
+        added = [entry for entry in forms.keys(alias, ALIAS) if entry[0] not in seen]
+        seen.update(key for key, *_ in added)
+        found += added
+    return found
+
+
 def clipped(alias: str, name: str) -> bool:
     """Whether `alias` is only a part of `name`: fewer of its words, in a row.
 
@@ -84,10 +109,30 @@ def clipped(alias: str, name: str) -> bool:
     )
 
 
+def has_aliases(nodes_file: Path) -> bool:
+    """Whether a snapshot's nodes.parquet has an aliases column of names (its footer only)."""
+    schema = pq.ParquetFile(nodes_file).schema_arrow
+    return ALIASES_COLUMN in schema.names and usable(schema.field(ALIASES_COLUMN).type)
+
+
 def read_aliases(nodes_file: Path) -> Iterator[list[str]] | None:
-    """Each row's aliases from a snapshot's nodes.parquet, a batch at a time (None: no column)."""
+    """Each row's aliases from a snapshot's nodes.parquet, a batch at a time.
+
+    None when it has no aliases column of names: none at all, or, in a snapshot built before
+    imports checked the column, one of another type (an `aliases` column of numbers is then
+    some other data, and logged).
+    """
     parquet = pq.ParquetFile(nodes_file)
     if ALIASES_COLUMN not in parquet.schema_arrow.names:
+        return None
+    kind = parquet.schema_arrow.field(ALIASES_COLUMN).type
+    if not usable(kind):
+        logger.warning(
+            "%s: column %r has type %s, not names; no node is linked by it",
+            nodes_file,
+            ALIASES_COLUMN,
+            kind,
+        )
         return None
     batches = parquet.iter_batches(batch_size=BATCH, columns=[ALIASES_COLUMN])
     return (names for batch in batches for names in alias_lists(batch.column(0)))
@@ -138,8 +183,11 @@ class AliasWriter:
         self.ends.append(len(self.data))
 
     def store(self) -> AliasStore:
-        """The store written so far (no arrays at all when no node had an alias)."""
+        """The store written so far (no arrays at all when no node had an alias).
+
+        The arrays share the writer's memory (no copy: the bounded-memory build holds one).
+        """
         if not self.data:
             return AliasStore(np.zeros(0, np.int64), np.zeros(0, np.uint8))
-        offsets = np.frombuffer(self.ends, dtype=np.int64).copy()
-        return AliasStore(offsets, np.frombuffer(bytes(self.data), dtype=np.uint8))
+        offsets = np.frombuffer(self.ends, dtype=np.int64)
+        return AliasStore(offsets, np.frombuffer(self.data, dtype=np.uint8))

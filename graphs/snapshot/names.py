@@ -21,31 +21,35 @@ against its name before it is linked, so a hash collision never links a wrong no
 whose words are all stopwords of the snapshot's analyzer, or shorter than `MIN_NAME_CHARS`,
 are not indexed: they name nothing a question could mean. The index is built at import from
 nodes.arrow and the aliases column of nodes.parquet (both builds) and stamped with the build's
-content hash like csr/ and ids/.
+content hash like csr/ and ids/; its files are graphs/snapshot/name_store.py's.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from graphs.errors import SnapshotError
-from graphs.layout import META_FILE
-from graphs.snapshot.aliases import AliasStore, AliasWriter, clipped, read_aliases
+from graphs.layout import NODES_FILE
+from graphs.snapshot.aliases import has_aliases, read_aliases
 from graphs.snapshot.name_keys import ALIAS, BASE, STEMMED, NameForms, base_words
-from graphs.snapshot.nodestore import NodeStore
-
-NAMES_FORMAT_VERSION = 3
-REBUILD_NAMES = (
-    "delete that names/ folder (the index is then built in memory when needed) or rebuild the "
-    "snapshot with `ark graph import ...` (--overwrite)"
+from graphs.snapshot.name_store import (
+    NAMES_FORMAT_VERSION,
+    REBUILD_NAMES,
+    WITHOUT_ALIASES,
+    NameArrays,
+    collect,
+    load_arrays,
+    stored_format,
 )
-BATCH = 65_536
+
+logger = logging.getLogger(__name__)
+REBUILD = "rebuild it with `ark graph import ...` (--overwrite)"
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,8 @@ class RunMatches:
     Attributes:
         start: Index of the run's first word.
         end: Index after its last word.
-        nodes: Internal ids, distinct, those of exact keys first (then stemmed), each form's
-            in key order.
+        nodes: Internal ids, distinct, in the order of each one's first entry: exact keys
+            first (then stemmed), each form's in key order.
         stemmed: Per node, whether it matched only after stemming (``glasses`` for ``glass``).
         base: Per node, whether it matched its name without the disambiguator (one homonym
             of several).
@@ -85,45 +89,6 @@ class RunMatches:
     stemmed: tuple[bool, ...]
     base: tuple[bool, ...]
     alias: tuple[bool, ...]
-
-
-@dataclass(frozen=True)
-class NameArrays:
-    """The arrays of names/ (each a .npy of that name).
-
-    Attributes:
-        keys: uint64, sorted: every indexed run's key.
-        nodes: The node of each key.
-        forms: uint8 form flags of each key (`STEMMED`, `BASE`, `ALIAS`).
-        starts: uint64, sorted, unique: the keys of the one-word runs names begin with.
-        longest: uint8: the most words of a name beginning with each of `starts`.
-        alias_offsets: int64: where each node's aliases start in `alias_bytes` (empty: the
-            graph has none; graphs/snapshot/aliases.py).
-        alias_bytes: uint8: every node's aliases, one per line.
-    """
-
-    keys: np.ndarray
-    nodes: np.ndarray
-    forms: np.ndarray
-    starts: np.ndarray
-    longest: np.ndarray
-    alias_offsets: np.ndarray
-    alias_bytes: np.ndarray
-
-    FILES = ("keys", "nodes", "forms", "starts", "longest", "alias_offsets", "alias_bytes")
-
-    def check(self) -> bool:
-        """Whether the aligned arrays have equal lengths and the aliases end with their data."""
-        return (
-            len(self.keys) == len(self.nodes) == len(self.forms)
-            and len(self.starts) == len(self.longest)
-            and self.aliases.check()
-        )
-
-    @property
-    def aliases(self) -> AliasStore:
-        """The nodes' aliases."""
-        return AliasStore(self.alias_offsets, self.alias_bytes)
 
 
 class NameIndex:
@@ -144,33 +109,12 @@ class NameIndex:
 
     @classmethod
     def open(cls, directory: Path, analyzer: str, content_hash: str) -> NameIndex:
-        """Map a names/ directory written by `write_name_index`.
+        """Map a names/ directory written by `write_name_index` (graphs/snapshot/name_store.py).
 
         Raises:
             SnapshotError: a file is missing or damaged, or from another build.
         """
-        loaded = []
-        for file in [META_FILE, *(f"{name}.npy" for name in NameArrays.FILES)]:
-            try:
-                if file == META_FILE:
-                    meta = json.loads((directory / file).read_text())
-                else:  # plain ndarray views of the maps: cheaper to index
-                    loaded.append(np.load(directory / file, mmap_mode="r").view(np.ndarray))
-            except (OSError, ValueError) as error:
-                raise SnapshotError(
-                    f"the name index file {directory / file} is missing or damaged "
-                    f"({type(error).__name__}); {REBUILD_NAMES}"
-                ) from error
-        arrays = NameArrays(*loaded)
-        if meta.get("content_hash") != content_hash:
-            raise SnapshotError(
-                f"{directory} was built from another snapshot (content hash); {REBUILD_NAMES}"
-            )
-        if meta.get("format") != NAMES_FORMAT_VERSION or not arrays.check():
-            raise SnapshotError(
-                f"{directory}: unknown format or arrays of different lengths; {REBUILD_NAMES}"
-            )
-        return cls(arrays, NameForms(analyzer))
+        return cls(load_arrays(directory, content_hash), NameForms(analyzer))
 
     @classmethod
     def from_names(
@@ -178,7 +122,7 @@ class NameIndex:
     ) -> NameIndex:
         """An index built in memory (a snapshot written before this format), aliases too."""
         forms = NameForms(analyzer)
-        return cls(_collect(names, forms, aliases), forms)
+        return cls(collect(names, forms, aliases), forms)
 
     def runs(self, words: Sequence[str]) -> list[Run]:
         """Every run of `words` some name is indexed under, longest first.
@@ -249,120 +193,37 @@ class NameIndex:
         return target == list(words)
 
 
-def stored_format(directory: Path) -> int | None:
-    """The format of the name index stored in `directory` (None: none, or unreadable meta)."""
-    try:
-        found = json.loads((directory / META_FILE).read_text()).get("format")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return found if isinstance(found, int) else None
+def snapshot_names(
+    directory: Path, snapshot: Path, analyzer: str, content_hash: str, names: pa.Array
+) -> NameIndex:
+    """The name index of the snapshot at `snapshot`, from its names/ `directory` when usable.
 
+    The current format; the one before aliases (`WITHOUT_ALIASES`) for nodes without an
+    aliases column; else (a snapshot written before the index existed, with an older format
+    of it, or with aliases its index lacks) one built in memory from its `names` and aliases
+    (once per process; a rebuild stores it). A damaged meta.json is reported by opening.
 
-def write_name_index(
-    directory: Path,
-    store_file: Path,
-    analyzer: str,
-    content_hash: str,
-    nodes_file: Path | None = None,
-) -> None:
-    """Write names/ from the names in nodes.arrow (internal order), read a batch at a time.
-
-    `nodes_file`: the snapshot's nodes.parquet, whose aliases column (if any) is indexed too.
+    Raises:
+        SnapshotError: names/ is damaged or from another build, or its alias offsets are not
+            one per node.
     """
-    names = NodeStore(store_file).column("name")
-    batches = (names.slice(start, BATCH).to_pylist() for start in range(0, len(names), BATCH))
-    aliases = read_aliases(nodes_file) if nodes_file is not None else None
-    every = (name for batch in batches for name in batch)
-    write_names(directory, every, analyzer, content_hash, aliases)
-
-
-def write_names(
-    directory: Path,
-    names: Iterable[str],
-    analyzer: str,
-    content_hash: str,
-    aliases: Iterable[list[str]] | None = None,
-) -> None:
-    """Write names/ from every node's name (and aliases) in internal order (any iterables)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    arrays = _collect(names, NameForms(analyzer), aliases)
-    for name in NameArrays.FILES:
-        np.save(directory / f"{name}.npy", getattr(arrays, name))
-    meta = {
-        "format": NAMES_FORMAT_VERSION,
-        "content_hash": content_hash,
-        "entries": len(arrays.keys),
-    }
-    (directory / META_FILE).write_text(json.dumps(meta))
-
-
-def _collect(
-    names: Iterable[str], forms: NameForms, aliases: Iterable[list[str]] | None = None
-) -> NameArrays:
-    """Every name's and alias's keys, sorted, and the table of the words names begin with.
-
-    Kept compact while collecting (22 bytes a key); the first words are reduced to their
-    longest name a batch at a time, so only distinct first words are held. An alias key the
-    node's name (or an earlier alias) already has is not added again, nor an alias that is
-    only part of the node's name (`clipped`).
-    """
-    keys: list[np.ndarray] = []
-    nodes: list[np.ndarray] = []
-    flags: list[np.ndarray] = []
-    starts: list[np.ndarray] = []
-    longest: list[np.ndarray] = []
-    rows: list[tuple[int, int, int, int, int]] = []  # key, node, flags, first, words
-
-    def flush() -> None:
-        table = np.array(rows, dtype=np.uint64).reshape(-1, 5)
-        rows.clear()
-        keys.append(table[:, 0].copy())
-        nodes.append(table[:, 1].astype(np.int64))
-        flags.append(table[:, 2].astype(np.uint8))
-        begins, most = _longest_by_key(table[:, 3], table[:, 4].astype(np.uint8))
-        starts.append(begins)
-        longest.append(most)
-
-    writer = AliasWriter()
-    pairs = (
-        zip(names, itertools.repeat([]))
-        if aliases is None
-        else zip(names, aliases, strict=True)  # one alias list per node, or ValueError
+    found = stored_format(directory) if directory.is_dir() else -1
+    if found in (None, NAMES_FORMAT_VERSION) or (
+        found == WITHOUT_ALIASES and not has_aliases(snapshot / NODES_FILE)
+    ):
+        index = NameIndex.open(directory, analyzer, content_hash)
+        offsets = len(index.arrays.alias_offsets)
+        if offsets not in (0, len(names) + 1):
+            raise SnapshotError(
+                f"{directory / 'alias_offsets.npy'} holds {offsets} offsets for "
+                f"{len(names):,} nodes; {REBUILD_NAMES}"
+            )
+        return index
+    logger.info(
+        "snapshot %s has no name index of format %d; building one in memory (%s)",
+        snapshot,
+        NAMES_FORMAT_VERSION,
+        REBUILD,
     )
-    for node, (name, also) in enumerate(pairs):
-        found = forms.keys(name or "")
-        seen = {key for key, *_ in found}
-        for alias in also:
-            if clipped(alias, name or ""):
-                continue  # "Inheritance" for `Mode of inheritance`: part of a name links nothing
-            found += [key for key in forms.keys(alias, ALIAS) if key[0] not in seen]
-            seen.update(key for key, *_ in found)
-        rows += [(key, node, flag, first, count) for key, flag, first, count in found]
-        if aliases is not None:
-            writer.add(also)
-        if len(rows) >= BATCH:
-            flush()
-    flush()
-    store = writer.store()
-    all_keys = np.concatenate(keys)
-    order = np.argsort(all_keys, kind="stable")
-    all_nodes = np.concatenate(nodes)
-    dtype = np.int32 if not len(all_nodes) or all_nodes.max() < 2**31 else np.int64
-    begins, most = _longest_by_key(np.concatenate(starts), np.concatenate(longest))
-    return NameArrays(
-        keys=all_keys[order],
-        nodes=all_nodes.astype(dtype)[order],
-        forms=np.concatenate(flags)[order],
-        starts=begins,
-        longest=most,
-        alias_offsets=store.offsets,
-        alias_bytes=store.data,
-    )
-
-
-def _longest_by_key(firsts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct first-word keys, sorted, each with its largest word count."""
-    starts, inverse = np.unique(firsts, return_inverse=True)
-    longest = np.zeros(len(starts), dtype=np.uint8)
-    np.maximum.at(longest, inverse.reshape(-1), counts)
-    return starts, longest
+    aliases = read_aliases(snapshot / NODES_FILE)
+    return NameIndex.from_names(names.to_pylist(), analyzer, aliases)

@@ -26,11 +26,10 @@ from graphs.layout import (
     STORE_FILE,
 )
 from graphs.manifest import Manifest, file_hash, read_manifest
-from graphs.snapshot.aliases import read_aliases
 from graphs.snapshot.checksums import check_checksums
 from graphs.snapshot.csr import CSR, Neighborhood, check_csr
 from graphs.snapshot.idmap import IdMap
-from graphs.snapshot.names import NAMES_FORMAT_VERSION, NameIndex, stored_format
+from graphs.snapshot.names import NameIndex, snapshot_names
 from graphs.snapshot.nodestore import NodeStore
 from graphs.snapshot.schema_words import relation_stems, type_stems, whole_type_stems
 
@@ -256,25 +255,20 @@ class Snapshot:
     def names(self) -> NameIndex:
         """The name index (graphs/snapshot/names.py): which nodes a run of a question's words names.
 
-        A snapshot written before the index existed, or with an older format of it, gets one
-        built in memory from its names (once per process; a rebuild stores it).
+        Read from names/, or built in memory once per process for a snapshot written before
+        it (`snapshot_names`).
 
         Raises:
             SnapshotError: names/ is damaged or from another build.
         """
-        directory = self.path / NAMES_DIR
-        if directory.is_dir() and stored_format(directory) in (None, NAMES_FORMAT_VERSION):
-            # the current format, or a damaged meta.json that open() reports
-            return NameIndex.open(directory, self.manifest.analyzer, self.manifest.content_hash)
-        logger.info(
-            "snapshot %s has no name index of format %d; building one in memory (%s)",
+        manifest = self.manifest
+        return snapshot_names(
+            self.path / NAMES_DIR,
             self.path,
-            NAMES_FORMAT_VERSION,
-            REBUILD,
+            manifest.analyzer,
+            manifest.content_hash,
+            self._store.column("name"),
         )
-        names = self._store.column("name").to_pylist()
-        aliases = read_aliases(self.path / NODES_FILE)
-        return NameIndex.from_names(names, self.manifest.analyzer, aliases)
 
     @cached_property
     def type_name_stems(self) -> frozenset[tuple[str, ...]]:

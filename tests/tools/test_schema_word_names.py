@@ -13,6 +13,7 @@ from tiny_graph import tiny_snapshot
 
 from graphs.snapshot import Snapshot
 from tools.mentions import find_mentions
+from tools.plans.vocabulary import QuestionReader
 
 NODES = [
     ("mod:json", "module", "json", "JSON (JavaScript Object Notation) encoder and decoder."),
@@ -89,3 +90,11 @@ def test_a_type_word_hyphenated_to_another_word_modifies_the_type_after_it(
     plan = plan_of(stdlib, question)
     assert plan.answer_type == "function"  # not `module`: "module-level" is a modifier
     assert ask(stdlib, question)[0] == "fn:json.loads"
+
+
+def test_the_wh_phrase_reads_past_a_hyphenated_modifier_to_its_head() -> None:
+    reader = QuestionReader.build("english", ["module", "function"], ["defined_in", "raises"])
+    assert reader.asked_type("Which module-level functions in json raise ValueError?") == (
+        "function"
+    )
+    assert reader.asked_type("Which module defines dumps?") == "module"

@@ -113,16 +113,17 @@ class TypeReader:
     def _hyphen_modifier(
         self, question: str, spans: Sequence[tuple[int, int, str]], position: int
     ) -> bool:
-        """Whether the word at `position` begins a hyphenated compound with a non-schema word.
+        """Whether the word at `position` begins a hyphenated compound with a non-type word.
 
         English writes a compound modifier with a hyphen before the noun it modifies
-        ("module-level functions", "tab-separated files"): its words name no type.
+        ("module-level functions", "module-defined functions"): its words name no type, as
+        `type_run` reads them too.
         """
         if position + 1 >= len(spans):
             return False
         _, end, _ = spans[position]
         after, _, stem = spans[position + 1]
-        return question[end:after] == "-" and stem not in self.schema_stems
+        return question[end:after] == "-" and stem not in self.type_stems
 
     def _modifies(self, head: tuple[str, str] | None, stems: frozenset[str]) -> bool:
         """Whether a type word stands before `head`, a content word of no schema name."""

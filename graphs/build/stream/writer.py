@@ -44,7 +44,7 @@ from graphs.manifest import (
     RelationSignature,
     file_hash,
 )
-from graphs.snapshot.names import write_name_index
+from graphs.snapshot.name_store import write_name_index
 from graphs.snapshot.phrases import phrases_of
 
 WORK_DIR = ".work"

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from graphs.build.memory import build_snapshot
 from graphs.build.options import BuildOptions
-from graphs.errors import GraphImportError
+from graphs.errors import GraphImportError, SnapshotError
+from graphs.importers.tabular import import_tabular
+from graphs.layout import META_FILE, NAMES_DIR, NODES_FILE
 from graphs.snapshot import Snapshot
-from graphs.snapshot.aliases import AliasStore, alias_lists
-from graphs.snapshot.names import NameIndex
+from graphs.snapshot.aliases import AliasStore, alias_lists, has_aliases, read_aliases
+from graphs.snapshot.name_store import WITHOUT_ALIASES, stored_format
+from graphs.snapshot.names import NameIndex, snapshot_names
 from graphs.verify import verify_snapshot
 from tools.mentions import find_mentions
 
@@ -167,4 +172,77 @@ def test_both_builds_write_the_same_alias_index_and_verify_accepts_it(tmp_path: 
     assert np.asarray(snapshot.names.arrays.alias_offsets).tolist()[-1] == len(
         snapshot.names.arrays.alias_bytes
     )
-    verify_snapshot(memory)
+    assert [check.problem for check in verify_snapshot(memory)] == [None] * len(
+        verify_snapshot(memory)
+    )
+
+
+def test_a_stemmed_name_outranks_an_alias_as_written(tmp_path: Path) -> None:
+    """Names before aliases, then as written before stemmed: `glasses` by its stem, not the
+    node whose alias is "glass" (nor `glasses` by its own alias "glass")."""
+    table = pa.table(
+        {
+            "id": ["gs", "vs"],
+            "type": ["word"] * 2,
+            "name": ["glasses", "vessel"],
+            "text": ["optical lenses", "a container for liquids"],
+            "aliases": [["glass"], ["glass"]],
+        }
+    )
+    edges = pa.table({"src": ["gs"], "dst": ["vs"], "relation": ["see_also"]})
+    snapshot = Snapshot.open(build_snapshot(table, edges, tmp_path / "g", name="g"))
+    assert linked(snapshot, "a glass of water") == [("glass", ["glasses"])]
+    assert linked(snapshot, "a vessel") == [("vessel", ["vessel"])]
+
+
+def test_csv_aliases_that_look_like_numbers_stay_names(tmp_path: Path) -> None:
+    nodes_csv, edges_csv = tmp_path / "genes.csv", tmp_path / "links.csv"
+    nodes_csv.write_text("id,type,name,text,aliases\ng1,gene,TP53,tumor protein,7157|p53\n"
+                         "g2,gene,BRCA1,breast cancer 1,672\n")  # fmt: skip
+    edges_csv.write_text("src,dst,relation\ng1,g2,interacts\n")
+    for streaming in (False, True):
+        out = import_tabular(nodes_csv, edges_csv, tmp_path / f"out{streaming}",
+                             options=BuildOptions(streaming=streaming))  # fmt: skip
+        snapshot = Snapshot.open(out)
+        assert snapshot.names.aliases(snapshot.internal_id("g1")) == ["7157", "p53"]
+        assert linked(snapshot, "what does 7157 do") == [("7157", ["TP53"])]
+
+
+def test_an_older_snapshot_s_aliases_column_of_numbers_links_nothing(tmp_path: Path) -> None:
+    """Imports before the type check kept any column: an `aliases` of numbers is other data.
+
+    Such a snapshot's nodes.parquet is read for aliases when its index is built in memory."""
+    older = tmp_path / "older"
+    older.mkdir()
+    numbers = nodes(pa.array(range(len(NAMES)), pa.int64()))
+    pq.write_table(numbers, older / NODES_FILE)
+    assert read_aliases(older / NODES_FILE) is None and not has_aliases(older / NODES_FILE)
+    index = snapshot_names(older / NAMES_DIR, older, "english", "", pa.array(NAMES))
+    assert not len(index.arrays.alias_offsets)
+    (run,) = index.runs(["convex"])
+    assert index.matches(run).nodes == (3,)
+
+
+def test_a_names_folder_of_the_format_before_aliases_is_read_as_it_is(tmp_path: Path) -> None:
+    """Nodes without an aliases column: names/ of format 2 needs no rebuild; with one, it
+    is rebuilt in memory (its index lacks them)."""
+    table = nodes([None] * len(NAMES)).drop_columns(["aliases"])
+    out = build_snapshot(table, EDGES, tmp_path / "g", name="g")
+    names = out / NAMES_DIR
+    for file in ("alias_offsets.npy", "alias_bytes.npy"):
+        (names / file).unlink()
+    meta = json.loads((names / META_FILE).read_text())
+    (names / META_FILE).write_text(json.dumps({**meta, "format": WITHOUT_ALIASES}))
+    index = snapshot_names(names, out, "english", meta["content_hash"], pa.array(NAMES))
+    assert isinstance(index.keys, np.ndarray) and not len(index.arrays.alias_offsets)
+    assert stored_format(names) == WITHOUT_ALIASES  # read, not rebuilt on disk
+    pq.write_table(nodes(ALIASES), out / NODES_FILE)
+    rebuilt = snapshot_names(names, out, "english", meta["content_hash"], pa.array(NAMES))
+    assert rebuilt.aliases(0) == ["opposite word", "opposite"]
+
+
+def test_alias_offsets_that_are_not_one_per_node_are_refused(lexicon: Snapshot) -> None:
+    names = lexicon.path / NAMES_DIR
+    meta = json.loads((names / META_FILE).read_text())
+    with pytest.raises(SnapshotError, match="offsets for 5 nodes"):
+        snapshot_names(names, lexicon.path, "english", meta["content_hash"], pa.array(NAMES[:5]))
