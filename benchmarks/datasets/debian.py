@@ -42,7 +42,6 @@ answers were derived from.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -56,6 +55,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchmarks.datasets.tables import exit_with_problems, frozen_parser
 from graphs.build.memory import build_snapshot
 from graphs.build.options import BuildOptions
 
@@ -424,24 +424,15 @@ def build_debian(out: Path, *, from_apt: bool = False, packages: Path = PACKAGES
 
 def main() -> None:
     """Build the Debian snapshot and copy its final-test questions into it."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, help="the snapshot directory to write")
-    parser.add_argument(
+    parser = frozen_parser(
+        __doc__ or "",
         "--from-apt",
-        action="store_true",
-        help="re-derive the frozen parquet tables from the apt Packages list first",
+        "re-derive the frozen parquet tables from the apt Packages list first",
     )
     parser.add_argument("--packages", type=Path, default=PACKAGES_LIST)
-    parser.add_argument(
-        "--check-questions",
-        action="store_true",
-        help="re-derive every question's gold from its spec and report differences, then exit",
-    )
     args = parser.parse_args()
     if args.check_questions:
-        problems = check_questions()
-        print("\n".join(problems) or "every question file: every gold set matches its spec")
-        raise SystemExit(1 if problems else 0)
+        exit_with_problems(check_questions())
     if args.out is None:
         parser.error("--out is required to build the snapshot")
     start = time.perf_counter()

@@ -44,7 +44,6 @@ the planner; each line keeps the `spec` its gold answers were derived from (spec
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import sysconfig
@@ -57,6 +56,7 @@ import pyarrow.parquet as pq
 
 from benchmarks.datasets.debian import freeze, load_graph, question_problems
 from benchmarks.datasets.pystdlib_source import TYPES, pystdlib_tables, source_lines
+from benchmarks.datasets.tables import exit_with_problems, frozen_parser
 from graphs.build.memory import build_snapshot
 from graphs.build.options import BuildOptions
 
@@ -142,26 +142,17 @@ def qualified_aliases(nodes: pa.Table) -> pa.Array:
 
 def main() -> None:
     """Build the pystdlib snapshot and copy its development questions into it."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--out", type=Path, help="the snapshot directory to write")
+    parser = frozen_parser(
+        __doc__ or "",
+        "--from-source",
+        "re-derive the frozen parquet tables from this interpreter's stdlib first",
+    )
     parser.add_argument(
         "--aliases", action="store_true", help="give nodes their dotted names as aliases"
     )
-    parser.add_argument(
-        "--from-source",
-        action="store_true",
-        help="re-derive the frozen parquet tables from this interpreter's stdlib first",
-    )
-    parser.add_argument(
-        "--check-questions",
-        action="store_true",
-        help="re-derive every question's gold from its spec and report differences, then exit",
-    )
     args = parser.parse_args()
     if args.check_questions:
-        problems = check_questions()
-        print("\n".join(problems) or "every question file: every gold set matches its spec")
-        raise SystemExit(1 if problems else 0)
+        exit_with_problems(check_questions())
     if args.out is None:
         parser.error("--out is required to build the snapshot")
     if args.from_source and sys.version_info[:2] != (3, 11):

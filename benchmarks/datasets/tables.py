@@ -6,6 +6,7 @@ import argparse
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -85,3 +86,26 @@ def report_questions(
         failed = failed or bool(problems)
         print("\n".join(problems) or f"{file.name}: every gold set matches its spec")
     return 1 if failed else 0
+
+
+def frozen_parser(doc: str, refresh: str, refresh_help: str) -> argparse.ArgumentParser:
+    """The command line of a dataset frozen in the repository (debian.py, pystdlib.py).
+
+    --out (the snapshot to build), `refresh` (re-derive the frozen tables from their source
+    first) and --check-questions (`exit_with_problems`); a module adds its own flags.
+    """
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="the snapshot directory to write")
+    parser.add_argument(refresh, action="store_true", help=refresh_help)
+    parser.add_argument(
+        "--check-questions",
+        action="store_true",
+        help="re-derive every question's gold from its spec and report differences, then exit",
+    )
+    return parser
+
+
+def exit_with_problems(problems: list[str]) -> NoReturn:
+    """Print the question checks' problems (or that every gold set matches) and exit 1 / 0."""
+    print("\n".join(problems) or "every question file: every gold set matches its spec")
+    raise SystemExit(1 if problems else 0)
