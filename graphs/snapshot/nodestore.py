@@ -16,13 +16,24 @@ HASH_KEY = b"content_hash"
 
 
 def write_node_store(path: Path, nodes: pa.Table, content_hash: str) -> None:
-    """Write id, name and text of `nodes` (internal order) as a single Arrow record batch."""
-    columns = {name: nodes.column(name).cast(pa.large_string()) for name in STORE_COLUMNS}
+    """Write id, name and text of `nodes` (internal order) as a single Arrow record batch.
+
+    Each column is written compact: a slice of a larger table keeps its whole data buffer
+    otherwise, and the store would differ from the one rebuilt from nodes.parquet.
+    """
+    columns = {name: _compact(nodes.column(name).cast(pa.large_string())) for name in STORE_COLUMNS}
     table = pa.table(columns).replace_schema_metadata({HASH_KEY: content_hash.encode()})
     table = table.combine_chunks()
     batches = table.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_batch(batches[0])
+
+
+def _compact(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array holding only its own values' bytes."""
+    if not column.num_chunks:
+        return pa.array([], column.type)
+    return pa.concat_arrays(column.chunks)
 
 
 class NodeStore:

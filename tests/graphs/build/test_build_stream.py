@@ -13,6 +13,7 @@ from graphs.build.memory import build_snapshot
 from graphs.build.options import BuildOptions
 from graphs.errors import GraphImportError
 from graphs.snapshot import Snapshot
+from graphs.verify import verify_snapshot
 
 sys.path.insert(0, str(Path(__file__).parent))
 from stream_compare import build_both, differing_files
@@ -179,3 +180,12 @@ def test_a_null_name_is_an_empty_name_in_both_builds(tmp_path: Path) -> None:
     first = snapshot.internal_id("a")
     assert snapshot.name(first) == "" and snapshot.text(first) == "hello world"
     assert snapshot.index.search("hello", 5)[0].tolist() == [first]
+
+
+def test_a_slice_of_a_larger_table_gives_identical_files_that_verify(tmp_path: Path) -> None:
+    """A sliced table's columns share their parent's buffers; the store holds only its own."""
+    table = NODES.slice(0, 2).drop_columns(["extra", "tag"])  # valid rows of a larger table
+    memory, stream = build_both(table, EDGES.slice(0, 1), tmp_path)
+    assert differing_files(memory, stream) == []
+    checks = verify_snapshot(memory)
+    assert [check.problem for check in checks] == [None] * len(checks)
