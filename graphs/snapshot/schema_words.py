@@ -33,9 +33,14 @@ Stems = frozenset[tuple[str, ...]]
 """Stemmed word runs, each naming one part of the schema."""
 
 
+def _stemmed(forms: NameForms, names: Iterable[str]) -> list[tuple[str, ...]]:
+    """Each schema name's words, stemmed as the name index stems a question's words."""
+    return [tuple(forms.stems(name_words(name))) for name in names]
+
+
 def type_stems(forms: NameForms, node_types: Iterable[str]) -> Stems:
     """The stemmed word runs that name a node type (see the module doc)."""
-    names = [tuple(forms.stems(name_words(t))) for t in node_types]
+    names = _stemmed(forms, node_types)
     holders = Counter(stem for stems in names for stem in set(stems))
     alone = {(stem,) for stems in names if len(stems) > 1 for stem in stems}
     return frozenset(names) | {one for one in alone if holders[one[0]] == 1}
@@ -43,7 +48,7 @@ def type_stems(forms: NameForms, node_types: Iterable[str]) -> Stems:
 
 def whole_type_stems(forms: NameForms, node_types: Iterable[str]) -> Stems:
     """Each node type's whole name, stemmed (`source package` -> ("sourc", "packag"))."""
-    return frozenset(tuple(forms.stems(name_words(t))) for t in node_types)
+    return frozenset(_stemmed(forms, node_types))
 
 
 def relation_stems(forms: NameForms, relations: Iterable[str], typed: Stems) -> Stems:
@@ -51,7 +56,7 @@ def relation_stems(forms: NameForms, relations: Iterable[str], typed: Stems) -> 
 
     `typed`: the runs that name a type (`type_stems`); no word of them names a relation.
     """
-    labels = [tuple(forms.stems(name_words(r))) for r in relations]
+    labels = _stemmed(forms, relations)
     holders = Counter(stem for stems in labels for stem in set(stems))
     type_words = {stem for stems in typed for stem in stems}
     alone = {

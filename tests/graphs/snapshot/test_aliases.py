@@ -153,6 +153,39 @@ def test_a_string_column_splits_its_aliases_at_bars(tmp_path: Path) -> None:
     assert linked(snapshot, "an opposite word") == [("opposite word", ["antonym"])]
 
 
+@pytest.mark.parametrize(
+    ("column", "first"),
+    [
+        (pa.array([["opposite word", None], None]), ["opposite word"]),  # nulls inside
+        (pa.array([None, None], pa.null()), []),  # all null
+        (
+            pa.array(["opposite word|opposite", None]).dictionary_encode(),
+            ["opposite word", "opposite"],
+        ),
+        (pa.array([["opposite word"], []], pa.large_list(pa.large_string())), ["opposite word"]),
+        (pa.array([["opposite\nword"], []]), ["opposite word"]),  # one line each
+    ],
+)
+def test_aliases_in_every_usable_shape_are_read_alike_in_both_builds(
+    tmp_path: Path, column: pa.Array, first: list[str]
+) -> None:
+    table = nodes([None] * len(NAMES)).drop_columns(["aliases"]).slice(0, 2)
+    table = table.append_column("aliases", column)
+    edges = pa.table({"src": ["a"], "dst": ["b"], "relation": ["antonym"]})
+    memory, stream = build_both(table, edges, tmp_path)
+    assert differing_files(memory, stream) == []
+    assert Snapshot.open(memory).names.aliases(0) == first
+
+
+def test_a_refused_aliases_column_keeps_the_snapshot_it_would_replace(tmp_path: Path) -> None:
+    out = build_snapshot(nodes(ALIASES), EDGES, tmp_path / "g", name="g")
+    before = Snapshot.open(out).manifest.content_hash
+    with pytest.raises(GraphImportError, match="aliases"):
+        build_snapshot(nodes(pa.array(range(len(NAMES)))), EDGES, out, name="g",
+                       options=BuildOptions(overwrite=True))  # fmt: skip
+    assert Snapshot.open(out).manifest.content_hash == before
+
+
 @pytest.mark.parametrize("streaming", [False, True])
 def test_an_aliases_column_of_another_type_is_refused_with_the_fix(
     tmp_path: Path, streaming: bool
